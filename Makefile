@@ -1,0 +1,45 @@
+# Clarify: `make run` starts the app on the bundled default domain, `make test` runs the tests,
+# `make bench` runs the benchmarks. Each creates .venv and installs on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+STAMP := $(VENV)/.installed
+DOMAIN ?= faq
+# pip's ninja lands in the venv's bin/; sru's C++ op needs it on PATH when it compiles.
+export PATH := $(BIN):$(PATH)
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+# numpy's and scipy's OpenBLAS pools fight on two cores; let idle threads sleep quickly.
+export OPENBLAS_THREAD_TIMEOUT := 4
+
+.PHONY: run test bench lint format install clean
+
+install: $(STAMP)
+
+# torch is installed first and pinned exactly so that pip takes the local CPU wheel.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[test,dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/clarify prepare $(DOMAIN)
+	$(BIN)/clarify-gui --domain $(DOMAIN)
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

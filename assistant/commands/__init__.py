@@ -1,0 +1,1 @@
+"""Click command groups of the `clarify` CLI, one module per group, plus shared terminal helpers."""

@@ -1,0 +1,86 @@
+"""One exception hierarchy for the engine.
+
+Every message says what was wrong and how to fix it. The CLI turns a ``ClarifyError`` into a one-line
+error with exit code 2; the GUI shows it in a dialog.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ClarifyError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class ConfigError(ClarifyError):
+    """A parameter or setting has an invalid value."""
+
+
+class DomainNotFoundError(ClarifyError):
+    """A domain was named that is neither built nor bundled."""
+
+
+class StoreError(ClarifyError):
+    """The knowledge base file cannot be opened, migrated or written."""
+
+
+class ModelMissingError(ClarifyError):
+    """A trained model (checkpoint) that is needed is absent or unreadable."""
+
+
+class UnknownLabelError(ClarifyError):
+    """A label name does not match any label of the domain."""
+
+
+class EmptyQueryError(ClarifyError):
+    """The user's query is empty or contains no usable words."""
+
+
+class SessionStateError(ClarifyError):
+    """An action does not fit the current state of a session (e.g. answering after the end)."""
+
+
+class Cancelled(ClarifyError):
+    """A long job was cancelled by the user."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found while validating an input file.
+
+    ``line`` is 1-based (the physical line of a CSV row, or the index of a JSON record); ``column`` names
+    the column or field. Either may be None when the problem concerns the whole file.
+    """
+
+    file: str
+    line: int | None
+    column: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.column:
+            where += f" [{self.column}]"
+        return f"{where}: {self.message}"
+
+
+class ValidationError(ClarifyError):
+    """An input file has problems; nothing was written. ``problems`` lists each one with its place."""
+
+    def __init__(self, problems: list[Problem], hint: str = "") -> None:
+        self.problems = list(problems)
+        self.hint = hint
+        first = str(self.problems[0]) if self.problems else "invalid input"
+        more = f" (and {len(self.problems) - 1} more problems)" if len(self.problems) > 1 else ""
+        tail = f"; {hint}" if hint else ""
+        super().__init__(f"{first}{more}; nothing was imported{tail}")
+
+    def report(self, limit: int = 50) -> str:
+        """All problems, one per line (at most ``limit``)."""
+        lines = [str(p) for p in self.problems[:limit]]
+        if len(self.problems) > limit:
+            lines.append(f"... {len(self.problems) - limit} more")
+        return "\n".join(lines)

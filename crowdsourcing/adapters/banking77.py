@@ -1,0 +1,79 @@
+"""BANKING77 -> the "banking" domain.
+
+- Labels: the 77 intents (key "card_arrival", name "Card arrival"); no answer texts exist.
+- Queries: the official train set (10% of each intent's queries, chosen by a seed derived from the
+  intent, go to dev) and the official test set.
+- Questions: tags induced from the intent names and training queries, marked induced (see
+  crowdsourcing.induction); importing crowd annotations replaces them.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+
+from assistant.domain import Label
+from assistant.errors import ConfigError
+from crowdsourcing.adapters import DomainData, label_rng
+from crowdsourcing.adapters.induced import induced_questions
+from crowdsourcing.bundled import bundled_file
+
+DATASET = "banking77"
+DEV_FRACTION = 0.1
+
+
+def intent_name(key: str) -> str:
+    """'card_arrival' -> 'Card arrival'."""
+    text = key.replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def _read_split(name: str, known: set[str]) -> dict[str, list[str]]:
+    path = bundled_file(DATASET, f"{name}.csv")
+    by_intent: dict[str, list[str]] = defaultdict(list)
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != ["text", "category"]:
+            raise ConfigError(f"{path}: expected columns text,category, got {reader.fieldnames}")
+        for line, row in enumerate(reader, start=2):
+            if row["category"] not in known:
+                raise ConfigError(f"{path}:{line}: unknown intent {row['category']!r}")
+            text = " ".join(row["text"].split())
+            if text:
+                by_intent[row["category"]].append(text)
+    return by_intent
+
+
+def load() -> DomainData:
+    keys = json.loads(bundled_file(DATASET, "categories.json").read_text(encoding="utf-8"))
+    known = set(keys)
+    train, test = _read_split("train", known), _read_split("test", known)
+    labels = [Label(key=k, name=intent_name(k), text=intent_name(k)) for k in keys]
+    queries, train_texts = [], []
+    for key in keys:
+        texts = list(dict.fromkeys(train[key]))
+        order = label_rng(key, "split").permutation(len(texts))
+        n_dev = max(1, round(DEV_FRACTION * len(texts)))
+        dev_ids = set(order[:n_dev].tolist())
+        kept = []
+        for i, text in enumerate(texts):
+            split = "dev" if i in dev_ids else "train"
+            queries.append((key, text, split))
+            if split == "train":
+                kept.append(text)
+        train_texts.append(kept)
+        seen = set(texts)
+        queries.extend((key, text, "test") for text in dict.fromkeys(test[key]) if text not in seen)
+    questions, annotations = induced_questions(labels, train_texts)
+    return DomainData(
+        name="banking",
+        title="Banking (BANKING77)",
+        description="Route a banking customer's question to one of 77 intents.",
+        labels=labels,
+        questions=questions,
+        annotations=annotations,
+        annotation_source="induced",
+        queries=queries,
+        meta={"citation": "Casanueva et al. 2020 (BANKING77, CC BY 4.0)"},
+    )

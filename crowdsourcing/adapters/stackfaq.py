@@ -1,0 +1,73 @@
+"""StackFAQ -> the "faq" domain.
+
+- Labels: the 125 FAQ threads (key "faq-001" ...), named by their StackExchange question title, with
+  their top answers attached.
+- Queries: the crowd paraphrases (placeholders "*" dropped), split per FAQ into train (60%), dev (10%,
+  at least one when there are enough) and test (30%, at least one), shuffled by a seed derived from the
+  label key so that builds are stable.
+- Questions: no crowd tags exist, so tags are induced from each FAQ's title and training queries (not its
+  answers: users know what they ask, not the words of the answer; see crowdsourcing.induction) and marked induced; importing crowd annotations replaces them.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from assistant.domain import Label
+from assistant.errors import ConfigError
+from crowdsourcing.adapters import DomainData, label_rng, split_counts
+from crowdsourcing.adapters.induced import induced_questions
+from crowdsourcing.bundled import bundled_file
+
+DATASET = "stackfaq"
+DEV_FRACTION = 0.1
+TEST_FRACTION = 0.3
+
+
+def _clean(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _title(text: str | None) -> str:
+    """The question title without StackExchange's moderation suffixes ("[closed]", "[duplicate]")."""
+    return re.sub(r"\s*\[(closed|duplicate|on hold|migrated)\]\s*$", "", _clean(text), flags=re.IGNORECASE)
+
+
+def load() -> DomainData:
+    path = bundled_file(DATASET, "stackExchange-FAQ.xml")
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ConfigError(f"{path} is not valid XML ({exc}): reinstall Clarify") from exc
+    labels, queries = [], []
+    train_texts: list[list[str]] = []
+    for number, pair in enumerate(root.findall("qapair"), start=1):
+        key = f"faq-{number:03d}"
+        title = _title(pair.findtext("question"))
+        answers = tuple(a for a in (_clean(el.text) for el in pair.findall("answer")) if a)
+        labels.append(Label(key=key, name=title, text=title, answers=answers))
+        paraphrases = list(
+            dict.fromkeys(t for t in (_clean(el.text) for el in pair.findall("rephr")) if t and t != "*")
+        )
+        order = label_rng(key, "split").permutation(len(paraphrases))
+        n_train, n_dev, _ = split_counts(len(paraphrases), DEV_FRACTION, TEST_FRACTION)
+        texts = []
+        for rank, i in enumerate(order):
+            split = "train" if rank < n_train else "dev" if rank < n_train + n_dev else "test"
+            queries.append((key, paraphrases[i], split))
+            if split == "train":
+                texts.append(paraphrases[i])
+        train_texts.append(texts)
+    questions, annotations = induced_questions(labels, train_texts)
+    return DomainData(
+        name="faq",
+        title="FAQ (StackFAQ)",
+        description="Find the right answer among 125 frequently asked questions about web services and software.",
+        labels=labels,
+        questions=questions,
+        annotations=annotations,
+        annotation_source="induced",
+        queries=queries,
+        meta={"citation": "Karan & Snajder 2018 (StackFAQ); StackExchange content CC BY-SA"},
+    )

@@ -1,0 +1,146 @@
+"""Tag clean-up: normalise free-form crowd tags and merge near-duplicates.
+
+Experts and workers write tags freely, so "International roaming", "international-roaming " and
+"internatinal roaming" must become one tag. ``normalize_tag`` fixes case, punctuation and spacing;
+``merge_tags`` then groups tags whose content words agree up to plural forms and word order, or whose
+spelling differs by a typo, and reports every merge so that a person can check it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+STOPWORDS = frozenset(
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "can't", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during", "each", "few", "for", "from", "further", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "i'm", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "just", "let's", "me", "might", "more", "most", "must", "mustn't", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "shall", "she", "should", "shouldn't", "so", "some", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "these", "they", "they're", "this", "those", "through", "to", "too", "under", "until", "up", "upon", "very", "was", "wasn't", "we", "we're", "were", "weren't", "what", "what's", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "won't", "would", "wouldn't", "you", "you're", "your", "yours", "yourself", "yourselves", "also", "get", "got", "getting", "gets", "want", "wanted", "need", "needs", "like", "would", "still", "yet", "way", "ways", "thing", "things", "using", "use", "used", "one", "someone", "something", "anyone", "anything", "please", "hi", "hello", "thanks", "thank", "possible", "able", "know", "make", "made", "many", "much", "even", "really", "go", "going", "im", "ive", "id", "dont", "cant", "doesnt", "isnt", "wont", "didnt", "via", "etc", "making", "great", "tried", "actually", "com", "www", "http", "https", "html", "org", "net", "best", "trying", "try", "new", "way", "anymore", "recently", "currently", "ago", "already", "since", "every", "always", "never", "sure", "okay", "ok"]
+)
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def normalize_tag(tag: str) -> str:
+    """Lowercase, unify Unicode, turn '_' and '-' into spaces, drop other punctuation at the ends, collapse spaces."""
+    text = unicodedata.normalize("NFKC", str(tag)).casefold()
+    text = re.sub(r"[_\-/]+", " ", text)
+    text = re.sub(r"[^\w\s'&+#.]", " ", text)
+    text = re.sub(r"\s+", " ", text).strip(" .'")
+    return text
+
+
+def words(text: str) -> list[str]:
+    """Lowercase word tokens (letters/digits, with an inner apostrophe)."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def singular(word: str) -> str:
+    """A crude English singular, enough to merge 'cards' with 'card' and 'fees' with 'fee'."""
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def tag_key(tag: str) -> str:
+    """Canonical key: content words, singular, sorted. Tags with equal keys are the same tag."""
+    tokens = [singular(w.replace("'", "")) for w in words(normalize_tag(tag)) if w not in STOPWORDS]
+    return " ".join(sorted(tokens)) or normalize_tag(tag)
+
+
+@dataclass(frozen=True)
+class TagMerge:
+    """Tags ``merged`` were folded into ``canonical`` because of ``reason`` ('same words' or 'spelling')."""
+
+    canonical: str
+    merged: tuple[str, ...]
+    reason: str
+
+
+def _similar(a: str, b: str, threshold: float) -> bool:
+    if abs(len(a) - len(b)) > max(2, int(0.2 * max(len(a), len(b)))):
+        return False
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return (
+        matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold and matcher.ratio() >= threshold
+    )
+
+
+def merge_tags(
+    tags: Iterable[str],
+    weights: Mapping[str, float] | None = None,
+    similarity: float = 0.9,
+) -> tuple[dict[str, str], list[TagMerge]]:
+    """Map every given tag to its canonical form and report the merges.
+
+    Tags are first normalised; tags with the same ``tag_key`` merge ('same words'); then keys whose
+    spelling is at least ``similarity`` alike (difflib ratio) merge ('spelling') provided both keys are
+    longer than five characters (short tags like "visa" and "fiat" are too close to judge by spelling).
+    The canonical form of a group is its most weighted member (``weights``, e.g. annotation counts;
+    default 1 each), then the shortest, then alphabetical.
+
+    Returns ({original tag: canonical tag}, [TagMerge, ...]).
+    """
+    if not 0 < similarity <= 1:
+        raise ValueError(f"similarity must be in (0, 1], got {similarity}")
+    weights = weights or {}
+    originals = list(dict.fromkeys(tags))
+    normal = {t: normalize_tag(t) for t in originals}
+    weight_of: dict[str, float] = {}
+    for t in originals:
+        weight_of[normal[t]] = weight_of.get(normal[t], 0.0) + float(weights.get(t, 1.0))
+
+    # union-find over normalised tags
+    parent = {n: n for n in weight_of}
+    reasons: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a: str, b: str, reason: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[rb] = ra
+            reasons.setdefault(ra, reason)
+            reasons.setdefault(rb, reason)
+
+    by_key: dict[str, str] = {}
+    for n in weight_of:
+        key = tag_key(n)
+        if key in by_key:
+            union(by_key[key], n, "same words")
+        else:
+            by_key[key] = n
+    keys = sorted(by_key)
+    for i, a in enumerate(keys):
+        if len(a) <= 5:
+            continue
+        for b in keys[i + 1 :]:
+            if len(b) > 5 and _similar(a, b, similarity):
+                union(by_key[a], by_key[b], "spelling")
+
+    groups: dict[str, list[str]] = {}
+    for n in weight_of:
+        groups.setdefault(find(n), []).append(n)
+    canonical_of: dict[str, str] = {}
+    merges: list[TagMerge] = []
+    for members in groups.values():
+        best = sorted(members, key=lambda m: (-weight_of[m], len(m), m))[0]
+        for m in members:
+            canonical_of[m] = best
+        originals_merged = tuple(sorted(t for t in originals if normal[t] in members and t != best))
+        if originals_merged:
+            reason = "same words" if all(tag_key(m) == tag_key(best) for m in members) else "spelling"
+            merges.append(TagMerge(best, originals_merged, reason))
+    mapping = {t: canonical_of[normal[t]] for t in originals}
+    merges.sort(key=lambda m: m.canonical)
+    return mapping, [m for m in merges if m.merged]
