@@ -38,9 +38,17 @@ def main() -> None:
 
 
 def _register() -> None:
-    from assistant.commands import domain
+    from assistant.commands import crowd, domain
 
     main.add_command(domain.domain)
+    from assistant.commands import engine
+
+    engine.register(main)
+    main.add_command(crowd.import_group)
+    main.add_command(crowd.export_group)
+    from assistant.commands import rank
+
+    main.add_command(rank.rank)
 
 
 _register()

@@ -13,6 +13,7 @@ Shapes (Y labels, Q questions, R = max options over questions)::
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -237,3 +238,8 @@ class Domain:
             "induced_questions": sum(q.induced for q in self.questions),
             "queries": {s: int(np.sum(self.query_splits == s)) for s in SPLITS},
         }
+
+
+def replace_counts(domain: Domain, counts: np.ndarray) -> Domain:
+    """A copy of ``domain`` with other annotation counts (e.g. re-sampled for simulation)."""
+    return dataclasses.replace(domain, counts=np.array(counts, dtype=np.float32), meta=dict(domain.meta))

@@ -68,6 +68,11 @@ def phrases(text: str, max_ngram: int = 2, min_word_length: int = 3) -> dict[tup
     return found
 
 
+def phrase_key(tag: str) -> tuple[str, ...]:
+    """The matching key of a whole tag: its tokens, singularised ("Disposable cards" -> ("disposable", "card"))."""
+    return tuple(singular(w.replace("'", "")) for w in words(tag))
+
+
 def _label_documents(
     texts_by_label: Sequence[Sequence[str]], titles: Sequence[str] | None, config: InductionConfig
 ) -> list[list[str]]:

@@ -1,0 +1,272 @@
+"""Assembling the agent of a domain from its trained parts, training what is missing.
+
+Trained parts live in ``paths.models_dir(domain)``:
+
+- the text encoder (prior p(y|x0) and tag scorer; see assistant.encoder), trained on the agent's view
+  of the domain (assistant.simulator.simulation_protocol);
+- STOP/ASK policies, one per candidate setting ("all" labels, or the "captioned" labels that have
+  training queries) and answer-model variant ("learned" lambda, or lambda = 1 for the baseline):
+  ``policy-<candidates>-<variant>.pt`` with the fine-tuned lambda, w and b.
+
+``prepare`` (a job) builds the domain if needed and trains what is missing; ``load_agent`` assembles a
+ready ``Clarifier`` for interactive use; ``evaluation_setup`` assembles what ``assistant.evaluation``
+needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from assistant import paths
+from assistant.answer_model import AnswerModel
+from assistant.clarifier import Clarifier, ClarifierConfig
+from assistant.domain import Domain
+from assistant.errors import ConfigError, DomainNotFoundError, ModelMissingError
+from assistant.evaluation import EvaluationSetup
+from assistant.policy import LearnedPolicy
+from assistant.prior import Prior, restrict
+from assistant.progress import Progress
+from assistant.simulator import SimulatedUser, SimulationProtocol, sample_episodes, simulation_protocol
+from assistant.store import KnowledgeBase
+from assistant.training import PolicyConfig, PolicyResult, fit_answer_scale, train_policy
+from models.checkpoint import data_hash, load_checkpoint, save_checkpoint
+from models.policy_net import StopPolicyNet
+
+CANDIDATE_SETTINGS = ("all", "captioned")
+VARIANTS = ("learned", "lambda_1")
+PROTOCOL_SEED = 0
+SMOOTHING = 1.0
+POLICY_EPISODES = 4000
+
+
+def load_domain(name: str) -> Domain:
+    with KnowledgeBase.open(name) as kb:
+        return kb.load_domain()
+
+
+def candidate_labels(domain: Domain, setting: str) -> np.ndarray:
+    """Label indices for a candidate setting: 'all', or 'captioned' (labels with training queries)."""
+    if setting == "all":
+        return np.arange(domain.num_labels)
+    if setting == "captioned":
+        found = domain.labels_with_queries("train")
+        if found.size == 0:
+            raise ConfigError(f"domain {domain.name!r} has no training queries, so no 'captioned' labels")
+        return found
+    raise ConfigError(f"unknown candidate setting {setting!r}: use one of {', '.join(CANDIDATE_SETTINGS)}")
+
+
+# ---- the encoder (assistant.encoder owns the model; these two functions are the seam) ---------------
+
+
+def _load_encoder(protocol: SimulationProtocol):
+    from assistant.encoder import load_encoder
+
+    return load_encoder(protocol.agent_domain)
+
+
+def _train_encoder(protocol: SimulationProtocol, seed: int) -> Generator[Progress, None, object]:
+    from assistant.encoder import train_and_save_encoder
+
+    return (yield from train_and_save_encoder(protocol.agent_domain, seed=seed))
+
+
+def load_bm25(domain: Domain) -> Prior:
+    from assistant.encoder import BM25Prior
+
+    return BM25Prior(domain)
+
+
+# ---- policies ----------------------------------------------------------------------------------------
+
+
+def policy_path(domain: str, candidates: str, variant: str):
+    return paths.models_dir(domain) / f"policy-{candidates}-{variant}"
+
+
+def _policy_hash(protocol: SimulationProtocol, encoder_sidecar_hash: str, candidates: str, variant: str) -> str:
+    d = protocol.agent_domain
+    return data_hash([d.counts, d.query_texts, protocol.seed, encoder_sidecar_hash, candidates, variant])
+
+
+@dataclass
+class LoadedPolicy:
+    policy: LearnedPolicy
+    lam: float
+    w: float
+    b: np.ndarray
+    metrics: dict
+
+
+def save_policy(path, result: PolicyResult, data: str, metrics: dict) -> None:
+    state = {f"net.{k}": v for k, v in result.net.state_dict().items()}
+    state["lam"] = torch.tensor(result.lam)
+    state["w"] = torch.tensor(result.w)
+    state["b"] = torch.from_numpy(result.b)
+    save_checkpoint(path, state, {"net": result.net.config(), **result.summary()}, data, metrics)
+
+
+def load_policy(path, data: str | None = None) -> LoadedPolicy:
+    state, sidecar = load_checkpoint(path, data)
+    config = sidecar["config"]["net"]
+    net = StopPolicyNet(config["top_k"], config["hidden"])
+    net.load_state_dict({k.removeprefix("net."): v for k, v in state.items() if k.startswith("net.")})
+    net.eval()
+    return LoadedPolicy(
+        LearnedPolicy(net), float(state["lam"]), float(state["w"]), state["b"].numpy(), sidecar.get("metrics", {})
+    )
+
+
+# ---- assembling ----------------------------------------------------------------------------------------
+
+
+class AgentFactory:
+    """Loads (and on request trains) everything for one domain; caches the expensive parts."""
+
+    def __init__(self, domain_name: str, seed: int = PROTOCOL_SEED) -> None:
+        self.name = domain_name
+        self.domain = load_domain(domain_name)
+        self.protocol = simulation_protocol(self.domain, seed)
+        self._encoder = None
+
+    @property
+    def encoder(self):
+        if self._encoder is None:
+            self._encoder = _load_encoder(self.protocol)
+        return self._encoder
+
+    def encoder_hash(self) -> str:
+        return str(getattr(self.encoder, "data_hash", ""))
+
+    def base_answer_model(self, domain: Domain | None = None) -> AnswerModel:
+        """p_hat of ``domain`` (default: the agent view) with the encoder's tag scores, lambda to be set."""
+        domain = domain or self.protocol.agent_domain
+        scores = self.encoder.tag_scores()
+        base = AnswerModel(domain.p_hat(SMOOTHING), domain.option_mask, scores, lam=1.0)
+        w, b = fit_answer_scale(base)
+        return base.with_params(w=w, b=b)
+
+    def answer_model(self, loaded: LoadedPolicy, domain: Domain | None = None) -> AnswerModel:
+        base = AnswerModel(
+            (domain or self.protocol.agent_domain).p_hat(SMOOTHING), self.domain.option_mask, self.encoder.tag_scores()
+        )
+        return base.with_params(lam=loaded.lam, w=loaded.w, b=loaded.b)
+
+    # ---- policies ----
+    def train_policy(
+        self, candidates: str = "all", variant: str = "learned", config: PolicyConfig | None = None, seed: int = 0
+    ) -> Generator[Progress, None, PolicyResult]:
+        """Train (and save) the policy for a candidate setting and variant on dev-split episodes."""
+        if variant not in VARIANTS:
+            raise ConfigError(f"unknown policy variant {variant!r}: use one of {', '.join(VARIANTS)}")
+        cands = candidate_labels(self.domain, candidates)
+        agent = self.protocol.agent_domain
+        config = config or PolicyConfig()
+        if variant == "lambda_1":
+            config = PolicyConfig(**{**config.__dict__, "initial_lambda": 1.0, "learn_answer_model": False})
+        episodes = sample_episodes(agent, POLICY_EPISODES, seed + 1, "dev", cands)
+        position = {int(c): i for i, c in enumerate(cands)}
+        prior = restrict(self.encoder.scores([e.query for e in episodes]), cands)
+        base = self.base_answer_model().restrict(cands)
+        result = yield from train_policy(
+            base,
+            self.protocol.user_answers[:, :, cands],
+            episodes,
+            prior,
+            np.array([position[e.target] for e in episodes]),
+            config,
+            seed,
+        )
+        last = result.history[-50:]
+        metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
+        save_policy(
+            policy_path(self.name, candidates, variant),
+            result,
+            _policy_hash(self.protocol, self.encoder_hash(), candidates, variant),
+            metrics,
+        )
+        return result
+
+    def load_policy(self, candidates: str = "all", variant: str = "learned") -> LoadedPolicy:
+        return load_policy(
+            policy_path(self.name, candidates, variant),
+            _policy_hash(self.protocol, self.encoder_hash(), candidates, variant),
+        )
+
+    def missing(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
+        """What still has to be trained: 'encoder', 'policy-all-learned', ..."""
+        try:
+            self.encoder  # noqa: B018 - loading is the check
+        except ModelMissingError:
+            return ["encoder"] + [f"policy-{c}-{v}" for c in candidate_settings for v in VARIANTS]
+        todo = []
+        for c in candidate_settings:
+            for v in VARIANTS:
+                try:
+                    self.load_policy(c, v)
+                except ModelMissingError:
+                    todo.append(f"policy-{c}-{v}")
+        return todo
+
+    # ---- products ----
+    def clarifier(self, candidates: str = "all", config: ClarifierConfig | None = None) -> Clarifier:
+        """The agent for real conversations: the domain's full annotations, trained prior and policy."""
+        loaded = self.load_policy(candidates, "learned")
+        return Clarifier(
+            self.domain,
+            self.encoder,
+            self.answer_model(loaded, self.domain),
+            loaded.policy,
+            candidates=candidate_labels(self.domain, candidates),
+            config=config,
+        )
+
+    def evaluation_setup(self, candidates: str = "all", turn_reward: float | None = None) -> EvaluationSetup:
+        ours = self.load_policy(candidates, "learned")
+        lam1 = self.load_policy(candidates, "lambda_1")
+        agent = self.protocol.agent_domain
+        return EvaluationSetup(
+            domain=agent,
+            candidates=candidate_labels(self.domain, candidates),
+            prior=self.encoder,
+            answer_model=self.answer_model(ours),
+            policy=ours.policy,
+            user=SimulatedUser(self.protocol.user_answers, self.domain.option_mask),
+            answer_model_lambda_1=self.answer_model(lam1).with_params(lam=1.0),
+            policy_lambda_1=lam1.policy,
+            bm25_prior=load_bm25(agent),
+            turn_reward=PolicyConfig().turn_reward if turn_reward is None else turn_reward,
+            protocol=self.protocol.description,
+        )
+
+
+def prepare(
+    name: str, candidate_settings: tuple[str, ...] | None = None, seed: int = 0
+) -> Generator[Progress, None, list[str]]:
+    """Build the domain if needed and train whatever is missing; returns what was trained."""
+    from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
+
+    if not paths.domain_db_path(name).exists():
+        if name not in BUNDLED_DOMAINS:
+            raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
+        yield from build_domain(name)
+    factory = AgentFactory(name)
+    if candidate_settings is None:
+        has_uncaptioned = factory.domain.labels_with_queries("train").size < factory.domain.num_labels
+        candidate_settings = ("all", "captioned") if has_uncaptioned else ("all",)
+    trained = []
+    todo = factory.missing(candidate_settings)
+    if "encoder" in todo:
+        yield from _train_encoder(factory.protocol, seed)
+        factory._encoder = None
+        trained.append("encoder")
+        todo = factory.missing(candidate_settings)
+    for item in todo:
+        _, cands, variant = item.split("-", 2)
+        yield from factory.train_policy(cands, variant, seed=seed)
+        trained.append(item)
+    return trained

@@ -1,0 +1,306 @@
+"""Evaluation against the baselines of IC Table 1, on the same simulated episodes.
+
+Systems (names as in the JSON output):
+
+- ``ours``: information-gain questions, learned STOP/ASK policy, answer model with learned lambda;
+- ``threshold``: the same questions, stop when the top probability reaches a threshold tuned on dev
+  episodes for the same reward the policy maximises;
+- ``fixed_turns``: the same questions, always k of them (one row per k = 1..max_turns);
+- ``lambda_1``: like ours but the answer model is the crowd's p_hat only (lambda = 1) with its own policy;
+- ``static_ig``: questions chosen by IG of the query-free belief, the learned policy stops;
+- ``random``: random questions, the learned policy stops;
+- ``no_interaction_neural`` / ``no_interaction_bm25``: the top label of the prior, no question.
+
+Every system meets the same targets, queries and simulated answers (common random numbers), so
+differences between rows are paired. Acc@1/Acc@3 are over episodes; their standard errors are reported.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import time
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from assistant.answer_model import AnswerModel
+from assistant.clarifier import Clarifier, ClarifierConfig
+from assistant.domain import Domain
+from assistant.errors import ConfigError
+from assistant.policy import FixedTurns, StopRule, ThresholdStop
+from assistant.prior import Prior
+from assistant.progress import Progress
+from assistant.rollout import Episode, run_episode
+from assistant.selection import InformationGain, RandomQuestions, StaticInformationGain
+from assistant.simulator import EpisodeSpec, SimulatedUser, check_simulator
+
+SYSTEMS = (
+    "ours",
+    "threshold",
+    "fixed_turns",
+    "lambda_1",
+    "static_ig",
+    "random",
+    "no_interaction_neural",
+    "no_interaction_bm25",
+)
+THRESHOLD_GRID = tuple(np.round(np.arange(0.20, 0.991, 0.05), 2))
+
+
+@dataclass
+class EvaluationSetup:
+    """Everything the systems need. Answer models and the user cover all labels of ``domain``."""
+
+    domain: Domain
+    candidates: np.ndarray
+    prior: Prior
+    answer_model: AnswerModel
+    policy: StopRule
+    user: SimulatedUser
+    answer_model_lambda_1: AnswerModel | None = None
+    policy_lambda_1: StopRule | None = None
+    bm25_prior: Prior | None = None
+    reward_correct: float = 20.0
+    reward_wrong: float = -10.0
+    turn_reward: float = -1.0
+    protocol: str = ""
+
+
+@dataclass
+class EvaluationReport:
+    """Rows as in IC Table 1, accuracy-vs-turn curves, and what was evaluated."""
+
+    rows: list[dict]
+    curves: dict[str, dict[str, list[float]]]
+    meta: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"rows": self.rows, "curves": self.curves, "meta": self.meta}
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        text = json.dumps(self.to_dict(), indent=2)
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    def to_csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=["system", "turns", "acc1", "acc3", "mean_turns", "episodes"])
+        writer.writeheader()
+        for row in self.rows:
+            writer.writerow({k: row.get(k, "") for k in writer.fieldnames})
+        return out.getvalue()
+
+    def to_markdown(self) -> str:
+        lines = ["| system | Acc@1 | Acc@3 | mean turns |", "|---|---|---|---|"]
+        for row in self.rows:
+            name = row["system"] + (f" ({row['turns']})" if row["system"] == "fixed_turns" else "")
+            lines.append(f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} |")
+        return "\n".join(lines)
+
+    def row(self, system: str, turns: int | None = None) -> dict:
+        for r in self.rows:
+            if r["system"] == system and (turns is None or r.get("turns") == turns):
+                return r
+        raise KeyError(system)
+
+    def plot(self, path: str | Path) -> Path:
+        """Acc@1 against the number of questions (IC Figure 2) as a PNG."""
+        from assistant.plotting import plot_accuracy_vs_turns
+
+        return plot_accuracy_vs_turns(self, Path(path))
+
+
+def _row(system: str, episodes: Sequence[Episode], **extra) -> dict:
+    hit1 = np.array([e.correct_at_1 for e in episodes], dtype=float)
+    hit3 = np.array([e.correct_at_3 for e in episodes], dtype=float)
+    turns = np.array([e.turns for e in episodes], dtype=float)
+    n = len(episodes)
+    return {
+        "system": system,
+        **extra,
+        "acc1": float(hit1.mean()),
+        "acc3": float(hit3.mean()),
+        "mean_turns": float(turns.mean()),
+        "episodes": n,
+        "acc1_se": float(hit1.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
+    }
+
+
+def _curve(episodes: Sequence[Episode], max_turns: int) -> dict[str, list[float]]:
+    """Accuracy after k questions, k = 0..max_turns (an episode that ran out of questions keeps its last)."""
+    acc1, acc3 = [], []
+    for k in range(max_turns + 1):
+        acc1.append(float(np.mean([e.hit1_by_turn[min(k, e.turns)] for e in episodes])))
+        acc3.append(float(np.mean([e.hit3_by_turn[min(k, e.turns)] for e in episodes])))
+    return {"acc1": acc1, "acc3": acc3}
+
+
+def _rewards(episodes: Sequence[Episode], setup: EvaluationSetup) -> float:
+    return float(
+        np.mean(
+            [
+                (setup.reward_correct if e.correct_at_1 else setup.reward_wrong) + setup.turn_reward * e.turns
+                for e in episodes
+            ]
+        )
+    )
+
+
+def tune_threshold(
+    setup: EvaluationSetup, scores: np.ndarray, episodes: Sequence[EpisodeSpec], max_turns: int
+) -> tuple[float, float]:
+    """The probability threshold with the best mean reward on ``episodes`` (dev), and that reward.
+
+    One 10-question rollout per episode suffices: stopping at threshold t is a prefix of it.
+    """
+    clarifier = Clarifier(
+        setup.domain,
+        setup.prior,
+        setup.answer_model,
+        FixedTurns(max_turns),
+        InformationGain(),
+        setup.candidates,
+        ClarifierConfig(max_turns=max_turns),
+    )
+    top_probs, hits, turns_run = [], [], []
+    for spec, s in zip(episodes, scores):
+        setup.user.start(spec)
+        conv = clarifier.start_from_scores(s, spec.query)
+        maxes, hit = [float(conv.probs.max())], [bool(conv.ranking(1)[0] == spec.target)]
+        while (q := conv.next_question()) is not None:
+            conv.answer(q, setup.user.answer(q))
+            maxes.append(float(conv.probs.max()))
+            hit.append(bool(conv.ranking(1)[0] == spec.target))
+        top_probs.append(maxes)
+        hits.append(hit)
+        turns_run.append(len(maxes) - 1)
+    best = (THRESHOLD_GRID[-1], -math.inf)
+    for t in THRESHOLD_GRID:
+        total = 0.0
+        for maxes, hit in zip(top_probs, hits):
+            stop = next((k for k, m in enumerate(maxes) if m >= t), len(maxes) - 1)
+            total += (setup.reward_correct if hit[stop] else setup.reward_wrong) + setup.turn_reward * stop
+        mean = total / len(top_probs)
+        if mean > best[1]:
+            best = (float(t), mean)
+    return best
+
+
+def evaluate(
+    setup: EvaluationSetup,
+    episodes: Sequence[EpisodeSpec],
+    dev_episodes: Sequence[EpisodeSpec] = (),
+    max_turns: int = 10,
+    systems: Sequence[str] = SYSTEMS,
+    threshold: float | None = None,
+) -> Generator[Progress, None, EvaluationReport]:
+    """Run every requested system on ``episodes``; returns an EvaluationReport.
+
+    ``threshold`` None: tuned on ``dev_episodes`` (required then, for the threshold system).
+    """
+    unknown = sorted(set(systems) - set(SYSTEMS))
+    if unknown:
+        raise ConfigError(f"unknown system(s) {', '.join(unknown)}: choose from {', '.join(SYSTEMS)}")
+    if not episodes:
+        raise ConfigError("no episodes to evaluate")
+    check_simulator(setup.user, episodes, setup.domain.num_labels)
+    candidate_set = set(setup.candidates.tolist())
+    if any(e.target not in candidate_set for e in episodes):
+        raise ConfigError("some episode targets are not among the candidates")
+    start = time.perf_counter()
+    config = ClarifierConfig(max_turns=max_turns)
+    yield Progress(0, len(systems) + 1, "scoring the queries with the prior")
+    scores = setup.prior.scores([e.query for e in episodes])
+
+    lam1_model = setup.answer_model_lambda_1 or setup.answer_model.with_params(lam=1.0)
+    lam1_policy = setup.policy_lambda_1 or setup.policy
+    plans: dict[str, tuple] = {
+        "ours": (setup.answer_model, setup.policy, InformationGain()),
+        "lambda_1": (lam1_model, lam1_policy, InformationGain()),
+        "static_ig": (setup.answer_model, setup.policy, StaticInformationGain()),
+        "random": (setup.answer_model, setup.policy, RandomQuestions()),
+    }
+    curve_plans = {
+        "ig": (setup.answer_model, InformationGain()),
+        "lambda_1": (lam1_model, InformationGain()),
+        "static_ig": (setup.answer_model, StaticInformationGain()),
+        "random": (setup.answer_model, RandomQuestions()),
+    }
+    meta: dict = {
+        "domain": setup.domain.name,
+        "candidates": len(setup.candidates),
+        "episodes": len(episodes),
+        "max_turns": max_turns,
+        "protocol": setup.protocol,
+        "reward": {"correct": setup.reward_correct, "wrong": setup.reward_wrong, "turn": setup.turn_reward},
+        "lambda": setup.answer_model.lam,
+    }
+
+    def rollouts(model: AnswerModel, stop: StopRule, strategy) -> list[Episode]:
+        clarifier = Clarifier(setup.domain, setup.prior, model, stop, strategy, setup.candidates, config)
+        return [
+            run_episode(clarifier, setup.user, spec, s, np.random.default_rng(spec.seed))
+            for spec, s in zip(episodes, scores)
+        ]
+
+    rows: list[dict] = []
+    curves: dict[str, dict[str, list[float]]] = {}
+    step = 1
+    for system in systems:
+        yield Progress(step, len(systems) + 1, f"evaluating {system}")
+        step += 1
+        if system in plans:
+            model, stop, strategy = plans[system]
+            rows.append(_row(system, rollouts(model, stop, strategy)))
+            if system != "ours" and system in curve_plans:
+                model_c, strategy_c = curve_plans[system]
+                curves[system] = _curve(rollouts(model_c, FixedTurns(max_turns), strategy_c), max_turns)
+        elif system == "threshold":
+            if threshold is None:
+                if not dev_episodes:
+                    raise ConfigError("the threshold system needs dev episodes to tune its threshold (or pass one)")
+                dev_scores = setup.prior.scores([e.query for e in dev_episodes])
+                threshold, _ = tune_threshold(setup, dev_scores, dev_episodes, max_turns)
+            meta["threshold"] = threshold
+            rows.append(_row(system, rollouts(setup.answer_model, ThresholdStop(threshold), InformationGain())))
+        elif system == "fixed_turns":
+            full = rollouts(setup.answer_model, FixedTurns(max_turns), InformationGain())
+            curves["ig"] = _curve(full, max_turns)
+            for k in range(1, max_turns + 1):
+                truncated = [_truncate(e, k) for e in full]
+                rows.append(_row("fixed_turns", truncated, turns=k))
+        elif system == "no_interaction_neural":
+            rows.append(_row(system, rollouts(setup.answer_model, FixedTurns(0), InformationGain())))
+        elif system == "no_interaction_bm25":
+            if setup.bm25_prior is None:
+                continue
+            bm25 = setup.bm25_prior.scores([e.query for e in episodes])[:, setup.candidates]
+            order = np.argsort(-bm25, axis=1, kind="stable")[:, :3]
+            ranked = setup.candidates[order]
+            prior_only = [
+                Episode(e.target, e.query, hit1_by_turn=[bool(r[0] == e.target)], hit3_by_turn=[e.target in r])
+                for e, r in zip(episodes, ranked)
+            ]
+            rows.append(_row(system, prior_only))
+    meta["seconds"] = round(time.perf_counter() - start, 2)
+    yield Progress(len(systems) + 1, len(systems) + 1, "done")
+    return EvaluationReport(rows=rows, curves=curves, meta=meta)
+
+
+def _truncate(episode: Episode, k: int) -> Episode:
+    """The episode as if the agent had stopped after k questions."""
+    k = min(k, episode.turns)
+    return Episode(
+        episode.target,
+        episode.query,
+        episode.questions[:k],
+        episode.answers[:k],
+        episode.hit1_by_turn[: k + 1],
+        episode.hit3_by_turn[: k + 1],
+    )

@@ -1,0 +1,54 @@
+"""PNG plots for reports, with matplotlib's Agg canvas (no pyplot, no GUI backend, no Qt)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assistant.evaluation import EvaluationReport
+
+CURVE_NAMES = {
+    "ig": "information gain (fixed turns)",
+    "lambda_1": "lambda = 1",
+    "static_ig": "static IG",
+    "random": "random questions",
+}
+POINT_NAMES = {"ours": "ours (policy)", "threshold": "threshold", "no_interaction_bm25": "BM25, no interaction"}
+
+
+def plot_accuracy_vs_turns(report: EvaluationReport, path: Path) -> Path:
+    """Acc@1 after k questions for each question strategy, plus each stopping system at its mean turns."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7, 4.5), dpi=110)
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot(1, 1, 1)
+    for key, curve in report.curves.items():
+        acc1 = curve["acc1"]
+        ax.plot(range(len(acc1)), acc1, marker=".", label=CURVE_NAMES.get(key, key))
+    markers = iter("*^sD")
+    for row in report.rows:
+        if row["system"] in POINT_NAMES:
+            ax.scatter(
+                [row["mean_turns"]],
+                [row["acc1"]],
+                s=90,
+                marker=next(markers, "o"),
+                zorder=5,
+                label=POINT_NAMES[row["system"]],
+            )
+    meta = report.meta
+    ax.set_title(
+        f"{meta.get('domain', '')}: {meta.get('candidates', '?')} candidates, {meta.get('episodes', '?')} episodes"
+    )
+    ax.set_xlabel("questions asked")
+    ax.set_ylabel("Acc@1")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    return path

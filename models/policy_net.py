@@ -1,0 +1,25 @@
+"""The STOP/ASK policy network (IC 4.5): a 2-layer MLP on the sorted top-k posterior probabilities and
+the turn number. Output logits [..., 2]: index 0 = ASK, 1 = STOP."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+ASK, STOP = 0, 1
+
+
+class StopPolicyNet(nn.Module):
+    """MLP(top_k + 1 -> hidden -> 2). Input [..., top_k + 1]: top-k probabilities, turn / max_turns."""
+
+    def __init__(self, top_k: int = 20, hidden: int = 32) -> None:
+        super().__init__()
+        self.top_k = top_k
+        self.hidden = hidden
+        self.layers = nn.Sequential(nn.Linear(top_k + 1, hidden), nn.Tanh(), nn.Linear(hidden, 2))
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        return self.layers(features)
+
+    def config(self) -> dict:
+        return {"top_k": self.top_k, "hidden": self.hidden}

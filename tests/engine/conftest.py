@@ -1,0 +1,54 @@
+"""Tiny hand-checkable domains for engine tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.domain import BINARY_OPTIONS, Domain, Label, Question
+
+
+def make_tiny_domain(supports_not_visible: bool = True) -> Domain:
+    """4 labels, 2 binary questions and 1 three-way choice; counts chosen so answers are informative."""
+    labels = [Label(f"k{i}", name) for i, name in enumerate(["Robin", "Crow", "Cardinal", "Gull"])]
+    questions = [
+        Question("has_color::red", "Is it red?", "binary", "has_color", BINARY_OPTIONS),
+        Question("has_color::black", "Is it black?", "binary", "has_color", BINARY_OPTIONS),
+        Question("has_size", "How big?", "choice", "has_size", ("small", "medium", "large")),
+    ]
+    counts = np.zeros((3, 3, 4), dtype=np.float32)
+    counts[0, :2] = [[6, 0, 9, 1], [4, 10, 1, 9]]  # red: robin sometimes, cardinal mostly
+    counts[1, :2] = [[1, 9, 2, 3], [9, 1, 8, 7]]  # black: crow
+    counts[2, :3] = [[8, 1, 7, 0], [2, 7, 3, 3], [0, 2, 0, 7]]  # size
+    texts = ["red breast small bird", "black bird", "bright red crest", "white seabird", "orange breast", "black crow"]
+    return Domain(
+        name="tiny",
+        title="Tiny birds",
+        labels=labels,
+        questions=questions,
+        counts=counts,
+        query_texts=texts,
+        query_labels=np.array([0, 1, 2, 3, 0, 1]),
+        query_splits=np.array(["train", "train", "train", "train", "test", "test"]),
+        supports_not_visible=supports_not_visible,
+    )
+
+
+class KeywordPrior:
+    """A transparent prior for tests: +1 logit per query word found in the label's training queries."""
+
+    name = "keywords"
+
+    def __init__(self, domain: Domain) -> None:
+        self.words = [set() for _ in domain.labels]
+        texts, labels = domain.queries("train")
+        for text, label in zip(texts, labels):
+            self.words[label].update(text.split())
+
+    def scores(self, texts):
+        return np.array([[float(len(set(t.split()) & w)) for w in self.words] for t in texts], dtype=np.float32)
+
+
+@pytest.fixture
+def tiny_domain() -> Domain:
+    return make_tiny_domain()

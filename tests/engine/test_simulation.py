@@ -1,0 +1,154 @@
+"""Simulator protocol, check_simulator, REINFORCE policy training and the evaluation harness."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from assistant.answer_model import AnswerModel
+from assistant.domain import replace_counts
+from assistant.errors import ConfigError
+from assistant.evaluation import SYSTEMS, EvaluationSetup, evaluate
+from assistant.policy import LearnedPolicy
+from assistant.prior import restrict
+from assistant.progress import collect, run_job
+from assistant.simulator import (
+    EpisodeSpec,
+    SimulatedUser,
+    check_simulator,
+    episodes_from_file,
+    sample_episodes,
+    simulation_protocol,
+)
+from assistant.training import PolicyConfig, train_policy
+from tests.engine.conftest import KeywordPrior
+
+
+def test_user_answers_follow_its_distribution(tiny_domain):
+    answers = tiny_domain.p_hat(0.0)
+    user = SimulatedUser(answers, tiny_domain.option_mask)
+    counts = np.zeros(3)
+    for seed in range(3000):
+        user.start(EpisodeSpec(3, "q", seed))
+        counts[user.answer(2)] += 1
+    np.testing.assert_allclose(counts / counts.sum(), answers[2, :, 3], atol=0.03)
+
+
+def test_same_episode_same_answers(tiny_domain):
+    user = SimulatedUser(tiny_domain.p_hat(1.0), tiny_domain.option_mask)
+    episode = EpisodeSpec(1, "black bird", 42)
+    user.start(episode)
+    first = [user.answer(q) for q in range(3)]
+    user.start(episode)
+    assert [user.answer(q) for q in (2, 0, 1)] == [first[2], first[0], first[1]]  # order does not matter
+
+
+def test_check_simulator_rejects_broken_simulators(tiny_domain):
+    episodes = sample_episodes(tiny_domain, 10, 0, "test")
+    good = SimulatedUser(tiny_domain.p_hat(1.0), tiny_domain.option_mask)
+    check_simulator(good, episodes, tiny_domain.num_labels)
+    bad = tiny_domain.p_hat(1.0).copy()
+    bad[0, 0, 0] += 0.2
+    with pytest.raises(ConfigError, match="sum to"):
+        check_simulator(SimulatedUser(bad, tiny_domain.option_mask), episodes, tiny_domain.num_labels)
+    leaky = tiny_domain.p_hat(1.0).copy()
+    leaky[0, 2, 0] = 0.1
+    leaky[0, 0, 0] -= 0.1
+    with pytest.raises(ConfigError, match="do not exist"):
+        check_simulator(SimulatedUser(leaky, tiny_domain.option_mask), episodes, tiny_domain.num_labels)
+    with pytest.raises(ConfigError, match="empty"):
+        check_simulator(good, [EpisodeSpec(0, " ", 1)], tiny_domain.num_labels)
+
+
+def test_birds_protocol_gives_the_agent_resampled_training_counts(tiny_domain):
+    images = {lab.key: [10, 6] for lab in tiny_domain.labels}
+    domain = replace_counts(tiny_domain, tiny_domain.counts)
+    domain.meta["images_per_label"] = json.dumps(images)
+    protocol = simulation_protocol(domain, seed=3)
+    agent = protocol.agent_domain.counts
+    # binary: yes + no = number of training images, yes ~ Binomial(6, pct)
+    np.testing.assert_allclose(agent[0, 0] + agent[0, 1], 6)
+    # the user answers from the full percentages (counts / images)
+    np.testing.assert_allclose(protocol.user_answers[0, 0], tiny_domain.counts[0, 0] / 10, rtol=1e-6)
+    np.testing.assert_allclose(protocol.user_answers.sum(axis=1), 1.0, rtol=1e-5)
+    again = simulation_protocol(domain, seed=3).agent_domain.counts
+    np.testing.assert_array_equal(agent, again)
+    assert not np.array_equal(agent, simulation_protocol(domain, seed=4).agent_domain.counts)
+
+
+def test_episodes_from_file_matches_labels_leniently(tiny_domain, tmp_path):
+    path = tmp_path / "queries.tsv"
+    path.write_text("label\tquery\n002.CARDINAL\tred crest\ncrow\tall black\n")
+    episodes = episodes_from_file(tiny_domain, path, 3, seed=0)
+    assert [(e.target, e.query) for e in episodes] == [(2, "red crest"), (1, "all black"), (2, "red crest")]
+    path.write_text("label\tquery\nostrich\ttall\n")
+    with pytest.raises(ConfigError, match=r"queries\.tsv:2"):
+        episodes_from_file(tiny_domain, path, None, 0)
+
+
+def _training_inputs(domain, n=200):
+    episodes = sample_episodes(domain, n, 0, "train")
+    prior = restrict(KeywordPrior(domain).scores([e.query for e in episodes]), None)
+    targets = np.array([e.target for e in episodes])
+    model = AnswerModel(domain.p_hat(1.0), domain.option_mask)
+    return model, episodes, prior, targets
+
+
+def test_policy_training_is_deterministic_and_learns(tiny_domain):
+    model, episodes, prior, targets = _training_inputs(tiny_domain)
+    config = PolicyConfig(iterations=120, batch_size=32, learning_rate=0.02, turn_reward=-0.5, max_turns=3)
+    records, result = collect(train_policy(model, tiny_domain.p_hat(1.0), episodes, prior, targets, config, seed=1))
+    assert len(records) == 120 and records[-1].step == 120
+    again = run_job(train_policy(model, tiny_domain.p_hat(1.0), episodes, prior, targets, config, seed=1))
+    assert [h["reward"] for h in again.history] == [h["reward"] for h in result.history]
+    early = np.mean([h["reward"] for h in result.history[:20]])
+    late = np.mean([h["reward"] for h in result.history[-20:]])
+    assert late > early
+
+
+def test_policy_training_fine_tunes_lambda(tiny_domain):
+    model, episodes, prior, targets = _training_inputs(tiny_domain)
+    scores = np.random.default_rng(0).normal(size=tiny_domain.counts.shape).astype(np.float32)
+    model = AnswerModel(model.p_hat, model.option_mask, scores)
+    config = PolicyConfig(iterations=30, batch_size=16, max_turns=3, initial_lambda=0.8)
+    result = run_job(train_policy(model, tiny_domain.p_hat(1.0), episodes, prior, targets, config, seed=0))
+    assert result.lam != pytest.approx(0.8, abs=1e-6)
+    frozen = PolicyConfig(iterations=5, batch_size=16, max_turns=3, initial_lambda=0.8, learn_answer_model=False)
+    assert run_job(train_policy(model, tiny_domain.p_hat(1.0), episodes, prior, targets, frozen)).lam == pytest.approx(
+        0.8
+    )
+
+
+def test_evaluation_runs_every_system_and_is_reproducible(tiny_domain, tmp_path):
+    model, episodes, prior, targets = _training_inputs(tiny_domain)
+    config = PolicyConfig(iterations=20, batch_size=16, max_turns=3)
+    policy = LearnedPolicy(run_job(train_policy(model, tiny_domain.p_hat(1.0), episodes, prior, targets, config)).net)
+    setup = EvaluationSetup(
+        domain=tiny_domain,
+        candidates=np.arange(4),
+        prior=KeywordPrior(tiny_domain),
+        answer_model=model,
+        policy=policy,
+        user=SimulatedUser(tiny_domain.p_hat(0.5), tiny_domain.option_mask),
+        bm25_prior=KeywordPrior(tiny_domain),
+    )
+    test = sample_episodes(tiny_domain, 60, 5, "test")
+    dev = sample_episodes(tiny_domain, 30, 6, "train")
+    report = run_job(evaluate(setup, test, dev, max_turns=3))
+    systems = [row["system"] for row in report.rows]
+    assert set(systems) == set(SYSTEMS)
+    assert systems.count("fixed_turns") == 3
+    for row in report.rows:
+        assert 0.0 <= row["acc1"] <= row["acc3"] <= 1.0
+        assert row["episodes"] == 60
+    assert report.row("fixed_turns", 2)["mean_turns"] == 2.0
+    assert report.row("no_interaction_neural")["mean_turns"] == 0.0
+    # fixed turns are prefixes of the same rollout: the curve agrees with the rows
+    assert report.curves["ig"]["acc1"][2] == pytest.approx(report.row("fixed_turns", 2)["acc1"])
+    again = run_job(evaluate(setup, test, dev, max_turns=3))
+    assert again.rows == report.rows
+    path = report.plot(tmp_path / "plot.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert json.loads(report.to_json())["rows"][0]["system"] == "ours"
