@@ -72,6 +72,29 @@ def _similar(a: str, b: str, threshold: float) -> bool:
     )
 
 
+def _words_agree(a: str, b: str, threshold: float = 0.85) -> bool:
+    """Whether two keys differ only by typos inside words, not by whole words.
+
+    A high whole-string ratio alone would merge "has back color green" with "has back color grey"; a spelling
+    merge therefore also needs the same number of words, each differing word close to its counterpart
+    ("adress" / "address") or an inflection of it ("block" / "blocked"), or the keys to differ only in
+    spacing ("top up" / "topup").
+    """
+    if a.replace(" ", "") == b.replace(" ", ""):
+        return True
+    words_a, words_b = a.split(), b.split()
+    only_a, only_b = sorted(set(words_a) - set(words_b)), sorted(set(words_b) - set(words_a))
+    if len(words_a) != len(words_b) or len(only_a) != len(only_b):
+        return False
+
+    def close(x: str, y: str) -> bool:
+        ratio = difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
+        short, long = sorted((x, y), key=len)
+        return ratio >= threshold or (len(short) >= 4 and long.startswith(short) and ratio >= 0.75)
+
+    return all(close(x, y) for x, y in zip(only_a, only_b))
+
+
 def merge_tags(
     tags: Iterable[str],
     weights: Mapping[str, float] | None = None,
@@ -81,7 +104,8 @@ def merge_tags(
 
     Tags are first normalised; tags with the same ``tag_key`` merge ('same words'); then keys whose
     spelling is at least ``similarity`` alike (difflib ratio) merge ('spelling') provided both keys are
-    longer than five characters (short tags like "visa" and "fiat" are too close to judge by spelling).
+    longer than five characters (short tags like "visa" and "fiat" are too close to judge by spelling), have
+    the same number of words and differ only by typos inside words ("dark green" and "dark grey" stay apart).
     The canonical form of a group is its most weighted member (``weights``, e.g. annotation counts;
     default 1 each), then the shortest, then alphabetical.
 
@@ -125,7 +149,7 @@ def merge_tags(
         if len(a) <= 5:
             continue
         for b in keys[i + 1 :]:
-            if len(b) > 5 and _similar(a, b, similarity):
+            if len(b) > 5 and _similar(a, b, similarity) and _words_agree(a, b):
                 union(by_key[a], by_key[b], "spelling")
 
     groups: dict[str, list[str]] = {}

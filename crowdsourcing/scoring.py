@@ -1,0 +1,87 @@
+"""Relevance of tags to labels, used to choose which tags to show crowd workers for each label.
+
+A scorer is any callable ``scorer(documents, tags) -> [len(documents), len(tags)]`` array (higher = more
+relevant): the documents describe the labels (name, text, training queries; see ``label_documents``), the
+tags are the question tags. ``BM25Scorer`` (the default) indexes the tags with BM25 (via ``bm25s``) and
+queries them with each label's document; a trained encoder can replace it later without touching the
+exporter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from assistant.domain import Domain
+from assistant.errors import ConfigError
+from crowdsourcing.tags import STOPWORDS, singular, words
+
+
+class RelevanceScorer(Protocol):
+    """scorer(documents, tags) -> float array [len(documents), len(tags)]; higher means more relevant."""
+
+    def __call__(self, documents: Sequence[str], tags: Sequence[str]) -> np.ndarray: ...
+
+
+def tokens(text: str) -> list[str]:
+    """Content words of ``text``, singular (tags and label texts are tokenised the same way)."""
+    return [singular(w.replace("'", "")) for w in words(text.replace("_", " ")) if w not in STOPWORDS]
+
+
+def label_documents(domain: Domain, split: str = "train") -> list[str]:
+    """One text per label: its name, its description and its queries in ``split``."""
+    texts: list[list[str]] = [[label.name, label.text] for label in domain.labels]
+    query_texts, query_labels = domain.queries(split)
+    for text, y in zip(query_texts, query_labels):
+        texts[int(y)].append(text)
+    return ["\n".join(t for t in parts if t) for parts in texts]
+
+
+class BM25Scorer:
+    """BM25 (Lucene variant, ``bm25s``) over the tags, queried with each label's document.
+
+    A word used often in a label's texts weighs more in its query, so tags matching what users say about a
+    label rank first; ``k1`` and ``b`` are the usual BM25 parameters.
+    """
+
+    name = "bm25"
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+        if k1 < 0 or not 0 <= b <= 1:
+            raise ConfigError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        self.k1 = k1
+        self.b = b
+
+    def __call__(self, documents: Sequence[str], tags: Sequence[str]) -> np.ndarray:
+        import bm25s  # imported here: it is only needed when exporting tasks
+
+        scores = np.zeros((len(documents), len(tags)), dtype=np.float32)
+        corpus = [tokens(tag) for tag in tags]
+        if not any(corpus):
+            return scores
+        retriever = bm25s.BM25(k1=self.k1, b=self.b)
+        retriever.index(corpus, show_progress=False)
+        vocabulary = retriever.vocab_dict
+        for d, document in enumerate(documents):
+            query = [w for w in tokens(document) if w in vocabulary]
+            if query:
+                scores[d] = retriever.get_scores(query)
+        return scores
+
+
+def rank(scores: np.ndarray, allowed: np.ndarray | None = None, top: int = 50) -> list[list[int]]:
+    """For each row of ``scores`` [D, T], the indices of its ``top`` best columns (ties: lower index first).
+
+    ``allowed`` [D, T] bool excludes pairs (e.g. already annotated ones).
+    """
+    if top < 1:
+        raise ConfigError(f"the number of tags per label must be at least 1, got {top}")
+    scores = np.asarray(scores, dtype=np.float64)
+    ranked = []
+    for d in range(scores.shape[0]):
+        candidates = np.arange(scores.shape[1]) if allowed is None else np.flatnonzero(allowed[d])
+        order = candidates[np.argsort(-scores[d, candidates], kind="stable")]
+        ranked.append(order[:top].tolist())
+    return ranked
