@@ -132,6 +132,17 @@ class AgentFactory:
         self.domain = load_domain(domain_name)
         self.protocol = simulation_protocol(self.domain, seed)
         self._encoder = None
+        self._text_encoder = None
+        self._clarifiers: dict[tuple, Clarifier] = {}
+
+    @property
+    def text_encoder(self):
+        """Pooled MiniLM for the comparison phase's candidate features, with a per-domain disk cache."""
+        if self._text_encoder is None:
+            from models.pretrained import CachingSentenceEncoder
+
+            self._text_encoder = CachingSentenceEncoder(paths.models_dir(self.name) / "text-embeddings.npz")
+        return self._text_encoder
 
     @property
     def encoder(self):
@@ -212,9 +223,31 @@ class AgentFactory:
                     todo.append(f"policy-{c}-{v}")
         return todo
 
+    def warm_up(self, candidates: str = "all") -> Generator[Progress, None, None]:
+        """Load the models and embed every label text the comparison phase may show (cached on disk), so
+        that sessions then respond at once. Run it in a worker: the first time it takes a while."""
+        yield Progress(0, 3, "loading the models")
+        self.clarifier(candidates)
+        yield Progress(1, 3, "embedding the answers for the comparisons")
+        texts = []
+        for label in self.domain.labels:
+            texts.extend(a for a in label.answers if a.strip())
+            texts.append(label.text or label.name)
+        self.text_encoder.warm(texts)
+        yield Progress(3, 3, "ready")
+
     # ---- products ----
     def clarifier(self, candidates: str = "all", config: ClarifierConfig | None = None) -> Clarifier:
-        """The agent for real conversations: the domain's full annotations, trained prior and policy."""
+        """The agent for real conversations: the domain's full annotations, trained prior and policy.
+
+        Built once per (candidates, config) and reused: conversations keep their own state.
+        """
+        key = (candidates, config)
+        if key not in self._clarifiers:
+            self._clarifiers[key] = self._build_clarifier(candidates, config)
+        return self._clarifiers[key]
+
+    def _build_clarifier(self, candidates: str, config: ClarifierConfig | None) -> Clarifier:
         loaded = self.load_policy(candidates, "learned")
         return Clarifier(
             self.domain,

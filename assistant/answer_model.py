@@ -71,7 +71,7 @@ class AnswerModel:
             raise ConfigError("lambda < 1 needs tag scores from a trained encoder (or use lam=1)")
         self.b = np.zeros(r, dtype=np.float32) if self.b is None else np.asarray(self.b, dtype=np.float32)
         self._matrix: np.ndarray | None = None
-        self._log: np.ndarray | None = None
+        self._gain_matrix: np.ndarray | None = None
         self._cond_entropy: np.ndarray | None = None
 
     @property
@@ -93,19 +93,24 @@ class AnswerModel:
         return self._matrix
 
     @property
-    def log_matrix(self) -> np.ndarray:
-        """log A [Q, R, Y]; 0 on padded options (never used there)."""
-        if self._log is None:
-            a = self.matrix
-            self._log = np.where(a > 0, np.log(np.where(a > 0, a, 1.0)), 0.0).astype(np.float32)
-        return self._log
-
-    @property
     def cond_entropy(self) -> np.ndarray:
         """H(r | q, y) [Q, Y]: how uncertain the answer is when the label is known."""
         if self._cond_entropy is None:
-            self._cond_entropy = np.ascontiguousarray(-(self.matrix * self.log_matrix).sum(axis=1), dtype=np.float32)
+            a = self.matrix
+            log_a = np.log(np.where(a > 0, a, 1.0))
+            self._cond_entropy = np.ascontiguousarray(-(a * log_a).sum(axis=1), dtype=np.float32)
         return self._cond_entropy
+
+    @property
+    def gain_matrix(self) -> np.ndarray:
+        """[Y, Q * R + Q] float32, label-major: A reshaped to [Q * R, Y] and H(r|q,y) [Q, Y], transposed and
+        side by side, so that information gain needs one vector-matrix product p @ gain_matrix (label-major
+        rows stream through memory faster than the question-major layout at large scale)."""
+        if self._gain_matrix is None:
+            q, r, y = self.shape
+            stacked = np.concatenate([self.matrix.reshape(q * r, y), self.cond_entropy], axis=0)
+            self._gain_matrix = np.ascontiguousarray(stacked.T)
+        return self._gain_matrix
 
     def likelihood(self, question: int, option: int, softness: float = 1.0) -> np.ndarray:
         """p(answer | y) [Y] for an answer given with confidence ``softness`` (1 = sure, 0.5 = "probably").

@@ -158,9 +158,18 @@ class Conversation:
             return True
         return self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns)
 
-    def next_question(self) -> int | None:
-        """The question to ask now, or None when the agent stops (then call ``shortlist``)."""
-        if self.stopped or self.should_stop():
+    def next_question(self, override_stop: bool = False) -> int | None:
+        """The question to ask now, or None when the agent stops (then call ``shortlist``).
+
+        ``override_stop``: the user wants more questions although the stop rule says stop (still at most
+        ``max_turns`` and only while questions are left).
+        """
+        if override_stop:
+            self.stopped = False
+            if self.turn >= self.clarifier.config.max_turns or not self.available.any():
+                self.stopped = True
+                return None
+        elif self.stopped or self.should_stop():
             self.stopped = True
             return None
         return self.clarifier.strategy.select(self.clarifier.model, self, self.rng)

@@ -6,7 +6,7 @@ Information gain (IC 4.2) of question q under belief p(y):
     P(r | q) = sum_y A[q, r, y] p(y)
 
 which equals H(y) - E_r[H(y | q, r)] (the expected drop in entropy of the belief). Computed for all
-questions at once: two matrix-vector products over A reshaped to [Q * R, Y] and H(r|q,y) [Q, Y].
+questions at once with one vector-matrix product (see ``AnswerModel.gain_matrix``).
 
 Strategies: ``InformationGain`` (conditions on the query and all answers), ``StaticInformationGain``
 (IC's query-free baseline: IG under the belief that ignores the initial query) and ``RandomQuestions``.
@@ -23,13 +23,13 @@ from assistant.answer_model import AnswerModel
 
 def information_gain(model: AnswerModel, probs: np.ndarray) -> np.ndarray:
     """IG [Q] float32 of every question under belief ``probs`` [Y] (nats)."""
-    a = model.matrix
-    q, r, y = a.shape
-    p = np.asarray(probs, dtype=np.float32)
-    answer_probs = (a.reshape(q * r, y) @ p).reshape(q, r)  # P(r|q)
+    q, r, _ = model.shape
+    both = np.asarray(probs, dtype=np.float32) @ model.gain_matrix
+    answer_probs = both[: q * r].reshape(q, r)  # P(r|q)
+    expected_cond_entropy = both[q * r :]  # sum_y p(y) H(r|q,y)
     with np.errstate(divide="ignore", invalid="ignore"):
         answer_entropy = -np.where(answer_probs > 0, answer_probs * np.log(answer_probs), 0.0).sum(axis=1)
-    return (answer_entropy - model.cond_entropy @ p).astype(np.float32)
+    return (answer_entropy - expected_cond_entropy).astype(np.float32)
 
 
 def answer_distribution(model: AnswerModel, probs: np.ndarray, question: int) -> np.ndarray:

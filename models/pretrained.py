@@ -98,3 +98,52 @@ class SentenceEncoder:
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             out[idx] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
         return out
+
+
+class CachingSentenceEncoder:
+    """``SentenceEncoder`` with an on-disk cache of fixed texts (label answers), so that building the
+    comparison candidates of a session costs one short encoding of the user's query.
+
+    The cache is a ``.npz`` keyed by the SHA-1 of each text; it is written when new texts were encoded.
+    """
+
+    dim = EMBEDDING_DIM
+
+    def __init__(self, path: str | Path, encoder: SentenceEncoder | None = None) -> None:
+        self.path = Path(path)
+        self.encoder = encoder or SentenceEncoder()
+        self._vectors: dict[str, np.ndarray] = {}
+        if self.path.is_file():
+            try:
+                with np.load(self.path) as data:
+                    self._vectors = {key: data[key] for key in data.files}
+            except (OSError, ValueError):
+                self._vectors = {}  # a damaged cache is rebuilt, it holds nothing that cannot be recomputed
+
+    @staticmethod
+    def _key(text: str) -> str:
+        import hashlib
+
+        return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        keys = [self._key(t) for t in texts]
+        missing = sorted({k: t for k, t in zip(keys, texts) if k not in self._vectors}.items())
+        if missing:
+            vectors = self.encoder.encode([t for _, t in missing])
+            self._vectors.update({k: v for (k, _), v in zip(missing, vectors)})
+            if len(missing) > 1:  # a lone new text is the user's query: not worth a disk write
+                self.save()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._vectors[k] for k in keys])
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.stem + ".tmp.npz")
+        np.savez(tmp, **self._vectors)
+        tmp.replace(self.path)
+
+    def warm(self, texts: list[str]) -> None:
+        """Encode and cache ``texts`` now (e.g. all answers of a domain, in a background job)."""
+        self.encode(texts)

@@ -129,93 +129,186 @@ def evaluate_command(
 
 # ---- ask -------------------------------------------------------------------------------------------------
 
-ASK_HELP = "answer with the option number, p<N> = probably, s = not sure, v = not visible, u = undo, d = done, q = quit"
+CLARIFY_KEYS = "option number, p<N> = probably <N>, s = not sure, v = not visible, u = undo, d = done, q = quit"
+COMPARE_KEYS = (
+    "1 = left is better, 2 = right is better, t = equally good, u = undo, m = more questions, d = done, q = quit"
+)
+DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
 
 
 @click.command("ask")
 @click.argument("name")
-@click.argument("query")
+@click.argument("query", required=False)
 @CANDIDATES_OPTION
-@click.option("--json-lines", is_flag=True, help="Machine mode: JSON lines out, one answer token per input line.")
-@click.option("--top", default=5, show_default=True, help="Length of the final shortlist.")
-def ask_command(name: str, query: str, candidates: str, json_lines: bool, top: int) -> None:
-    """Clarify QUERY in domain NAME by asking questions in the terminal.
+@click.option("--resume", "resume_id", type=int, help="Continue the saved session with this id.")
+@click.option("--no-compare", is_flag=True, help="Stop at the shortlist instead of comparing candidates.")
+@click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
+@click.option("--top", default=5, show_default=True, help="Length of the shortlist shown.")
+def ask_command(
+    name: str, query: str | None, candidates: str, resume_id: int | None, no_compare: bool, json_lines: bool, top: int
+) -> None:
+    """Clarify QUERY in domain NAME in the terminal: questions, shortlist, comparisons, answer.
 
-    Answers: the option number (1, 2, ...), p<N> for "probably <option N>", s (not sure), v (not visible,
-    birds), u (undo), d (done: show the shortlist now), q (quit).
+    Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    conversation = AgentFactory(name).clarifier(candidates).start(query)
+    from assistant.session import Session, SessionConfig
+
+    factory = AgentFactory(name)
+    if resume_id is not None:
+        session = Session.resume(factory, resume_id)
+    elif query:
+        session = Session.start(factory, query, SessionConfig(candidates=candidates, shortlist_size=top))
+    else:
+        raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
 
     def emit(event: dict) -> None:
         click.echo(json.dumps(event) if json_lines else _render(event))
 
-    while True:
-        question = conversation.next_question()
-        if question is None:
-            break
-        q = conversation.question(question)
-        emit(
-            {
-                "type": "question",
-                "turn": conversation.turn + 1,
-                "index": question,
-                "text": q.text,
-                "options": list(q.options),
-            }
-        )
-        line = sys.stdin.readline()
-        if not line:
-            emit({"type": "end", "reason": "input closed"})
-            return
-        token = line.strip().lower()
-        try:
-            if token == "q":
-                emit({"type": "end", "reason": "quit"})
+    emit({"type": "session", "id": session.id, "query": session.query})
+    shown_shortlist = False
+    while session.phase not in ("finished", "failed"):
+        if session.phase == "clarifying":
+            view = session.question
+            emit({"type": "question", "turn": view.turn, "text": view.text, "options": list(view.options)})
+        elif not shown_shortlist or (no_compare and session.phase == "comparing"):
+            items = [_item(i + 1, it) for i, it in enumerate(session.posterior(top))]
+            emit({"type": "shortlist", "turns": session.conversation.turn, "items": items})
+            shown_shortlist = True
+            if no_compare:
+                emit({"type": "end", "reason": f"stopped at the shortlist; continue with --resume {session.id}"})
                 return
-            if token == "d":
-                conversation.force_stop()
-                continue
-            if token == "u":
-                conversation.undo()
-                emit({"type": "undone", "turn": conversation.turn})
-                continue
-            if token == "s":
-                conversation.answer(question, kind="not_sure")
-            elif token == "v":
-                conversation.answer(question, kind="not_visible")
-            else:
-                kind = "probably" if token.startswith("p") else "option"
-                number = int(token.removeprefix("p"))
-                if not 1 <= number <= len(q.options):
-                    raise ValueError
-                conversation.answer(question, number - 1, kind)
-        except ValueError:
-            emit({"type": "error", "message": f"unknown answer {token!r}: {ASK_HELP}"})
+            continue
+        elif session.phase == "comparing":
+            left, right = session.pair
+            emit(
+                {"type": "pair", "left": _candidate(left), "right": _candidate(right), "confidence": session.confidence}
+            )
+        else:  # decided
+            proposal = session.proposed
+            emit({"type": "proposal", "label": proposal.label_name, "key": proposal.label_key, "text": proposal.text})
+        line = sys.stdin.readline()
+        if not line or line.strip().lower() == "q":
+            emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
+            return
+        try:
+            _act(session, line.strip().lower())
+            if session.phase == "clarifying":
+                shown_shortlist = False
+        except (ValueError, IndexError):
+            keys = {"clarifying": CLARIFY_KEYS, "comparing": COMPARE_KEYS}.get(session.phase, DECIDE_KEYS)
+            emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
         except ClarifyError as exc:
             emit({"type": "error", "message": str(exc)})
-    items = [
-        {"rank": i + 1, "label": item.label.name, "key": item.label.key, "probability": round(item.probability, 4)}
-        for i, item in enumerate(conversation.shortlist(top))
-    ]
-    emit({"type": "shortlist", "turns": conversation.turn, "items": items})
+    final = session.final
+    emit(
+        {
+            "type": "final",
+            "status": session.status,
+            "label": final.label_name if final else None,
+            "key": final.label_key if final else None,
+            "text": final.text if final else None,
+            "questions": session.conversation.turn,
+            "comparisons": session.comparisons,
+        }
+    )
+
+
+def _act(session, token: str) -> None:
+    """Apply one terminal answer token to the session (raises ValueError for an unknown token)."""
+    if token == "u":
+        session.undo()
+    elif session.phase == "clarifying":
+        if token == "s":
+            session.answer(kind="not_sure")
+        elif token == "v":
+            session.answer(kind="not_visible")
+        elif token == "d":
+            session.skip_to_shortlist()
+        else:
+            kind = "probably" if token.startswith("p") else "option"
+            session.answer(int(token.removeprefix("p")) - 1, kind)
+    elif session.phase == "comparing":
+        choices = {"1": "left", "2": "right", "t": "tie"}
+        if token in choices:
+            session.prefer(choices[token])
+        elif token == "m":
+            session.ask_more()
+        elif token == "d":
+            session.accept()
+        else:
+            raise ValueError(token)
+    elif token in ("y", "d"):
+        session.accept()
+    elif token == "n":
+        session.reject("rejected in the terminal")
+    else:
+        raise ValueError(token)
+
+
+def _item(rank: int, item) -> dict:
+    return {"rank": rank, "label": item.label.name, "key": item.label.key, "probability": round(item.probability, 4)}
+
+
+def _candidate(candidate) -> dict:
+    return {"id": candidate.id, "title": candidate.title, "text": candidate.text}
+
+
+def _short(text: str, width: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _render(event: dict) -> str:
     kind = event["type"]
+    if kind == "session":
+        return f"Session {event['id']}: {event['query']}"
     if kind == "question":
         options = "  ".join(f"[{i + 1}] {o}" for i, o in enumerate(event["options"]))
-        return f"\nQ{event['turn']}: {event['text']}\n   {options}   (s not sure, u undo, d done, q quit)"
+        return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({CLARIFY_KEYS})"
     if kind == "shortlist":
         lines = [f"\nShortlist after {event['turns']} question(s):"]
         lines += [f"  {it['rank']}. {it['label']}  ({it['probability']:.1%})" for it in event["items"]]
         return "\n".join(lines)
-    if kind == "undone":
-        return "   (last answer undone)"
+    if kind == "pair":
+        left, right = event["left"], event["right"]
+        return (
+            f"\nWhich is better? (confidence in the current best: {event['confidence']:.0%})\n"
+            f"  [1] {left['title']}: {_short(left['text'])}\n  [2] {right['title']}: {_short(right['text'])}\n"
+            f"   ({COMPARE_KEYS})"
+        )
+    if kind == "proposal":
+        return f"\nAnswer: {event['label']}\n  {_short(event['text'], 600)}\n   ({DECIDE_KEYS})"
+    if kind == "final":
+        if event["status"] == "failed":
+            return "\nNo answer accepted (logged as a failure)."
+        return f"\nFinal answer: {event['label']} ({event['questions']} questions, {event['comparisons']} comparisons)"
     if kind == "error":
         return f"   {event['message']}"
     return f"({event.get('reason', kind)})"
 
 
+@click.command("sessions")
+@click.argument("name")
+@click.option("--status", type=click.Choice(["active", "finished", "failed"]), help="Only sessions with this status.")
+@click.option("--json", "as_json", is_flag=True)
+def sessions_command(name: str, status: str | None, as_json: bool) -> None:
+    """List the saved sessions of domain NAME (resume one with `clarify ask NAME --resume ID`)."""
+    from dataclasses import asdict
+
+    from assistant.session import Session
+    from assistant.store import KnowledgeBase
+
+    with KnowledgeBase.open(name) as kb:
+        rows = Session.list(kb, status)
+    if as_json:
+        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
+        return
+    for r in rows:
+        click.echo(
+            f"{r.id:>5}  {r.status:<9} {r.updated_at}  {r.turns:>3} turns  {r.query[:60]}  -> {r.final_label or ''}"
+        )
+
+
 def register(main: click.Group) -> None:
-    for command in (prepare_command, train, evaluate_command, ask_command):
+    for command in (prepare_command, train, evaluate_command, ask_command, sessions_command):
         main.add_command(command)

@@ -1,0 +1,399 @@
+"""One conversation end to end: query -> clarifying questions -> shortlist -> pairwise comparisons -> answer.
+
+A ``Session`` drives the clarifier (assistant.clarifier) and then the pairwise ranker
+(assistant.ranking.RankingSession) and logs every user action to the domain's SQLite file as it happens
+(tables ``sessions`` and ``turns``), so that a crash loses at most the action in progress and an
+interrupted session can be resumed by replaying its log. The log is append-only: an undo is an action
+too, so the transcript keeps what really happened.
+
+Phases: ``clarifying`` (a question is pending) -> ``comparing`` (a pair is pending) -> ``decided`` (the
+ranker has a final answer for the user to accept or reject) -> ``finished`` (accepted) or ``failed``
+(rejected). ``undo`` works in every phase before the end, stepping back across phases when needed.
+
+The GUI and the terminal render a session and send it the user's actions; neither holds logic.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+import numpy as np
+
+from assistant.agent import AgentFactory
+from assistant.clarifier import AnswerKind, Conversation, ShortlistItem
+from assistant.errors import ConfigError, SessionStateError
+from assistant.store import KnowledgeBase, utc_now
+
+Phase = Literal["clarifying", "comparing", "decided", "finished", "failed"]
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """``shortlist_size`` labels go to the comparison phase; the ranker stops at ``ranking_threshold``
+    confidence or after ``ranking_budget`` comparisons."""
+
+    candidates: str = "all"
+    shortlist_size: int = 5
+    ranking_model: str = "gppl"
+    acquisition: str = "imp"
+    ranking_budget: int = 8
+    ranking_threshold: float = 0.9
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.shortlist_size < 1:
+            raise ConfigError(f"shortlist_size must be at least 1, got {self.shortlist_size}")
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """What the user sees of the pending question."""
+
+    index: int
+    text: str
+    kind: str
+    options: tuple[str, ...]
+    turn: int
+    allows_not_visible: bool
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """The answer the session arrived at: the label, the chosen candidate text and the clarifier's belief."""
+
+    label_key: str
+    label_name: str
+    text: str
+    probability: float
+    comparisons: int
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    id: int
+    query: str
+    status: str
+    created_at: str
+    updated_at: str
+    final_label: str | None
+    turns: int
+
+
+class Session:
+    """See the module docstring. Create with ``Session.start`` or ``Session.resume``."""
+
+    def __init__(self, factory: AgentFactory, kb: KnowledgeBase, session_id: int, query: str, config: SessionConfig):
+        self.factory = factory
+        self.kb = kb
+        self.id = session_id
+        self.config = config
+        clarifier = factory.clarifier(config.candidates)
+        self.conversation: Conversation = clarifier.start(query, np.random.default_rng(config.seed))
+        self.query = self.conversation.query
+        self.ranking = None  # assistant.ranking.RankingSession while comparing
+        self.phase: Phase = "clarifying"
+        self.stop_reason: str | None = None
+        self.final: FinalAnswer | None = None
+        self._pending_question: int | None = None
+        self._override_stop = False
+
+    # ---- creating, resuming, listing -------------------------------------------------------------------
+    @classmethod
+    def start(
+        cls, factory: AgentFactory, query: str, config: SessionConfig | None = None, kb: KnowledgeBase | None = None
+    ) -> Session:
+        """Open a new session for ``query``; the query and the first decision are logged at once."""
+        config = config or SessionConfig()
+        kb = kb or KnowledgeBase.open(factory.name)
+        session = cls(factory, kb, 0, query, config)  # validates the query before anything is written
+        now = utc_now()
+        with kb.transaction():
+            cursor = kb.db.execute(
+                "INSERT INTO sessions (query, status, created_at, updated_at, config) VALUES (?, 'active', ?, ?, ?)",
+                [session.query, now, now, json.dumps(asdict(config))],
+            )
+            session.id = int(cursor.lastrowid)
+        session._log("query", {"text": session.query})
+        session._advance()
+        return session
+
+    @classmethod
+    def resume(cls, factory: AgentFactory, session_id: int, kb: KnowledgeBase | None = None) -> Session:
+        """Rebuild session ``session_id`` by replaying its log, then carry on where it stopped."""
+        kb = kb or KnowledgeBase.open(factory.name)
+        row = kb.db.execute("SELECT query, config FROM sessions WHERE id = ?", [session_id]).fetchone()
+        if row is None:
+            raise SessionStateError(f"there is no session {session_id} in domain {factory.name!r}")
+        session = cls(factory, kb, session_id, row[0], SessionConfig(**json.loads(row[1])))
+        for kind, payload in kb.db.execute(
+            "SELECT kind, payload FROM turns WHERE session_id = ? AND kind != 'query' ORDER BY position", [session_id]
+        ).fetchall():
+            session._apply(kind, json.loads(payload))
+        session._advance()  # models may have changed since: decide afresh (and log what follows)
+        return session
+
+    @staticmethod
+    def list(kb: KnowledgeBase, status: str | None = None) -> list[SessionSummary]:
+        """Past sessions, newest first (optionally only one status, e.g. 'active' to resume)."""
+        sql = """SELECT s.id, s.query, s.status, s.created_at, s.updated_at, s.final_label,
+                        (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id)
+                 FROM sessions s"""
+        params: list = []
+        if status is not None:
+            sql += " WHERE s.status = ?"
+            params.append(status)
+        sql += " ORDER BY s.updated_at DESC, s.id DESC"
+        return [SessionSummary(*row) for row in kb.db.execute(sql, params)]
+
+    # ---- state the views render -----------------------------------------------------------------------
+    @property
+    def domain(self):
+        return self.factory.domain
+
+    @property
+    def question(self) -> QuestionView | None:
+        """The pending question (None outside the clarifying phase)."""
+        if self.phase != "clarifying" or self._pending_question is None:
+            return None
+        q = self.conversation.question(self._pending_question)
+        return QuestionView(
+            self._pending_question,
+            q.text,
+            q.kind,
+            q.options,
+            self.conversation.turn + 1,
+            self.domain.supports_not_visible,
+        )
+
+    def posterior(self, k: int = 10) -> list[ShortlistItem]:
+        """The k most likely labels now."""
+        return self.conversation.shortlist(k)
+
+    def explain(self) -> dict | None:
+        """Why the pending question: its information gain and what each answer would change."""
+        view = self.question
+        return None if view is None else self.conversation.explain(view.index)
+
+    @property
+    def pair(self):
+        """(left, right) candidates pending comparison, or None."""
+        if self.phase != "comparing" or self.ranking is None:
+            return None
+        pending = self.ranking.next_pair()
+        if pending is None:
+            return None
+        return self.ranking.candidates[pending[0]], self.ranking.candidates[pending[1]]
+
+    @property
+    def confidence(self) -> float | None:
+        """The ranker's P(current best is best), once comparing."""
+        return None if self.ranking is None else float(self.ranking.confidence)
+
+    @property
+    def comparisons(self) -> int:
+        return 0 if self.ranking is None else len(self.ranking.history)
+
+    @property
+    def proposed(self) -> FinalAnswer | None:
+        """The final answer, or the ranker's current best while comparing."""
+        if self.final is not None:
+            return self.final
+        return None if self.ranking is None else self._answer_from_ranking()
+
+    @property
+    def status(self) -> str:
+        return {"finished": "finished", "failed": "failed"}.get(self.phase, "active")
+
+    def transcript(self) -> list[dict]:
+        """The session's log as events (for a chat-style view and for audits)."""
+        rows = self.kb.db.execute(
+            "SELECT position, kind, payload, created_at FROM turns WHERE session_id = ? ORDER BY position", [self.id]
+        )
+        return [{**json.loads(payload), "position": p, "kind": k, "at": at} for p, k, payload, at in rows]
+
+    # ---- user actions (each is logged before the next automatic decision) --------------------------------
+    def answer(self, option: int | None = None, kind: AnswerKind = "option") -> None:
+        """Answer the pending question with an option index, or kind 'not_sure' / 'not_visible'."""
+        view = self._need("clarifying")
+        options = view.options
+        if kind in ("option", "probably") and (option is None or not 0 <= option < len(options)):
+            raise ConfigError(f"choose one of the {len(options)} options of {view.text!r}")
+        payload = {"question": view.index, "text": view.text, "option": option, "answer": kind}
+        if option is not None:
+            payload["option_text"] = options[option]
+        self._act("answer", payload)
+
+    def skip_to_shortlist(self) -> None:
+        """Stop asking and compare the shortlist now."""
+        self._need("clarifying")
+        self._act("skip", {})
+
+    def ask_more(self) -> None:
+        """Ask another question although the agent stopped (from the comparisons, before any comparison)."""
+        if self.phase != "comparing" or self.comparisons:
+            raise SessionStateError("more questions can be asked only before the first comparison")
+        self._act("more", {})
+
+    def prefer(self, choice: str) -> None:
+        """Answer the pending comparison: 'left', 'right' or 'tie'."""
+        pair = self.pair if self.phase == "comparing" else None
+        if pair is None:
+            raise SessionStateError(f"no comparison is pending (the session is {self.phase})")
+        self._act("compare", {"left": pair[0].id, "right": pair[1].id, "preferred": choice})
+
+    def accept(self) -> FinalAnswer:
+        """Accept the proposed answer ("done": allowed while comparing too)."""
+        if self.phase not in ("comparing", "decided"):
+            raise SessionStateError(f"there is no answer to accept while {self.phase}")
+        answer = self._answer_from_ranking()
+        self._act("accept", {"label": answer.label_key, "text": answer.text})
+        return answer
+
+    def reject(self, reason: str = "") -> None:
+        """The user rejects the proposed answer: the session is logged as a failure."""
+        if self.phase in ("finished", "failed"):
+            raise SessionStateError(f"the session is already {self.phase}")
+        self._act("reject", {"reason": reason})
+
+    def undo(self) -> None:
+        """Take back the last answer or comparison, stepping back across phases (not after the end)."""
+        if self.phase in ("finished", "failed"):
+            raise SessionStateError(f"the session is {self.phase}; start a new one instead")
+        if self.phase == "clarifying" and not self.conversation.answers:
+            raise SessionStateError("there is nothing to undo yet")
+        if (
+            self.phase == "comparing"
+            and not self.comparisons
+            and not self.conversation.answers
+            and self.stop_reason != "user"
+        ):
+            raise SessionStateError("there is nothing to undo: ask for more questions instead")
+        self._act("undo", {"phase": self.phase})
+
+    # ---- the state machine ----------------------------------------------------------------------------------
+    def _need(self, phase: str):
+        if self.phase != phase:
+            raise SessionStateError(f"this action needs the {phase} phase; the session is {self.phase}")
+        if phase == "clarifying" and self.question is None:
+            raise SessionStateError("no question is pending")
+        return self.question
+
+    def _act(self, kind: str, payload: dict) -> None:
+        """A live user action: apply it, log it, then take and log the automatic decisions that follow."""
+        self._apply(kind, payload)
+        self._log(kind, payload)
+        self._advance()
+
+    def _advance(self) -> None:
+        """Automatic decisions after an action: the next question, or stop -> compare, or ranker done."""
+        if self.phase == "clarifying":
+            self._pending_question = self.conversation.next_question(override_stop=self._override_stop)
+            self._override_stop = False
+            if self._pending_question is None:
+                reason = self.stop_reason or "policy"
+                snapshot = self._shortlist_ranking().to_dict()
+                self._apply("stop", {"reason": reason, "ranking": snapshot})
+                self._log("stop", {"reason": reason, "ranking": snapshot})
+        if self.phase == "comparing" and self.ranking.stopped:
+            payload = {"reason": self.ranking.stop_reason}
+            self._apply("decided", payload)
+            self._log("decided", payload)
+
+    def _apply(self, kind: str, payload: dict) -> None:
+        """Change the state for one log entry (live or replayed); no logging, no automatic decisions."""
+        if kind == "answer":
+            self.conversation.answer(payload["question"], payload.get("option"), payload.get("answer", "option"))
+            self._override_stop = False
+        elif kind == "skip":
+            self.conversation.force_stop()
+            self.stop_reason = "user"
+        elif kind == "stop":
+            from assistant.ranking import RankingSession
+
+            self.conversation.force_stop()
+            self.ranking = RankingSession.from_dict(payload["ranking"])
+            self.stop_reason = payload.get("reason", "policy")
+            self.phase = "comparing"
+            self._pending_question = None
+        elif kind == "more":
+            self._leave_comparing()
+            self._override_stop = True
+        elif kind == "compare":
+            self.ranking.answer(payload["preferred"])
+        elif kind == "decided":
+            self.phase = "decided"
+        elif kind == "accept":
+            self.final = self._answer_from_ranking()
+            self.phase = "finished"
+        elif kind == "reject":
+            self.final = self.proposed
+            self.phase = "failed"
+        elif kind == "undo":
+            self._undo_step()
+        else:
+            raise SessionStateError(f"unknown session log entry {kind!r}")
+
+    def _undo_step(self) -> None:
+        if self.phase == "decided":
+            self.phase = "comparing"
+            self.ranking.undo()
+        elif self.phase == "comparing" and self.ranking.history:
+            self.ranking.undo()
+        elif self.phase == "comparing":
+            reason = self.stop_reason
+            self._leave_comparing()
+            if reason == "user":
+                self._override_stop = True  # the user skipped: show the question they skipped again
+            else:
+                self.conversation.undo()
+        else:
+            self.conversation.undo()
+
+    def _leave_comparing(self) -> None:
+        self.ranking = None
+        self.stop_reason = None
+        self.phase = "clarifying"
+        self.conversation.stopped = False
+
+    def _shortlist_ranking(self):
+        from assistant.ranking import RankingSession, candidates_from_labels
+
+        items = self.conversation.shortlist(self.config.shortlist_size)
+        candidates = candidates_from_labels(
+            [it.label for it in items], [it.probability for it in items], self.query, self.factory.text_encoder
+        )
+        return RankingSession(
+            candidates,
+            model=self.config.ranking_model,
+            acquisition=self.config.acquisition,
+            seed=self.config.seed,
+            threshold=self.config.ranking_threshold,
+            budget=self.config.ranking_budget,
+        )
+
+    def _answer_from_ranking(self) -> FinalAnswer:
+        best = self.ranking.best()
+        key = best.id.split("#", 1)[0]
+        index = self.domain.label_index(key)
+        position = int(np.searchsorted(self.conversation.clarifier.candidates, index))
+        return FinalAnswer(
+            key, self.domain.labels[index].name, best.text, float(self.conversation.probs[position]), self.comparisons
+        )
+
+    def _log(self, kind: str, payload: dict) -> None:
+        now = utc_now()
+        final = self.final.label_key if self.final is not None else None
+        with self.kb.transaction():
+            position = self.kb.db.execute(
+                "SELECT COALESCE(MAX(position) + 1, 0) FROM turns WHERE session_id = ?", [self.id]
+            ).fetchone()[0]
+            self.kb.db.execute(
+                "INSERT INTO turns (session_id, position, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+                [self.id, position, kind, json.dumps(payload), now],
+            )
+            self.kb.db.execute(
+                "UPDATE sessions SET status = ?, updated_at = ?, final_label = ? WHERE id = ?",
+                [self.status, now, final, self.id],
+            )
