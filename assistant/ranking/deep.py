@@ -1,0 +1,188 @@
+"""BDL's deep ranker as a preference model: pre-trained head, fine-tuned on the user's comparisons.
+
+``pretrain_deep_ranker`` trains the Siamese head (models/deep_ranker.py) on training questions with the
+margin ranking loss on pairs ordered by gold utility. During interaction, ``MCDropoutRanker.fit`` starts
+from those weights, takes ``steps`` Adam steps on the comparisons so far (margin loss + L2 as weight decay),
+and ``posterior`` runs T forward passes with dropout on: the mean and sample covariance of the T score
+vectors (a rank <= T - 1 covariance). ``DeepRanker`` is the same network without the posterior (dropout
+off, zero variance): the non-Bayesian deep ranker that BDL pairs with uncertainty sampling (UNC).
+
+The model's own prediction is its prior, so the ``prior`` argument of ``fit`` is not used; the cosine of
+question and candidate is one of its input features instead. Shapes: features [N, D_in] from
+``models.deep_ranker.pair_features``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from assistant.errors import ConfigError
+from assistant.progress import Job, Progress, metrics_of
+from assistant.ranking.base import (
+    Comparisons,
+    PointPosterior,
+    Posterior,
+    PreferenceModel,
+    SamplePosterior,
+    check_inputs,
+)
+from models.deep_ranker import SiameseRanker, margin_ranking_loss
+
+
+@dataclass(frozen=True)
+class RankingExample:
+    """One training question: ranker inputs [N, D_in] and gold utilities [N]."""
+
+    features: np.ndarray
+    utilities: np.ndarray
+
+
+def pretrain_deep_ranker(
+    examples: Sequence[RankingExample],
+    seed: int = 0,
+    epochs: int = 8,
+    pairs_per_question: int = 64,
+    hidden: int = 256,
+    dropout: float = 0.2,
+    margin: float = 0.1,
+    lr: float = 1e-3,
+    weight_decay: float = 1e-4,
+    min_gap: float = 0.02,
+) -> Job[SiameseRanker]:
+    """Train the head on pairs (i, j) with g_i > g_j + ``min_gap`` of each example; yields Progress per epoch.
+
+    Pairs are drawn with an explicit numpy Generator and dropout masks with a seeded torch.Generator, so
+    the same seed gives the same weights.
+    """
+    if not examples:
+        raise ConfigError("pretraining the deep ranker needs at least one training question")
+    rng = np.random.default_rng(seed)
+    gen = torch.Generator().manual_seed(seed)
+    in_dim = examples[0].features.shape[1]
+    torch_state = torch.random.get_rng_state()
+    torch.manual_seed(seed)  # only the initial weights; restored below so callers' global state is unchanged
+    model = SiameseRanker(in_dim, hidden=hidden, dropout=dropout)
+    torch.random.set_rng_state(torch_state)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    feats = [torch.from_numpy(np.asarray(e.features, dtype=np.float32)) for e in examples]
+    for epoch in range(epochs):
+        model.train()
+        total = 0.0
+        for q in rng.permutation(len(examples)):
+            g = np.asarray(examples[q].utilities, dtype=np.float64)
+            i = rng.integers(0, len(g), pairs_per_question * 2)
+            j = rng.integers(0, len(g), pairs_per_question * 2)
+            keep = np.abs(g[i] - g[j]) > min_gap
+            i, j = i[keep][:pairs_per_question], j[keep][:pairs_per_question]
+            if len(i) == 0:
+                continue
+            win = np.where(g[i] > g[j], i, j)
+            lose = np.where(g[i] > g[j], j, i)
+            pairs = torch.from_numpy(np.stack([win, lose], axis=1))
+            scores = model(feats[q], generator=gen)
+            loss = margin_ranking_loss(scores, pairs, torch.ones(len(pairs)), margin)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach())
+        yield Progress(epoch + 1, epochs, "pretraining the deep ranker", metrics_of(loss=total / len(examples)))
+    model.eval()
+    return model
+
+
+class DeepRanker(PreferenceModel):
+    """The deep ranker fine-tuned on the comparisons, as a point estimate (dropout off at prediction).
+
+    Parameters
+    ----------
+    pretrained : the pre-trained head (copied, never modified).
+    steps, lr, weight_decay, margin : fine-tuning on the comparisons (Adam; weight decay is the L2 term).
+    seed : seeds the dropout masks of fine-tuning (and of MC sampling in ``MCDropoutRanker``).
+    """
+
+    name = "deep"
+    bayesian = False
+
+    def __init__(
+        self,
+        pretrained: SiameseRanker,
+        steps: int = 30,
+        lr: float = 1e-3,
+        weight_decay: float = 1e-4,
+        margin: float = 0.1,
+        seed: int = 0,
+    ) -> None:
+        self.pretrained = pretrained
+        self.steps = steps
+        self.lr = lr
+        self.weight_decay = weight_decay
+        self.margin = margin
+        self.seed = seed
+        self.model_: SiameseRanker | None = None
+        self._x: torch.Tensor | None = None
+
+    def fit(self, features: np.ndarray, prior: np.ndarray | None, comparisons: Comparisons) -> DeepRanker:
+        if self.steps < 0 or self.lr <= 0 or self.weight_decay < 0 or self.margin < 0:
+            raise ConfigError("deep ranker: steps >= 0, lr > 0, weight_decay >= 0 and margin >= 0 are required")
+        x, _ = check_inputs(features, prior, comparisons)
+        if x.shape[1] != self.pretrained.config["in_dim"]:
+            raise ConfigError(
+                f"deep ranker expects {self.pretrained.config['in_dim']} input features, got {x.shape[1]} "
+                "(build them with models.deep_ranker.pair_features)"
+            )
+        self._x = torch.from_numpy(x.astype(np.float32))
+        model = copy.deepcopy(self.pretrained)
+        if len(comparisons) and self.steps:
+            gen = torch.Generator().manual_seed(self.seed + 7919 * len(comparisons))
+            items = np.unique(comparisons.pairs)
+            local = np.searchsorted(items, comparisons.pairs)
+            xs = self._x[torch.from_numpy(items)]
+            pairs = torch.from_numpy(local)
+            outcomes = torch.from_numpy(comparisons.outcomes)
+            opt = torch.optim.Adam(model.parameters(), lr=self.lr, weight_decay=self.weight_decay)
+            model.train()
+            for _ in range(self.steps):
+                loss = margin_ranking_loss(model(xs, generator=gen), pairs, outcomes, self.margin)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        model.eval()
+        self.model_ = model
+        return self
+
+    @torch.no_grad()
+    def posterior(self) -> Posterior:
+        if self.model_ is None or self._x is None:
+            raise ConfigError(f"{type(self).__name__}.posterior() called before fit()")
+        return PointPosterior(self.model_(self._x).double().numpy())
+
+
+class MCDropoutRanker(DeepRanker):
+    """BDL's Bayesian deep ranker: the fine-tuned network with dropout on at prediction, T samples.
+
+    ``samples`` (T, default 20) forward passes give scores [T, N]; the posterior is their mean and sample
+    covariance (``SamplePosterior``).
+    """
+
+    name = "mcd"
+    bayesian = True
+
+    def __init__(self, pretrained: SiameseRanker, samples: int = 20, **kwargs) -> None:
+        super().__init__(pretrained, **kwargs)
+        self.samples = samples
+
+    @torch.no_grad()
+    def posterior(self) -> Posterior:
+        if self.model_ is None or self._x is None:
+            raise ConfigError("MCDropoutRanker.posterior() called before fit()")
+        if self.samples < 2:
+            raise ConfigError(f"MC dropout needs at least 2 samples, got {self.samples}")
+        gen = torch.Generator().manual_seed(self.seed + 104729)
+        x = self._x.unsqueeze(0).expand(self.samples, -1, -1)  # [T, N, D_in]: one mask per sample and candidate
+        draws = self.model_(x, mc=True, generator=gen)  # [T, N]
+        return SamplePosterior(draws.double().numpy())

@@ -1,0 +1,91 @@
+"""The MC-dropout deep ranker: loss, pre-training, fine-tuning, posterior samples and determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from assistant.errors import ConfigError, ModelMissingError
+from assistant.progress import collect
+from assistant.ranking.base import Comparisons, PointPosterior, SamplePosterior
+from assistant.ranking.deep import DeepRanker, MCDropoutRanker, RankingExample, pretrain_deep_ranker
+from models.deep_ranker import SiameseRanker, load_ranker, margin_ranking_loss, pair_features, save_ranker
+
+
+def test_margin_ranking_loss_by_hand():
+    scores = torch.tensor([1.0, 0.95, 0.0])
+    pairs = torch.tensor([[0, 1], [0, 2], [1, 2], [0, 1]])
+    outcomes = torch.tensor([1.0, 0.0, 0.5, 0.5])
+    # win by 0.05 < m: 0.05; 2 wins over 0 by -1: 1.1; tie with gap 0.95: 0.85; tie with gap 0.05: 0
+    assert float(margin_ranking_loss(scores, pairs, outcomes, 0.1)) == pytest.approx((0.05 + 1.1 + 0.85 + 0.0) / 4)
+
+
+def test_pair_features_shape_and_cosine():
+    q = np.array([1.0, 0.0])
+    c = np.array([[1.0, 0.0], [0.0, 1.0]])
+    x = pair_features(q, c)
+    assert x.shape == (2, 7) and x[0, -1] == pytest.approx(1.0) and x[1, -1] == pytest.approx(0.0)
+
+
+def _examples(seed=0, n_questions=6, n=15, d=8):
+    w = np.random.default_rng(0).normal(size=3 * d + 1)  # one true ranking function for every seed
+    rng = np.random.default_rng(seed + 1)
+    out = []
+    for _ in range(n_questions):
+        x = rng.normal(size=(n, 3 * d + 1)).astype(np.float32)
+        out.append(RankingExample(x, x @ w / 10))
+    return out, w
+
+
+def test_pretraining_learns_the_ranking_and_is_deterministic():
+    examples, _ = _examples()
+    records, model = collect(pretrain_deep_ranker(examples, seed=3, epochs=15, hidden=32, pairs_per_question=40))
+    assert len(records) == 15 and records[-1].metrics["loss"] < records[0].metrics["loss"]
+    _, again = collect(pretrain_deep_ranker(examples, seed=3, epochs=15, hidden=32, pairs_per_question=40))
+    for a, b in zip(model.state_dict().values(), again.state_dict().values()):
+        assert torch.equal(a, b)
+    test = _examples(seed=9, n_questions=1)[0][0]
+    with torch.no_grad():
+        scores = model(torch.from_numpy(test.features)).numpy()
+    assert np.corrcoef(scores, test.utilities)[0, 1] > 0.5
+
+
+def test_mc_dropout_posterior_and_fine_tuning():
+    examples, _ = _examples()
+    _, head = collect(pretrain_deep_ranker(examples, seed=0, epochs=3, hidden=32))
+    x = examples[0].features
+    mcd = MCDropoutRanker(head, samples=20, seed=1, steps=40, lr=5e-3)
+    post = mcd.fit(x, None, Comparisons.empty()).posterior()
+    assert isinstance(post, SamplePosterior) and post.samples.shape == (20, 15) and np.all(post.variance > 0)
+    again = MCDropoutRanker(head, samples=20, seed=1).fit(x, None, Comparisons.empty()).posterior()
+    np.testing.assert_array_equal(post.samples, again.samples)
+    worst = int(np.argmin(post.mean))
+    best = int(np.argmax(post.mean))
+    comps = Comparisons.from_winners([(worst, best)] * 3)
+    tuned = mcd.fit(x, None, comps).posterior()
+    assert tuned.mean[worst] - tuned.mean[best] > post.mean[worst] - post.mean[best]
+    for a, b in zip(head.state_dict().values(), again_head_state(head)):
+        assert torch.equal(a, b)  # the pre-trained head is never modified
+
+
+def again_head_state(head):
+    return [v.clone() for v in head.state_dict().values()]
+
+
+def test_plain_deep_ranker_is_a_point_estimate():
+    examples, _ = _examples()
+    _, head = collect(pretrain_deep_ranker(examples, seed=0, epochs=1, hidden=16))
+    post = DeepRanker(head).fit(examples[0].features, None, Comparisons.from_winners([(0, 1)])).posterior()
+    assert isinstance(post, PointPosterior) and np.all(post.variance == 0) and not DeepRanker.bayesian
+    with pytest.raises(ConfigError, match="input features"):
+        DeepRanker(head).fit(np.zeros((3, 5)), None, Comparisons.empty())
+
+
+def test_checkpoint_round_trip(tmp_path):
+    head = SiameseRanker(7, hidden=8)
+    save_ranker(head, tmp_path / "ranker.pt", {"dataset": "x"})
+    loaded, meta = load_ranker(tmp_path / "ranker.pt")
+    assert meta == {"dataset": "x"} and loaded.config == head.config
+    with pytest.raises(ModelMissingError):
+        load_ranker(tmp_path / "missing.pt")
