@@ -29,6 +29,7 @@ from collections.abc import Generator
 from pathlib import Path
 
 from assistant import paths
+from assistant.domain import SPLITS
 from assistant.errors import ConfigError, DomainNotFoundError, Problem, StoreError, ValidationError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase
@@ -191,6 +192,8 @@ def import_file(
     paths.check_domain_name(domain)
     if alpha < 0:
         raise ConfigError(f"smoothing alpha must be >= 0, got {alpha}")
+    if default_split not in SPLITS:
+        raise ConfigError(f"unknown split {default_split!r}: use one of {', '.join(SPLITS)}")
     template_set = _templates(templates)
     name = Path(path).name
     yield Progress(0, 3, f"reading {name}")

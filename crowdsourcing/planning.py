@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 
 from assistant.domain import Label, Question, normalize_label_name
 from assistant.errors import ConfigError, Problem
@@ -48,15 +48,7 @@ class PreviewRow:
     status: str
 
     def as_dict(self) -> dict:
-        return {
-            "line": self.line,
-            "kind": self.kind,
-            "label": self.label,
-            "target": self.target,
-            "answer": self.answer,
-            "worker": self.worker,
-            "status": self.status,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -187,13 +179,14 @@ def _plan_labels(plan: ImportPlan, labels: Sequence[Label]) -> None:
     by_key = {label.key: label for label in labels}
     merged: dict[str, dict] = {}
     order: list[str] = []
+    new_keys: dict[str, str] = {}  # normalised name -> key, for labels the domain does not have yet
     for record in plan.parsed.records:
         assert isinstance(record, LabelRecord)
         line = record.origin.line
         if not normalize_label_name(record.key):
             _problem(plan, line, record.origin.column("label"), f"label key {record.key!r} has no letters or digits")
             continue
-        key = matcher.key(record.key) or _new_key(record.key, merged)
+        key = matcher.key(record.key) or new_keys.setdefault(normalize_label_name(record.key), record.key.strip())
         entry = merged.get(key)
         if entry is None:
             entry = merged[key] = {"name": "", "text": "", "answers": [], "line": line}
@@ -233,12 +226,6 @@ def _plan_labels(plan: ImportPlan, labels: Sequence[Label]) -> None:
         PreviewRow(r.line, r.kind, r.label, r.target, r.answer, r.worker, statuses.get(r.label, "problem"))
         for r in plan.rows
     ]
-
-
-def _new_key(raw: str, merged: Mapping[str, dict]) -> str:
-    """The key for a label not in the domain: the raw key, unless an earlier row named it differently."""
-    wanted = normalize_label_name(raw)
-    return next((k for k in merged if normalize_label_name(k) == wanted), raw.strip())
 
 
 # ---- tags ---------------------------------------------------------------------------------------------------
@@ -322,6 +309,7 @@ def _plan_tags(
 ) -> None:
     records = [r for r in plan.parsed.records if isinstance(r, TagRecord)]
     by_tag = {q.tag: q for q in questions}
+    by_normal = {(q.kind, normalize_tag(q.tag)): q for q in reversed(questions)}
     resolutions: dict[str, TagResolution] = {}
     for kind in ("binary", "choice"):
         weights: Counter[str] = Counter()
@@ -343,15 +331,17 @@ def _plan_tags(
         goal = resolutions[record.kind].target.get(record.tag)
         if goal is None:
             _problem(plan, line, record.origin.column("tag"), f"tag {record.tag!r} has no letters or digits")
-        elif _wrong_kind(plan, record, goal, by_tag):
+        elif _wrong_kind(plan, record, goal, by_tag, by_normal):
             goal = None
         resolved.append((record, key, goal))
         if goal is not None:
             first_record.setdefault((record.kind, goal), record)
             if record.kind == "choice" and goal not in by_tag:
                 offered = record.options or ((record.answer,) if record.answer != NOT_APPLICABLE else ())
+                known_options = {fold(o) for o in choice_options[goal]}
                 for option in offered:
-                    if fold(option) not in {fold(o) for o in choice_options[goal]}:
+                    if fold(option) not in known_options:
+                        known_options.add(fold(option))
                         choice_options[goal].append(option)
 
     new_questions: dict[str, Question] = {}
@@ -401,7 +391,7 @@ def _plan_tags(
             slot = (key, question.tag, record.worker, task)
             if slot in planned:
                 plan.duplicates += 1
-                if answer == "yes":  # a tag shown twice (e.g. two spellings merged): selected once is enough
+                if record.kind == "binary" and answer == "yes":  # a tag shown twice (two spellings merged)
                     planned[slot][2] = "yes"
                 plan.rows.append(PreviewRow(line, record.kind, key, question.tag, answer, record.worker, "duplicate"))
                 continue
@@ -426,13 +416,16 @@ def _plan_tags(
     plan.induced_replaced = [q.tag for q in questions if q.induced and q.tag in annotated]
 
 
-def _wrong_kind(plan: ImportPlan, record: TagRecord, goal: str, by_tag: Mapping[str, Question]) -> bool:
+def _wrong_kind(
+    plan: ImportPlan,
+    record: TagRecord,
+    goal: str,
+    by_tag: Mapping[str, Question],
+    by_normal: Mapping[tuple[str, str], Question],
+) -> bool:
     """Report a tag that names a question of the other kind (binary vs multiple-choice)."""
-    clash = by_tag.get(goal)
-    if clash is None:
-        clash = next(
-            (q for q in by_tag.values() if q.kind != record.kind and normalize_tag(q.tag) == normalize_tag(goal)), None
-        )
+    other = "choice" if record.kind == "binary" else "binary"
+    clash = by_tag.get(goal) or by_normal.get((other, normalize_tag(goal)))
     if clash is None or clash.kind == record.kind:
         return False
     if clash.kind == "choice":

@@ -68,6 +68,13 @@ def _import_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="JSON template set turning new tags into questions (default: the built-in one).",
         ),
         click.option(
+            "--split",
+            type=click.Choice(["train", "dev", "test"]),
+            default="train",
+            show_default=True,
+            help="Split for imported queries whose file does not give one.",
+        ),
+        click.option(
             "--alpha",
             type=float,
             default=DEFAULT_ALPHA,
@@ -82,11 +89,17 @@ def _import_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run_import(
-    fmt: str, file: Path, domain: str, kind: str | None, templates: Path | None, alpha: float, as_json: bool
+    fmt: str,
+    file: Path,
+    domain: str,
+    kind: str | None,
+    templates: Path | None,
+    split: str,
+    alpha: float,
+    as_json: bool,
 ) -> None:
-    report = run_with_progress(
-        import_file(file, domain, fmt, kind=kind, templates=templates, alpha=alpha), f"importing {file.name}", as_json
-    )
+    job = import_file(file, domain, fmt, kind=kind, templates=templates, alpha=alpha, default_split=split)
+    report = run_with_progress(job, f"importing {file.name}", as_json)
     if as_json:
         echo_json(report)
     else:
@@ -177,7 +190,7 @@ def export_tasks_command(
     layout: Path | None,
     as_json: bool,
 ) -> None:
-    """Write an MTurk-ready CSV of new crowd tasks (one row per HIT) for domain NAME.
+    """Write an MTurk-ready CSV of new crowd tasks for a domain, one row per HIT.
 
     Columns are MTurk input variables (label, label_name, label_text, tag_1..tag_10 / question, options);
     MTurk returns them as Input.* columns, which `clarify import mturk` reads back with the answers.

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from crowd_helpers import dump
 
 from assistant.cli import main
+from assistant.store import KnowledgeBase
 
 
 @pytest.fixture
@@ -108,3 +109,13 @@ def test_export_tasks(cli, bank, tmp_path):
     assert result.exit_code == 2 and "does not exist" in result.stderr
     result = cli("export", "tasks", "-d", "nowhere", "-o", out)
     assert result.exit_code == 2 and "not built" in result.stderr
+
+
+def test_split_option_for_queries_without_one(cli, bank, data):
+    result = cli("import", "mturk", data / "mturk_queries_bank.csv", "--domain", bank, "--split", "test")
+    assert result.exit_code == 0, result.output
+    with KnowledgeBase.open(bank) as kb:
+        splits = {s for (s,) in kb.db.execute("SELECT split FROM queries WHERE source = 'crowd:mturk'")}
+    assert splits == {"test"}
+    result = cli("import", "mturk", data / "mturk_queries_bank.csv", "--domain", bank, "--split", "holdout")
+    assert result.exit_code == 2 and "holdout" in result.output

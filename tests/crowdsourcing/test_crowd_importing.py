@@ -276,3 +276,25 @@ def test_resolve_tags_prefers_existing_questions_and_never_merges_them():
         "stolen card": "same words",
         "x": "normalised",
     }
+
+
+def test_two_spellings_in_one_task_collapse_to_one_answer(bank, tmp_path):
+    path = tmp_path / "dup.csv"
+    path.write_text(
+        "HITId,AssignmentId,WorkerId,Input.label,Input.tag_1,Input.tag_2,Input.tag_3,Answer.selected\n"
+        "H1,A1,W1,lost_or_stolen_card,lost card,Lost cards,top up,Lost cards\n"
+        "H1,A2,W2,lost_or_stolen_card,lost card,Lost cards,top up,none of the above\n",
+        encoding="utf-8",
+    )
+    plan = preview_import(path, bank, "mturk")
+    assert [r.status for r in plan.rows] == ["new", "duplicate", "new", "new", "duplicate", "new"]
+    report = do_import(path)
+    assert report["skipped"]["duplicates"] == 2
+    with KnowledgeBase.open(bank) as kb:
+        answers = dict(
+            kb.db.execute(
+                "SELECT a.worker, a.answer FROM annotations a JOIN questions q ON q.id = a.question_id "
+                "WHERE q.tag = 'lost card' AND a.source = 'crowd:mturk'"
+            )
+        )
+    assert answers == {"W1": "yes", "W2": "no"}  # W1 ticked one spelling: 'yes' wins over the other's 'no'
