@@ -1,0 +1,85 @@
+"""`clarify-gui [--domain NAME]`: start the desktop app (or explain how to work without a display)."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+
+HEADLESS_HELP = """clarify-gui needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY are not set).
+
+Without a display, use the terminal mode instead:
+    clarify ask {domain} "your question"          # questions, shortlist, comparisons, answer
+    clarify sessions {domain}                      # saved sessions; continue one with --resume ID
+    clarify evaluate {domain}                      # the simulator evaluation (the Lab page)
+
+To run the window anyway (e.g. for screenshots), set QT_QPA_PLATFORM=offscreen, or start it under xvfb-run."""
+
+
+def display_available(environ: dict[str, str] | None = None, platform: str | None = None) -> bool:
+    """True when Qt can show a window: a display server, or an explicit QT_QPA_PLATFORM."""
+    env = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if env.get("QT_QPA_PLATFORM"):
+        return True
+    if platform.startswith(("win", "darwin", "cygwin")):
+        return True
+    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="clarify-gui", description="Clarify desktop app.")
+    parser.add_argument("--domain", help="domain to open first (default: the last one used, or faq)")
+    parser.add_argument("--no-open", action="store_true", help="do not prepare a domain at start-up")
+    return parser.parse_args(list(argv))
+
+
+def _excepthook(exc_type, exc, tb) -> None:  # pragma: no cover - only for exceptions nobody caught
+    """Show an unexpected exception in a dialog instead of letting it end the app."""
+    traceback.print_exception(exc_type, exc, tb)
+    try:
+        from PySide6.QtWidgets import QApplication
+
+        from gui.dialogs import show_exception
+
+        if QApplication.instance() is not None:
+            show_exception(QApplication.activeWindow(), "Unexpected error", exc)
+    except Exception:
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if not display_available():
+        print(HEADLESS_HELP.format(domain=args.domain or "faq"), file=sys.stderr)
+        return 2
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+    from PySide6.QtWidgets import QApplication
+
+    from gui import APP_NAME, ORGANIZATION
+
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "clarify-gui"])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationDisplayName(APP_NAME)
+
+    from gui.main_window import MainWindow
+
+    sys.excepthook = _excepthook
+    window = MainWindow(initial_domain=args.domain, open_initial=not args.no_open)
+    window.show()
+    # Everything alive now lives as long as the app: keep it out of the full collections, which would
+    # otherwise pause the window for a few hundred ms now and then (torch alone makes a big heap).
+    gc.collect()
+    gc.freeze()
+    return int(app.exec())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

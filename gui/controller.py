@@ -1,0 +1,270 @@
+"""The conversation's thread: a ``Session`` and its SQLite connection live in one worker thread.
+
+``SessionController`` (GUI thread) sends each user action to ``_SessionRunner`` (session thread) as a
+queued call; the runner applies it to the session and answers with a ``SessionSnapshot`` that the pages
+render. While an action is in flight the controller is ``busy`` and ignores further actions, so a double
+click never answers two questions. Errors come back as ``errorOccurred(title, message, details)``; they
+never reach the event loop as exceptions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from assistant.errors import ClarifyError, SessionStateError
+from gui.snapshot import SessionSnapshot, take_snapshot
+
+
+@dataclass
+class _State:
+    """What the session thread owns: the agent factory, its own KnowledgeBase connection, the session."""
+
+    factory: Any = None
+    kb: Any = None
+    session: Any = None
+    config: Any = None
+
+    def close(self) -> None:
+        self.session = None
+        if self.kb is not None:
+            self.kb.close()
+            self.kb = None
+
+    def attach(self, factory: Any, config: Any) -> None:
+        from assistant.store import KnowledgeBase
+
+        self.close()
+        self.factory = factory
+        self.config = config
+        self.kb = KnowledgeBase.open(factory.name)
+
+    def need_session(self) -> Any:
+        if self.session is None:
+            raise SessionStateError("there is no conversation yet: type a question and press Ask")
+        return self.session
+
+    def snapshot(self) -> SessionSnapshot | None:
+        if self.session is None:
+            return None
+        return take_snapshot(self.session, self.factory.name)
+
+
+class _SessionRunner(QObject):
+    """Runs requests in the session thread; results go back through queued signals."""
+
+    done = Signal(int, object)
+    failed = Signal(int, object, str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state = _State()
+
+    @Slot(int, object)
+    def execute(self, ticket: int, request: Callable[[_State], Any]) -> None:
+        try:
+            result = request(self.state)
+        except BaseException as exc:  # every error goes back to the GUI thread as data
+            self.failed.emit(ticket, exc, traceback.format_exc())
+        else:
+            self.done.emit(ticket, result)
+
+
+class SessionController(QObject):
+    """The pages' handle on the conversation (see the module docstring)."""
+
+    snapshotChanged = Signal(object)  # SessionSnapshot | None
+    busyChanged = Signal(bool)
+    errorOccurred = Signal(str, str, str)  # title, message (what went wrong and what to do), details
+    sessionsListed = Signal(list)  # list[assistant.session.SessionSummary]
+    domainAttached = Signal(str)
+    _request = Signal(int, object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread = QThread()
+        self._thread.setObjectName("clarify-session")
+        self._runner = _SessionRunner()
+        self._runner.moveToThread(self._thread)
+        self._request.connect(self._runner.execute)
+        self._runner.done.connect(self._on_done)
+        self._runner.failed.connect(self._on_failed)
+        self._thread.start()
+        self._tickets = itertools.count(1)
+        self._pending: dict[int, tuple[str, Callable[[Any], None] | None, bool]] = {}
+        self.snapshot: SessionSnapshot | None = None
+        self.domain: str | None = None
+        self.config: Any = None
+
+    # ---- state ---------------------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """A user action is in flight (background requests such as listing sessions do not count)."""
+        return any(action for _, _, action in self._pending.values())
+
+    @property
+    def idle(self) -> bool:
+        """Nothing at all is in flight."""
+        return not self._pending
+
+    @property
+    def attached(self) -> bool:
+        return self.domain is not None
+
+    # ---- plumbing ------------------------------------------------------------------------------------
+    def _send(
+        self, title: str, request: Callable[[_State], Any], on_done: Callable[[Any], None] | None, action: bool = False
+    ) -> int:
+        ticket = next(self._tickets)
+        was_busy = self.busy
+        self._pending[ticket] = (title, on_done, action)
+        if action and not was_busy:
+            self.busyChanged.emit(True)
+        self._request.emit(ticket, request)
+        return ticket
+
+    def _finished(self, was_busy: bool) -> None:
+        if was_busy and not self.busy:
+            self.busyChanged.emit(False)
+
+    def _action(self, title: str, request: Callable[[_State], Any]) -> bool:
+        """A user action: refused while another one is in flight; answers with a snapshot."""
+        if self.busy:
+            return False
+        if not self.attached:
+            self.errorOccurred.emit(title, "No domain is open yet: pick one in the domain list first.", "")
+            return False
+        self._send(title, request, self._publish, action=True)
+        return True
+
+    def _publish(self, snapshot: SessionSnapshot | None) -> None:
+        self.snapshot = snapshot
+        self.snapshotChanged.emit(snapshot)
+
+    @Slot(int, object)
+    def _on_done(self, ticket: int, result: Any) -> None:
+        was_busy = self.busy
+        _title, on_done, _ = self._pending.pop(ticket, ("", None, False))
+        if on_done is not None:
+            on_done(result)
+        self._finished(was_busy)
+
+    @Slot(int, object, str)
+    def _on_failed(self, ticket: int, exc: BaseException, details: str) -> None:
+        was_busy = self.busy
+        title, _, _ = self._pending.pop(ticket, ("", None, False))
+        if isinstance(exc, ClarifyError):
+            self.errorOccurred.emit(title, str(exc), "")
+        else:
+            message = (
+                f"{type(exc).__name__}: {exc}\n\nThis is a bug in Clarify. Your conversation so far is saved: "
+                "restart Clarify and resume it from the History page; please report the details below."
+            )
+            self.errorOccurred.emit(title, message, details)
+        self._finished(was_busy)
+
+    # ---- domain --------------------------------------------------------------------------------------
+    def attach(self, factory: Any, config: Any) -> None:
+        """Use ``factory`` (an AgentFactory, already prepared) for new sessions; drops the current one."""
+
+        def request(state: _State) -> None:
+            state.attach(factory, config)
+
+        self.domain = factory.name
+        self.config = config
+        self._send("Open domain", request, lambda _: self._attached(factory.name))
+
+    def _attached(self, name: str) -> None:
+        self._publish(None)
+        self.domainAttached.emit(name)
+
+    def set_config(self, config: Any) -> None:
+        """Session settings for the next new session."""
+        self.config = config
+
+        def request(state: _State) -> None:
+            state.config = config
+
+        self._send("Settings", request, None)
+
+    # ---- the user's actions ----------------------------------------------------------------------------
+    def start(self, query: str) -> bool:
+        def request(state: _State) -> SessionSnapshot | None:
+            from assistant.session import Session
+
+            state.session = Session.start(state.factory, query, state.config, state.kb)
+            return state.snapshot()
+
+        return self._action("New question", request)
+
+    def resume(self, session_id: int) -> bool:
+        def request(state: _State) -> SessionSnapshot | None:
+            from assistant.session import Session
+
+            state.session = Session.resume(state.factory, session_id, state.kb)
+            return state.snapshot()
+
+        return self._action("Resume session", request)
+
+    def _do(self, title: str, act: Callable[[Any], Any]) -> bool:
+        def request(state: _State) -> SessionSnapshot | None:
+            act(state.need_session())
+            return state.snapshot()
+
+        return self._action(title, request)
+
+    def answer(self, option: int | None, kind: str = "option") -> bool:
+        return self._do("Answer", lambda s: s.answer(option, kind))
+
+    def skip_to_shortlist(self) -> bool:
+        return self._do("Skip to the shortlist", lambda s: s.skip_to_shortlist())
+
+    def ask_more(self) -> bool:
+        return self._do("Ask more questions", lambda s: s.ask_more())
+
+    def prefer(self, choice: str) -> bool:
+        return self._do("Compare", lambda s: s.prefer(choice))
+
+    def accept(self) -> bool:
+        return self._do("Accept the answer", lambda s: s.accept())
+
+    def reject(self, reason: str = "") -> bool:
+        return self._do("Reject the answer", lambda s: s.reject(reason))
+
+    def undo(self) -> bool:
+        return self._do("Undo", lambda s: s.undo())
+
+    def clear(self) -> None:
+        """Forget the current conversation (it stays saved) and show an empty Ask page."""
+
+        def request(state: _State) -> None:
+            state.session = None
+
+        self._send("New question", request, self._publish)
+
+    def list_sessions(self) -> bool:
+        """Past sessions of the open domain, newest first (answered with ``sessionsListed``)."""
+        if not self.attached:
+            return False
+
+        def request(state: _State) -> list:
+            from assistant.session import Session
+
+            return Session.list(state.kb) if state.kb is not None else []
+
+        self._send("Session history", request, self.sessionsListed.emit)
+        return True
+
+    # ---- shutting down -------------------------------------------------------------------------------
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        """Close the session thread's connection and stop the thread (call once, on quit)."""
+        if not self._thread.isRunning():
+            return
+        self._request.emit(0, lambda state: state.close())
+        self._thread.quit()
+        self._thread.wait(timeout_ms)

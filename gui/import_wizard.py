@@ -1,0 +1,385 @@
+"""The import wizard for crowd data: pick a file and its format, preview it (rows and every problem with
+its line number, nothing written), then import it all-or-nothing and show the report (counts, merged tags,
+agreement).
+
+Both the preview (``crowdsourcing.importing.preview_import``) and the import (``import_file``) run in
+worker threads; each opens its own connection to the domain's knowledge base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+    QWizard,
+    QWizardPage,
+)
+
+from assistant.progress import Progress
+from gui.dialogs import error_text
+from gui.qt_models import PreviewRowsModel, ProblemsModel
+from gui.widgets import make_table, stretch_column
+from gui.workers import JobWorker, ProgressPanel, WorkerPool
+
+FORMAT_LABELS = {
+    "mturk": "MTurk batch results (CSV)",
+    "labelstudio": "Label Studio export (JSON)",
+    "csv": "Plain CSV / TSV / JSON Lines",
+}
+KIND_LABELS = {"": "guess from the file", "queries": "queries", "tags": "tag answers", "labels": "labels"}
+
+
+def preview_job(path: str, domain: str, fmt: str, kind: str | None) -> Generator[Progress, None, Any]:
+    """Parse and check the file against the domain; writes nothing."""
+    from crowdsourcing.importing import preview_import
+
+    yield Progress(0, 1, f"checking {Path(path).name}")
+    plan = preview_import(path, domain, fmt, kind)
+    yield Progress(1, 1, "checked")
+    return plan
+
+
+def import_job(path: str, domain: str, fmt: str, kind: str | None) -> Generator[Progress, None, dict]:
+    from crowdsourcing.importing import import_file
+
+    return (yield from import_file(path, domain, fmt, kind))
+
+
+def guess_format(path: str) -> str:
+    suffix = Path(path).suffix.casefold()
+    if suffix == ".json":
+        return "labelstudio"
+    if suffix == ".csv":
+        try:
+            head = Path(path).read_text(encoding="utf-8", errors="replace")[:2000]
+        except OSError:
+            return "csv"
+        return "mturk" if "Input." in head and ("Answer." in head or "WorkerId" in head) else "csv"
+    return "csv"
+
+
+def _kappa(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def report_html(report: dict) -> str:
+    """An import report (``crowdsourcing.report.build_report``) as HTML: counts, merges, agreement."""
+    status = report.get("status", "")
+    head = (
+        f"<h3>{escape(status.capitalize())}: {escape(str(report.get('file', '')))}</h3>"
+        f"<p>{escape(str(report.get('format', '')))}, {escape(str(report.get('kind', '')))} into domain "
+        f"<b>{escape(str(report.get('domain', '')))}</b>; {report.get('rows', 0)} rows, {report.get('records', 0)} records.</p>"
+    )
+    if status == "already imported":
+        previous = report.get("previous_import") or {}
+        return head + (
+            f"<p>This file was imported before (import #{previous.get('id')}, {escape(str(previous.get('imported_at')))}): "
+            "nothing changes.</p>"
+        )
+    parts = [head, "<table cellpadding='3'>"]
+    added = report.get("added", {})
+    verb = "would add" if status == "preview" else "added"
+    parts.append(
+        f"<tr><td><b>{verb}</b></td><td>"
+        + (", ".join(f"{v} {k}" for k, v in added.items() if v) or "nothing new")
+        + "</td></tr>"
+    )
+    if report.get("updated", {}).get("labels"):
+        parts.append(f"<tr><td><b>updated</b></td><td>{report['updated']['labels']} labels</td></tr>")
+    skipped = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in report.get("skipped", {}).items() if v)
+    if skipped:
+        parts.append(f"<tr><td><b>skipped</b></td><td>{escape(skipped)}</td></tr>")
+    rejected = report.get("rejected_assignments") or []
+    if rejected:
+        parts.append(f"<tr><td><b>rejected</b></td><td>{len(rejected)} assignments left out</td></tr>")
+    induced = report.get("induced_replaced", {})
+    if induced.get("count"):
+        parts.append(f"<tr><td><b>replaced</b></td><td>induced annotations of {induced['count']} questions</td></tr>")
+    parts.append("</table>")
+    merges = report.get("merged_tags") or []
+    if merges:
+        parts.append("<p><b>Merged tags</b></p><ul>")
+        for merge in merges[:20]:
+            merged = ", ".join(f"“{escape(str(t))}”" for t in merge.get("merged", []))
+            into = "existing question" if merge.get("existing_question") else "new tag"
+            parts.append(
+                f"<li>{merged} → “{escape(str(merge.get('tag')))}” ({escape(str(merge.get('reason')))}; {into})</li>"
+            )
+        if len(merges) > 20:
+            parts.append(f"<li>… {len(merges) - 20} more</li>")
+        parts.append("</ul>")
+    questions = report.get("new_questions") or []
+    if questions:
+        parts.append(
+            f"<p><b>New questions</b> ({len(questions)}): "
+            + "; ".join(escape(q["text"]) for q in questions[:8])
+            + ("…" if len(questions) > 8 else "")
+            + "</p>"
+        )
+    overall = (report.get("agreement") or {}).get("overall") or {}
+    if overall:
+        parts.append("<p><b>Agreement between workers</b></p><ul>")
+        for kind, result in overall.items():
+            parts.append(
+                f"<li>{escape(kind)}: {escape(str(result.get('method')))} κ = {_kappa(result.get('kappa'))}, observed "
+                f"{_kappa(result.get('observed_agreement'))} ({result.get('items')} items, {result.get('raters')} workers)</li>"
+            )
+        parts.append("</ul>")
+    distributions = report.get("answer_distributions") or {}
+    if distributions.get("mean_entropy_bits") is not None:
+        parts.append(
+            f"<p>Answer distributions: {distributions['pairs']} label/question pairs, mean entropy "
+            f"{distributions['mean_entropy_bits']:.3f} bits.</p>"
+        )
+    return "".join(parts)
+
+
+class SourcePage(QWizardPage):
+    """Step 1: the file, its format and kind, and the domain."""
+
+    def __init__(self, domains: list[str], current: str | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTitle("Choose the file to import")
+        self.setSubTitle("Crowd answers (tags), example queries or labels, from MTurk, Label Studio or a plain file.")
+        self.file = QLineEdit(self)
+        self.file.setObjectName("importFile")
+        self.file.setAccessibleName("File to import")
+        self.file.textChanged.connect(self._file_changed)
+        browse = QPushButton("&Browse…", self)
+        browse.setObjectName("importBrowse")
+        browse.setAccessibleName("Browse for the file")
+        browse.clicked.connect(self.browse)
+        row = QHBoxLayout()
+        row.addWidget(self.file, 1)
+        row.addWidget(browse)
+        self.format = QComboBox(self)
+        self.format.setObjectName("importFormat")
+        self.format.setAccessibleName("File format")
+        for key, text in FORMAT_LABELS.items():
+            self.format.addItem(text, key)
+        self.kind = QComboBox(self)
+        self.kind.setObjectName("importKind")
+        self.kind.setAccessibleName("What the file holds")
+        for key, text in KIND_LABELS.items():
+            self.kind.addItem(text, key)
+        self.domain = QComboBox(self)
+        self.domain.setObjectName("importDomain")
+        self.domain.setAccessibleName("Domain to import into")
+        self.domain.setEditable(True)
+        self.domain.addItems(domains)
+        if current:
+            self.domain.setCurrentText(current)
+        self.domain.editTextChanged.connect(lambda _: self.completeChanged.emit())
+        hint = QLabel(
+            "A new domain name creates the domain (labels files only). Nothing is written before you confirm "
+            "the preview.",
+            self,
+        )
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #666")
+        form = QFormLayout(self)
+        form.addRow("&File:", row)
+        form.itemAt(0, QFormLayout.ItemRole.LabelRole).widget().setBuddy(self.file)
+        form.addRow("F&ormat:", self.format)
+        form.addRow("&Contents:", self.kind)
+        form.addRow("&Domain:", self.domain)
+        form.addRow(hint)
+
+    def browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Crowd data file", "", "Crowd data (*.csv *.tsv *.json *.jsonl);;All files (*)"
+        )
+        if path:
+            self.file.setText(path)
+
+    def _file_changed(self, text: str) -> None:
+        if Path(text).is_file():
+            self.format.setCurrentIndex(self.format.findData(guess_format(text)))
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:
+        from assistant.errors import ConfigError
+        from assistant.paths import check_domain_name
+
+        try:
+            check_domain_name(self.domain.currentText().strip())
+        except ConfigError:
+            return False
+        return Path(self.file.text().strip()).is_file()
+
+    def choice(self) -> tuple[str, str, str, str | None]:
+        """(path, domain, format, kind or None)."""
+        return (
+            self.file.text().strip(),
+            self.domain.currentText().strip(),
+            str(self.format.currentData()),
+            str(self.kind.currentData()) or None,
+        )
+
+
+class PreviewPage(QWizardPage):
+    """Step 2: every row and every problem (with its line), before anything is written."""
+
+    def __init__(self, wizard: ImportWizard) -> None:
+        super().__init__(wizard)
+        self.wizard_ = wizard
+        self.setTitle("Preview")
+        self.setSubTitle("Nothing has been written yet. Fix any problem in the file and preview again.")
+        self.setCommitPage(True)
+        self.setButtonText(QWizard.WizardButton.CommitButton, "&Import")
+        self.summary = QLabel(self)
+        self.summary.setObjectName("previewSummary")
+        self.summary.setWordWrap(True)
+        self.progress = ProgressPanel(self, "preview")
+        self.problems_model = ProblemsModel(self)
+        self.problems = make_table("previewProblems", "Problems found in the file", self)
+        self.problems.setModel(self.problems_model)
+        stretch_column(self.problems, 2)
+        self.rows_model = PreviewRowsModel(self)
+        self.rows = make_table("previewRows", "Rows of the file", self)
+        self.rows.setModel(self.rows_model)
+        stretch_column(self.rows, 3)
+        self.report = QTextBrowser(self)
+        self.report.setObjectName("previewReport")
+        self.report.setAccessibleName("What the import would do")
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.problems)
+        split.addWidget(self.rows)
+        split.addWidget(self.report)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.progress)
+        layout.addWidget(split, 1)
+        self.plan: Any = None
+        self.worker: JobWorker | None = None
+
+    def initializePage(self) -> None:
+        self.plan = None
+        self.problems_model.set_records([])
+        self.rows_model.set_records([])
+        self.report.clear()
+        path, domain, fmt, kind = self.wizard_.source.choice()
+        self.summary.setText(f"Checking {Path(path).name} against domain {domain}…")
+        worker = JobWorker(lambda: preview_job(path, domain, fmt, kind), "Preview")
+        self.worker = worker
+        self.progress.follow(worker)
+        worker.succeeded.connect(self.show_plan)
+        worker.failed.connect(self.show_error)
+        self.wizard_.pool.start(worker)
+        self.completeChanged.emit()
+
+    def show_plan(self, plan: Any) -> None:
+        self.plan = plan
+        self.problems_model.set_records(plan.problems)
+        self.rows_model.set_records(plan.rows)
+        self.problems.setVisible(bool(plan.problems))
+        if plan.problems:
+            lines = sorted({p.line for p in plan.problems if p.line is not None})
+            where = f" on line(s) {', '.join(map(str, lines[:12]))}{'…' if len(lines) > 12 else ''}" if lines else ""
+            self.summary.setText(
+                f"<b style='color:#b3261e'>{len(plan.problems)} problem(s){where}.</b> Nothing was written; "
+                "fix the file and run the wizard again."
+            )
+        elif plan.already_imported is not None:
+            self.summary.setText("This exact file was imported before: importing it again changes nothing.")
+        else:
+            self.summary.setText(f"{len(plan.rows)} rows checked, no problems. Nothing has been written yet.")
+        try:
+            self.report.setHtml(report_html(plan.report()))
+        except Exception as exc:  # the preview report is a convenience; the rows and problems are what matter
+            self.report.setPlainText(f"(no preview report: {exc})")
+        self.completeChanged.emit()
+
+    def show_error(self, exc: BaseException, details: str) -> None:
+        message, more = error_text(exc)
+        self.summary.setText(f"<b style='color:#b3261e'>Cannot preview this file.</b> {escape(message)}")
+        self.report.setPlainText(more or "")
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:
+        return self.plan is not None and self.plan.ok
+
+
+class ResultPage(QWizardPage):
+    """Step 3: the import (one transaction) and its report."""
+
+    def __init__(self, wizard: ImportWizard) -> None:
+        super().__init__(wizard)
+        self.wizard_ = wizard
+        self.setTitle("Import")
+        self.progress = ProgressPanel(self, "import")
+        self.report = QTextBrowser(self)
+        self.report.setObjectName("importReport")
+        self.report.setAccessibleName("Import report")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.report, 1)
+        self.result: dict | None = None
+        self.failed = False
+
+    def initializePage(self) -> None:
+        self.result = None
+        self.failed = False
+        path, domain, fmt, kind = self.wizard_.source.choice()
+        worker = JobWorker(lambda: import_job(path, domain, fmt, kind), f"Importing {Path(path).name}")
+        self.progress.follow(worker)
+        worker.succeeded.connect(self.show_report)
+        worker.failed.connect(self.show_error)
+        worker.cancelled.connect(lambda: self._ended("Cancelled: nothing was imported."))
+        self.wizard_.pool.start(worker)
+
+    def show_report(self, report: dict) -> None:
+        self.result = report
+        self.report.setHtml(report_html(report))
+        self.completeChanged.emit()
+        self.wizard_.imported.emit(report.get("domain", ""), report)
+
+    def show_error(self, exc: BaseException, details: str) -> None:
+        message, more = error_text(exc)
+        self._ended(f"Nothing was imported. {message}" + (f"\n\n{more}" if more else ""))
+
+    def _ended(self, text: str) -> None:
+        self.failed = True
+        self.report.setPlainText(text)
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:
+        return self.result is not None or self.failed
+
+
+class ImportWizard(QWizard):
+    """See the module docstring. ``imported(domain, report)`` after a successful import."""
+
+    imported = Signal(str, dict)
+
+    def __init__(
+        self, pool: WorkerPool, domains: list[str], current: str | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("importWizard")
+        self.setWindowTitle("Import crowd data")
+        self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
+        self.setOption(QWizard.WizardOption.NoBackButtonOnLastPage, True)
+        self.resize(900, 640)
+        self.pool = pool
+        self.source = SourcePage(domains, current, self)
+        self.preview_page = PreviewPage(self)
+        self.result_page = ResultPage(self)
+        self.addPage(self.source)
+        self.addPage(self.preview_page)
+        self.addPage(self.result_page)

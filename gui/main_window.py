@@ -1,0 +1,465 @@
+"""The main window: domain picker, Ask / Compare / History / Lab pages, menus, shortcuts, settings.
+
+Opening a domain runs ``gui.domains.open_domain`` (build + train what is missing + warm up) in a worker
+with a progress dialog and Cancel; the ready agent factory is cached for the rest of the run (the trained
+models are cached on disk by the engine). Window geometry, the last domain and the session settings are
+kept in QSettings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QWidget
+
+from gui import APP_NAME, ORGANIZATION
+from gui.controller import SessionController
+from gui.dialogs import HelpDialog, SettingsDialog, about_html, session_config, show_error, show_exception
+from gui.domains import DomainLoader, available_domains, open_domain
+from gui.pages.ask import AskPage
+from gui.pages.compare import ComparePage
+from gui.pages.history import HistoryPage
+from gui.pages.lab import LabPage
+from gui.snapshot import SessionSnapshot
+from gui.workers import JobWorker, WorkerPool, run_with_dialog
+
+DEFAULT_DOMAIN = "faq"
+PAGES = ("ask", "compare", "history", "lab")
+
+
+class MainWindow(QMainWindow):
+    """See the module docstring.
+
+    ``domain_loader(name)`` is the job that makes a domain ready and returns its agent factory (default
+    ``gui.domains.open_domain``); ``settings`` defaults to the user's QSettings.
+    """
+
+    def __init__(
+        self,
+        settings: QSettings | None = None,
+        domain_loader: DomainLoader | None = None,
+        initial_domain: str | None = None,
+        open_initial: bool = True,
+    ) -> None:
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.settings = settings or QSettings(ORGANIZATION, APP_NAME)
+        self.domain_loader: DomainLoader = domain_loader or open_domain
+        self.pool = WorkerPool(self)
+        self.controller = SessionController(self)
+        self.controller.set_config(session_config(self.settings))
+        self.factories: dict[str, Any] = {}
+        self.domain: str | None = None
+        self.opening: JobWorker | None = None
+        self._after_open: list[Callable[[], None]] = []
+        self._last_phase: str | None = None
+        self.last_error: tuple[str, str] | None = None
+        self.help_dialog: HelpDialog | None = None
+
+        self.ask_page = AskPage(self.controller, self)
+        self.compare_page = ComparePage(self.controller, self)
+        self.history_page = HistoryPage(self.controller, self)
+        self.lab_page = LabPage(self.pool, self.report_error, self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("mainTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.ask_page, "Ask")
+        self.tabs.addTab(self.compare_page, "Compare")
+        self.tabs.addTab(self.history_page, "History")
+        self.tabs.addTab(self.lab_page, "Lab")
+        self.tabs.currentChanged.connect(self._page_changed)
+        self.setCentralWidget(self.tabs)
+
+        self._make_actions()
+        self._make_menus()
+        self._make_toolbar()
+        self.status_domain = QLabel(self)
+        self.status_domain.setObjectName("statusDomain")
+        self.statusBar().addPermanentWidget(self.status_domain)
+        self.statusBar().showMessage("Welcome to Clarify. Pick a domain, type a question and press Ask.")
+
+        self.ask_page.askRequested.connect(self.ask)
+        self.ask_page.compareRequested.connect(lambda: self.show_page("compare"))
+        self.compare_page.newQuestionRequested.connect(self.new_question)
+        self.history_page.resumed.connect(lambda sid: self.statusBar().showMessage(f"Resuming session {sid}…", 4000))
+        self.lab_page.modelsChanged.connect(self.models_changed)
+        self.controller.snapshotChanged.connect(self._snapshot_changed)
+        self.controller.errorOccurred.connect(self._controller_error)
+        self.controller.busyChanged.connect(self._busy_changed)
+
+        self.setWindowTitle(APP_NAME)
+        self.resize(1280, 820)
+        self._restore_geometry()
+        self.refresh_domains()
+        start = initial_domain or str(self.settings.value("app/last_domain", DEFAULT_DOMAIN) or DEFAULT_DOMAIN)
+        self._select_in_picker(start)
+        if open_initial:
+            QTimer.singleShot(0, lambda: self.open_domain(start))
+
+    # ---- construction -----------------------------------------------------------------------------------
+    def _action(
+        self, text: str, name: str, shortcut: QKeySequence | str | None, slot: Callable[[], Any], tip: str = ""
+    ) -> QAction:
+        action = QAction(text, self)
+        action.setObjectName(name)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(tip)
+        action.triggered.connect(lambda _=False: slot())
+        self.addAction(action)
+        return action
+
+    def _make_actions(self) -> None:
+        keys = QKeySequence.StandardKey
+        self.new_action = self._action(
+            "&New question", "newAction", QKeySequence(keys.New), self.new_question, "Start a new question (Ctrl+N)"
+        )
+        self.undo_action = self._action(
+            "&Undo",
+            "undoAction",
+            QKeySequence(keys.Undo),
+            self.undo,
+            "Take back the last answer or comparison (Ctrl+Z)",
+        )
+        self.import_action = self._action(
+            "&Import crowd data…",
+            "importAction",
+            "Ctrl+I",
+            self.open_import_wizard,
+            "Import MTurk, Label Studio or plain files",
+        )
+        self.settings_action = self._action(
+            "&Settings…",
+            "settingsAction",
+            QKeySequence(keys.Preferences) if not QKeySequence(keys.Preferences).isEmpty() else "Ctrl+,",
+            self.open_settings,
+            "Session settings",
+        )
+        self.quit_action = self._action(
+            "&Quit",
+            "quitAction",
+            QKeySequence(keys.Quit) if not QKeySequence(keys.Quit).isEmpty() else "Ctrl+Q",
+            self.close,
+            "Quit Clarify (Ctrl+Q)",
+        )
+        self.help_action = self._action(
+            "Clarify &help",
+            "helpAction",
+            QKeySequence(keys.HelpContents) if not QKeySequence(keys.HelpContents).isEmpty() else "F1",
+            self.show_help,
+            "Help (F1)",
+        )
+        self.about_action = self._action("&About Clarify", "aboutAction", None, self.show_about)
+        self.page_actions = [
+            self._action(title, f"show{page.capitalize()}Action", f"Ctrl+{i + 1}", lambda p=page: self.show_page(p))
+            for i, (page, title) in enumerate(zip(PAGES, ("&Ask", "&Compare", "&History", "&Lab")))
+        ]
+        self.refresh_action = self._action("&Refresh domains", "refreshDomainsAction", None, self.refresh_domains)
+
+    def _make_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self.new_action)
+        file_menu.addAction(self.import_action)
+        file_menu.addAction(self.refresh_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        edit_menu = bar.addMenu("&Edit")
+        edit_menu.addAction(self.undo_action)
+        view_menu = bar.addMenu("&View")
+        for action in self.page_actions:
+            view_menu.addAction(action)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.help_action)
+        help_menu.addAction(self.about_action)
+
+    def _make_toolbar(self) -> None:
+        toolbar = QToolBar("Main", self)
+        toolbar.setObjectName("mainToolbar")
+        toolbar.setMovable(False)
+        label = QLabel(" &Domain: ", toolbar)
+        self.domain_picker = QComboBox(toolbar)
+        self.domain_picker.setObjectName("domainPicker")
+        self.domain_picker.setAccessibleName("Domain")
+        self.domain_picker.setToolTip("The knowledge base to ask (first use prepares it)")
+        self.domain_picker.setMinimumWidth(220)
+        self.domain_picker.activated.connect(self._picker_activated)
+        label.setBuddy(self.domain_picker)
+        toolbar.addWidget(label)
+        toolbar.addWidget(self.domain_picker)
+        toolbar.addSeparator()
+        toolbar.addAction(self.new_action)
+        toolbar.addAction(self.undo_action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.import_action)
+        toolbar.addAction(self.help_action)
+        self.addToolBar(toolbar)
+
+    # ---- settings --------------------------------------------------------------------------------------
+    def _restore_geometry(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray | bytes) and geometry:
+            self.restoreGeometry(QByteArray(geometry))
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray | bytes) and state:
+            self.restoreState(QByteArray(state))
+
+    def save_settings(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        if self.domain:
+            self.settings.setValue("app/last_domain", self.domain)
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        running = self.pool.running
+        if running and not getattr(self, "_force_close", False):
+            answer = QMessageBox.question(
+                self,
+                "Quit Clarify",
+                f"{len(running)} job(s) are still running ({', '.join(w.title for w in running)}). Cancel them and quit?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        self.save_settings()
+        self.pool.shutdown()
+        self.controller.shutdown()
+        event.accept()
+
+    # ---- domains ------------------------------------------------------------------------------------------
+    def refresh_domains(self) -> None:
+        current = self.domain_picker.currentData() or self.domain
+        self.domain_picker.blockSignals(True)
+        self.domain_picker.clear()
+        try:
+            entries = available_domains()
+        except Exception as exc:  # a broken CLARIFY_HOME must not keep the window from opening
+            entries = []
+            self.statusBar().showMessage(f"Cannot list the domains: {exc}")
+        for entry in entries:
+            text = entry.name if entry.built else f"{entry.name} (not built yet)"
+            self.domain_picker.addItem(text, entry.name)
+            self.domain_picker.setItemData(
+                self.domain_picker.count() - 1, entry.description, Qt.ItemDataRole.ToolTipRole
+            )
+        for name in self.factories:
+            if self.domain_picker.findData(name) < 0:
+                self.domain_picker.addItem(name, name)
+        self.domain_picker.blockSignals(False)
+        if current:
+            self._select_in_picker(current)
+
+    def _select_in_picker(self, name: str) -> None:
+        index = self.domain_picker.findData(name)
+        if index < 0:
+            self.domain_picker.addItem(name, name)
+            index = self.domain_picker.count() - 1
+        self.domain_picker.blockSignals(True)
+        self.domain_picker.setCurrentIndex(index)
+        self.domain_picker.blockSignals(False)
+
+    def _picker_activated(self, index: int) -> None:
+        name = self.domain_picker.itemData(index)
+        if name and name != self.domain:
+            self.open_domain(name)
+
+    def open_domain(self, name: str, then: Callable[[], None] | None = None) -> None:
+        """Make ``name`` the current domain, preparing it first if this run has not yet."""
+        if then is not None:
+            self._after_open.append(then)
+        if self.opening is not None and self.opening.isRunning():
+            return
+        if name in self.factories:
+            self._use_factory(name, self.factories[name])
+            return
+        self._select_in_picker(name)
+        self.statusBar().showMessage(f"Preparing {name}…")
+        loader = self.domain_loader
+        self.opening = run_with_dialog(
+            self,
+            self.pool,
+            f"Preparing the {name} domain",
+            lambda: loader(name),
+            lambda factory: self._opened(name, factory),
+            lambda exc, details: self._open_failed(name, exc, details),
+            lambda: self._open_cancelled(name),
+        )
+
+    def _opened(self, name: str, factory: Any) -> None:
+        self.opening = None
+        self.factories[name] = factory
+        self.refresh_domains()
+        self._use_factory(name, factory)
+
+    def _use_factory(self, name: str, factory: Any) -> None:
+        self.domain = name
+        self._select_in_picker(name)
+        self.controller.attach(factory, session_config(self.settings))
+        self.lab_page.set_domain(name)
+        self.settings.setValue("app/last_domain", name)
+        self.setWindowTitle(f"{APP_NAME} — {name}")
+        domain = getattr(factory, "domain", None)
+        if domain is not None:
+            self.status_domain.setText(f"{name}: {domain.num_labels} labels, {len(domain.questions)} questions")
+        self.statusBar().showMessage(f"{name} is ready: type a question and press Ask.", 6000)
+        self.history_page.refresh()
+        callbacks, self._after_open = self._after_open, []
+        for callback in callbacks:
+            callback()
+
+    def _open_failed(self, name: str, exc: BaseException, details: str) -> None:
+        self.opening = None
+        self._after_open = []
+        self._select_in_picker(self.domain or name)
+        self.statusBar().showMessage(f"Could not prepare {name}.", 8000)
+        self.report_error(f"Could not prepare the {name} domain", exc, details)
+
+    def _open_cancelled(self, name: str) -> None:
+        self.opening = None
+        self._after_open = []
+        if self.domain:
+            self._select_in_picker(self.domain)
+        self.statusBar().showMessage(
+            f"Preparing {name} was cancelled; what was already trained is kept and reused next time.", 8000
+        )
+
+    def models_changed(self, name: str) -> None:
+        """A model of ``name`` was retrained (Lab) or its data changed (import): reload it on next use."""
+        self.factories.pop(name, None)
+        if name == self.domain:
+            self.statusBar().showMessage(
+                f"The models of {name} changed: they are reloaded for the next question.", 8000
+            )
+
+    # ---- conversation ---------------------------------------------------------------------------------
+    def ask(self, query: str) -> None:
+        """Start a session for ``query`` in the current domain (preparing the domain first if needed)."""
+        name = self.domain or self.domain_picker.currentData() or DEFAULT_DOMAIN
+        if name not in self.factories:
+            self.open_domain(name, lambda: self.controller.start(query))
+            return
+        if not self.controller.start(query):
+            self.statusBar().showMessage("Busy: wait a moment and try again.", 3000)
+            return
+        self.statusBar().showMessage(f"Thinking about “{query}”…")
+
+    def new_question(self) -> None:
+        self.controller.clear()
+        self.show_page("ask")
+        self.ask_page.query_input.selectAll()
+        self.ask_page.query_input.setFocus()
+        self.statusBar().showMessage("Type a new question and press Ask.", 4000)
+
+    def undo(self) -> None:
+        snapshot = self.controller.snapshot
+        if snapshot is None or not snapshot.can_undo:
+            self.statusBar().showMessage("Nothing to undo.", 3000)
+            return
+        self.controller.undo()
+
+    def _snapshot_changed(self, snapshot: SessionSnapshot | None) -> None:
+        self.undo_action.setEnabled(snapshot is not None and snapshot.can_undo)
+        phase = snapshot.phase if snapshot else None
+        if phase != self._last_phase:
+            if phase == "clarifying" or phase is None:
+                if self.tabs.currentWidget() is not self.lab_page or phase is not None:
+                    self.show_page("ask")
+            else:
+                self.show_page("compare")
+        self._last_phase = phase
+        if snapshot is None:
+            return
+        if phase == "clarifying" and snapshot.question is not None:
+            top = snapshot.posterior[0] if snapshot.posterior else None
+            best = f"; most likely: {top.name} ({100 * top.probability:.0f}%)" if top else ""
+            message = f"Session {snapshot.session_id} · question {snapshot.question.turn}{best}"
+        elif phase == "comparing":
+            message = (
+                f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1} · confidence "
+                f"{100 * (snapshot.confidence or 0):.0f}%"
+            )
+        elif phase == "decided":
+            message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
+        elif phase == "finished":
+            message = f"Session {snapshot.session_id} saved: answered with {snapshot.final.label_name if snapshot.final else '?'}"
+        else:
+            message = f"Session {snapshot.session_id} saved as a failure"
+        self.statusBar().showMessage(message)
+        if phase in ("finished", "failed"):
+            self.history_page.refresh()
+
+    def _busy_changed(self, busy: bool) -> None:
+        snapshot = self.controller.snapshot
+        self.undo_action.setEnabled(not busy and snapshot is not None and snapshot.can_undo)
+        self.ask_page.ask_button.setEnabled(not busy)
+
+    # ---- pages, dialogs ------------------------------------------------------------------------------------
+    def show_page(self, name: str) -> None:
+        widget = {
+            "ask": self.ask_page,
+            "compare": self.compare_page,
+            "history": self.history_page,
+            "lab": self.lab_page,
+        }[name]
+        self.tabs.setCurrentWidget(widget)
+
+    def _page_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.history_page:
+            self.history_page.refresh()
+
+    def show_help(self) -> None:
+        if self.help_dialog is None:
+            self.help_dialog = HelpDialog(self)
+        self.help_dialog.show()
+        self.help_dialog.raise_()
+
+    def show_about(self) -> QMessageBox:
+        box = QMessageBox(self)
+        box.setObjectName("aboutDialog")
+        box.setWindowTitle(f"About {APP_NAME}")
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(about_html())
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.settings, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.controller.set_config(session_config(self.settings)))
+        dialog.open()
+        return dialog
+
+    def open_import_wizard(self) -> QWidget:
+        from gui.import_wizard import ImportWizard
+
+        names = [self.domain_picker.itemData(i) for i in range(self.domain_picker.count())]
+        wizard = ImportWizard(self.pool, [n for n in names if n], self.domain, self)
+        wizard.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        wizard.imported.connect(self._imported)
+        wizard.open()
+        return wizard
+
+    def _imported(self, domain: str, report: dict) -> None:
+        self.models_changed(domain)
+        self.refresh_domains()
+        added = ", ".join(f"{v} {k}" for k, v in report.get("added", {}).items() if v) or "nothing new"
+        self.statusBar().showMessage(f"Imported into {domain}: {added}.", 8000)
+
+    # ---- errors ----------------------------------------------------------------------------------------------
+    def report_error(self, title: str, exc: BaseException, details: str = "") -> None:
+        box = show_exception(self, title, exc, details)
+        self.last_error = (title, box.informativeText())
+
+    def _controller_error(self, title: str, message: str, details: str) -> None:
+        show_error(self, title, message, details)
+        self.last_error = (title, message)
+        self.statusBar().showMessage(message.splitlines()[0], 8000)

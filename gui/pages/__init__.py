@@ -1,0 +1,1 @@
+"""The main window's pages: Ask, Compare, History and Lab."""

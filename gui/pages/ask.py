@@ -1,0 +1,306 @@
+"""The Ask page: query box, chat-style transcript, the pending question with its answer buttons, the live
+top-10 posterior and "why this question".
+
+The page renders ``SessionSnapshot`` objects and sends actions to the ``SessionController``; the
+conversation's state lives in the engine's ``Session``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.controller import SessionController
+from gui.qt_models import PosteriorModel
+from gui.snapshot import SessionSnapshot
+from gui.transcript import transcript_html
+from gui.widgets import Card, make_table, stretch_column
+
+OPTION_COLUMNS = 4
+LN2 = math.log(2.0)
+
+
+def explanation_html(explanation: dict[str, Any] | None) -> str:
+    """'Why this question': its expected information gain and what each answer would do to the top labels."""
+    if not explanation:
+        return "<p style='color:#666'>When a question is pending, this explains why it was chosen.</p>"
+    gain = explanation["information_gain"] / LN2
+    entropy = explanation["entropy"] / LN2
+    rank = explanation.get("rank")
+    best = (
+        " (the most informative question left)"
+        if rank == 1
+        else (f" (rank {rank} among the questions left)" if rank else "")
+    )
+    parts = [
+        f"<p>Expected information gain <b>{gain:.2f} bits</b>{best}; the current uncertainty is "
+        f"{entropy:.2f} bits.</p>",
+        "<table cellspacing='0' cellpadding='3' width='100%'>",
+        "<tr><th align='left'>If you answer</th><th align='right'>chance</th><th align='left'>top labels then</th></tr>",
+    ]
+    for outcome in explanation["outcomes"]:
+        tops = ", ".join(f"{_escape(name)} {100 * p:.0f}%" for name, p in outcome["top"][:3])
+        parts.append(
+            f"<tr><td><b>{_escape(outcome['option'])}</b></td><td align='right'>{100 * outcome['probability']:.0f}%</td>"
+            f"<td>{tops}</td></tr>"
+        )
+    parts.append("</table>")
+    return "".join(parts)
+
+
+def _escape(text: str) -> str:
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class AskPage(QWidget):
+    """See the module docstring. ``askRequested(query)``: the main window makes sure the domain is ready
+    and then starts the session; ``compareRequested``: show the Compare page."""
+
+    askRequested = Signal(str)
+    compareRequested = Signal()
+
+    def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("askPage")
+        self.controller = controller
+        self.snapshot: SessionSnapshot | None = None
+        self.option_buttons: list[QPushButton] = []
+
+        # query row
+        self.query_input = QLineEdit(self)
+        self.query_input.setObjectName("queryInput")
+        self.query_input.setAccessibleName("Your question")
+        self.query_input.setPlaceholderText("What are you looking for? e.g. “how do I cross out text in an email”")
+        self.query_input.setClearButtonEnabled(True)
+        self.query_input.returnPressed.connect(self._ask)
+        self.ask_button = QPushButton("&Ask", self)
+        self.ask_button.setObjectName("askButton")
+        self.ask_button.setAccessibleName("Ask")
+        self.ask_button.setToolTip("Start a conversation about this question (Enter)")
+        self.ask_button.setDefault(True)
+        self.ask_button.clicked.connect(self._ask)
+        query_label = QLabel("&Question:", self)
+        query_label.setBuddy(self.query_input)
+        query_row = QHBoxLayout()
+        query_row.addWidget(query_label)
+        query_row.addWidget(self.query_input, 1)
+        query_row.addWidget(self.ask_button)
+
+        # transcript
+        self.transcript = QTextBrowser(self)
+        self.transcript.setObjectName("transcriptView")
+        self.transcript.setAccessibleName("Conversation so far")
+        self.transcript.setOpenLinks(False)
+        self.transcript.setMinimumHeight(140)
+
+        # the pending question
+        self.card = Card("", self, "questionCard")
+        self.question_text = QLabel("Type what you are looking for above and press Ask.", self.card)
+        self.question_text.setObjectName("questionText")
+        self.question_text.setAccessibleName("Current question")
+        self.question_text.setWordWrap(True)
+        self.question_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.question_text.font()
+        font.setPointSizeF(font.pointSizeF() * 1.35)
+        self.question_text.setFont(font)
+        self.answer_buttons = QWidget(self.card)
+        self.answer_buttons.setObjectName("answerButtons")
+        self.answer_buttons.setAccessibleName("Answers")
+        self.answer_grid = QGridLayout(self.answer_buttons)
+        self.answer_grid.setContentsMargins(0, 0, 0, 0)
+        self.probably = QCheckBox("&Probably (I am not certain)", self.card)
+        self.probably.setObjectName("probablyCheck")
+        self.probably.setAccessibleName("Give the next answer as probably")
+        self.probably.setToolTip("Tick before choosing an answer to give it with less weight (key P)")
+        self.not_sure_button = self._button("&Not sure", "notSureButton", "I do not know the answer (key N)")
+        self.not_sure_button.clicked.connect(lambda: self.controller.answer(None, "not_sure"))
+        self.not_visible_button = self._button(
+            "Not &visible", "notVisibleButton", "The attribute cannot be seen: skip it and its group (key V)"
+        )
+        self.not_visible_button.clicked.connect(lambda: self.controller.answer(None, "not_visible"))
+        self.undo_button = self._button("&Undo", "undoButton", "Take back the last answer (Ctrl+Z)")
+        self.undo_button.clicked.connect(self.controller.undo)
+        self.skip_button = self._button("&Skip to shortlist", "skipButton", "Stop asking and compare the shortlist")
+        self.skip_button.clicked.connect(self.controller.skip_to_shortlist)
+        self.compare_button = self._button("Go to &comparisons →", "goCompareButton", "Show the Compare page")
+        self.compare_button.clicked.connect(self.compareRequested)
+        secondary = QHBoxLayout()
+        secondary.addWidget(self.probably)
+        secondary.addStretch(1)
+        for button in (
+            self.not_sure_button,
+            self.not_visible_button,
+            self.skip_button,
+            self.compare_button,
+            self.undo_button,
+        ):
+            secondary.addWidget(button)
+        self.card.body.addWidget(self.question_text)
+        self.card.body.addWidget(self.answer_buttons)
+        self.card.body.addLayout(secondary)
+        self.card.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.transcript, 1)
+        left_layout.addWidget(self.card)
+
+        # posterior and explanation
+        self.posterior_model = PosteriorModel(self)
+        self.posterior_view = make_table("posteriorView", "Most likely answers", self)
+        self.posterior_view.setModel(self.posterior_model)
+        stretch_column(self.posterior_view, 1)
+        self.posterior_view.setMinimumHeight(24 * 10 + 30)
+        posterior_box = QGroupBox("Most likely answers", self)
+        QVBoxLayout(posterior_box).addWidget(self.posterior_view)
+        self.why = QTextBrowser(self)
+        self.why.setObjectName("whyView")
+        self.why.setAccessibleName("Why this question")
+        self.why.setHtml(explanation_html(None))
+        why_box = QGroupBox("Why this question?", self)
+        QVBoxLayout(why_box).addWidget(self.why)
+        right = QWidget(self)
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(posterior_box, 3)
+        right_layout.addWidget(why_box, 2)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.setObjectName("askSplitter")
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(query_row)
+        layout.addWidget(splitter, 1)
+
+        self._shortcuts()
+        controller.snapshotChanged.connect(self.render)
+        controller.busyChanged.connect(self._busy)
+        self.render(None)
+
+    def _button(self, text: str, name: str, tip: str) -> QPushButton:
+        button = QPushButton(text, self.card)
+        button.setObjectName(name)
+        button.setAccessibleName(text.replace("&", "").rstrip(" →"))
+        button.setToolTip(tip)
+        button.setAutoDefault(False)
+        return button
+
+    def _shortcuts(self) -> None:
+        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        for digit in range(1, 10):
+            shortcut = QShortcut(QKeySequence(str(digit)), self.card, context=context)
+            shortcut.activated.connect(lambda d=digit: self._option_key(d - 1))
+        for key, slot in (
+            ("N", self.not_sure_button.click),
+            ("V", self.not_visible_button.click),
+            ("P", self.probably.toggle),
+        ):
+            QShortcut(QKeySequence(key), self.card, context=context).activated.connect(slot)
+
+    def _option_key(self, index: int) -> None:
+        if 0 <= index < len(self.option_buttons) and self.option_buttons[index].isEnabled():
+            self.option_buttons[index].click()
+
+    # ---- actions ---------------------------------------------------------------------------------------
+    def _ask(self) -> None:
+        query = self.query_input.text().strip()
+        if query:
+            self.askRequested.emit(query)
+        else:
+            self.query_input.setFocus()
+
+    def _answer(self, option: int) -> None:
+        kind = "probably" if self.probably.isChecked() else "option"
+        if self.controller.answer(option, kind):
+            self.probably.setChecked(False)
+
+    def _busy(self, busy: bool) -> None:
+        self.setCursor(Qt.CursorShape.BusyCursor if busy else Qt.CursorShape.ArrowCursor)
+
+    # ---- rendering ---------------------------------------------------------------------------------------
+    def render(self, snapshot: SessionSnapshot | None) -> None:
+        self.snapshot = snapshot
+        self.transcript.setHtml(transcript_html(snapshot))
+        bar = self.transcript.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        self._render_question(snapshot)
+        key = None if snapshot is None else (snapshot.domain, snapshot.session_id)
+        self.posterior_model.update(snapshot.posterior if snapshot else (), key)
+        self.why.setHtml(explanation_html(snapshot.explanation if snapshot else None))
+        if snapshot is not None and self.query_input.text().strip() != snapshot.query:
+            self.query_input.setText(snapshot.query)
+
+    def _render_question(self, snapshot: SessionSnapshot | None) -> None:
+        for button in self.option_buttons:
+            self.answer_grid.removeWidget(button)
+            button.setParent(None)
+            button.deleteLater()
+        self.option_buttons = []
+        question = snapshot.question if snapshot else None
+        if question is not None:
+            self.card.title.setText(f"Question {question.turn}")
+            self.question_text.setText(question.text)
+            for i, option in enumerate(question.options):
+                button = QPushButton(option, self.answer_buttons)
+                button.setObjectName(f"option{i + 1}Button")
+                button.setAccessibleName(f"Answer {option}")
+                button.setToolTip(f"Answer “{option}” (key {i + 1})" if i < 9 else f"Answer “{option}”")
+                button.setAutoDefault(False)
+                button.setMinimumHeight(34)
+                button.clicked.connect(lambda _=False, i=i: self._answer(i))
+                self.answer_grid.addWidget(button, i // OPTION_COLUMNS, i % OPTION_COLUMNS)
+                button.show()
+                self.option_buttons.append(button)
+            self.option_buttons[0].setFocus()
+        elif snapshot is None:
+            self.card.title.setText("Start")
+            self.question_text.setText("Type what you are looking for above and press Ask.")
+        elif snapshot.phase == "comparing":
+            self.card.title.setText("Shortlist ready")
+            self.question_text.setText(
+                f"After {snapshot.questions_answered} question(s) the assistant has a shortlist: "
+                "compare the candidates two at a time."
+            )
+        elif snapshot.phase == "decided":
+            self.card.title.setText("Answer proposed")
+            self.question_text.setText("The assistant proposes an answer: accept or reject it on the Compare page.")
+        else:
+            self.card.title.setText("Finished" if snapshot.phase == "finished" else "Ended without an answer")
+            self.question_text.setText("Type a new question above (Ctrl+N) to start again.")
+        clarifying = question is not None
+        self.answer_buttons.setVisible(clarifying)
+        self.probably.setVisible(clarifying)
+        self.not_sure_button.setVisible(clarifying)
+        self.not_visible_button.setVisible(clarifying and question.allows_not_visible)
+        self.skip_button.setVisible(clarifying)
+        self.compare_button.setVisible(snapshot is not None and snapshot.phase in ("comparing", "decided"))
+        self.undo_button.setVisible(snapshot is not None)
+        self.undo_button.setEnabled(snapshot is not None and snapshot.can_undo)
+        if snapshot is not None and not clarifying and snapshot.phase in ("comparing", "decided"):
+            self.compare_button.setFocus()
+
+    def option_texts(self) -> list[str]:
+        return [b.text() for b in self.option_buttons]

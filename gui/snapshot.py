@@ -1,0 +1,183 @@
+"""Immutable views of a ``Session`` for the widgets.
+
+A session lives in the session thread (it owns that thread's SQLite connection), so the widgets never
+touch it: after every action the session thread reads what the pages show into a ``SessionSnapshot``
+(plain data, safe to hand to the GUI thread) and the pages render that. Nothing here decides anything;
+it only copies what the session already says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+POSTERIOR_SIZE = 10
+
+
+@dataclass(frozen=True)
+class LabelProbability:
+    """One row of the live posterior panel."""
+
+    rank: int
+    key: str
+    name: str
+    probability: float
+
+
+@dataclass(frozen=True)
+class CandidateView:
+    """One comparison candidate: ``title`` is the label's name, ``text`` the answer (FAQ) or the label's
+    summary of key attributes (birds)."""
+
+    id: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ShortlistRow:
+    """A ranking candidate in the order of the ranker's posterior mean utility."""
+
+    rank: int
+    id: str
+    title: str
+    text: str
+    score: float
+    best: bool
+
+
+@dataclass(frozen=True)
+class QuestionSnapshot:
+    index: int
+    text: str
+    kind: str
+    options: tuple[str, ...]
+    turn: int
+    allows_not_visible: bool
+
+
+@dataclass(frozen=True)
+class AnswerSnapshot:
+    label_key: str
+    label_name: str
+    text: str
+    probability: float
+    comparisons: int
+
+
+@dataclass(frozen=True)
+class SessionSnapshot:
+    """Everything the Ask, Compare and History pages show about one session at one moment."""
+
+    session_id: int
+    domain: str
+    query: str
+    phase: str
+    status: str
+    questions_answered: int
+    question: QuestionSnapshot | None
+    posterior: tuple[LabelProbability, ...]
+    explanation: dict[str, Any] | None
+    pair: tuple[CandidateView, CandidateView] | None
+    confidence: float | None
+    threshold: float
+    comparisons: int
+    budget: int
+    shortlist: tuple[ShortlistRow, ...]
+    proposed: AnswerSnapshot | None
+    final: AnswerSnapshot | None
+    stop_reason: str | None
+    can_undo: bool
+    can_ask_more: bool
+    transcript: tuple[dict[str, Any], ...] = field(default=())
+    candidate_titles: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        return self.phase not in ("finished", "failed")
+
+
+def _answer(answer: Any) -> AnswerSnapshot | None:
+    if answer is None:
+        return None
+    return AnswerSnapshot(answer.label_key, answer.label_name, answer.text, answer.probability, answer.comparisons)
+
+
+def _candidate(candidate: Any) -> CandidateView:
+    return CandidateView(str(candidate.id), str(candidate.title), str(candidate.text))
+
+
+def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
+    ranking = getattr(session, "ranking", None)
+    if ranking is None:
+        return ()
+    scores = ranking.scores()
+    best = ranking.best_index
+    return tuple(
+        ShortlistRow(rank + 1, str(c.id), str(c.title), str(c.text), float(scores[i]), i == best)
+        for rank, i in enumerate(ranking.ranking())
+        for c in [ranking.candidates[i]]
+    )
+
+
+def _transcript(session: Any) -> tuple[tuple[dict[str, Any], ...], dict[str, str]]:
+    """The session's log without the bulky ranking snapshot that ``stop`` entries carry, and the titles
+    of every candidate those snapshots named (the transcript's comparisons refer to candidate ids)."""
+    events, titles = [], {}
+    for event in session.transcript():
+        ranking = event.get("ranking")
+        if isinstance(ranking, dict):
+            titles.update({str(c.get("id")): str(c.get("title")) for c in ranking.get("candidates", [])})
+        events.append({k: v for k, v in event.items() if k != "ranking"})
+    return tuple(events), titles
+
+
+def _can_undo(session: Any) -> bool:
+    """Mirror of ``Session.undo``'s preconditions, to enable or disable the Undo controls."""
+    if session.phase in ("finished", "failed"):
+        return False
+    answered = bool(session.conversation.answers)
+    if session.phase == "clarifying":
+        return answered
+    return bool(session.comparisons) or answered or session.stop_reason == "user" or session.phase == "decided"
+
+
+def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
+    """Read everything the pages show from ``session`` (call it in the session's own thread)."""
+    view = session.question
+    question = (
+        None
+        if view is None
+        else QuestionSnapshot(view.index, view.text, view.kind, tuple(view.options), view.turn, view.allows_not_visible)
+    )
+    posterior = tuple(
+        LabelProbability(rank + 1, item.label.key, item.label.name, float(item.probability))
+        for rank, item in enumerate(session.posterior(POSTERIOR_SIZE))
+    )
+    pair = session.pair
+    config = session.config
+    transcript, titles = _transcript(session)
+    return SessionSnapshot(
+        session_id=int(session.id),
+        domain=domain,
+        query=session.query,
+        phase=session.phase,
+        status=session.status,
+        questions_answered=int(session.conversation.turn),
+        question=question,
+        posterior=posterior,
+        explanation=session.explain() if question is not None else None,
+        pair=None if pair is None else (_candidate(pair[0]), _candidate(pair[1])),
+        confidence=session.confidence,
+        threshold=float(config.ranking_threshold),
+        comparisons=int(session.comparisons),
+        budget=int(config.ranking_budget),
+        shortlist=_shortlist(session),
+        proposed=_answer(session.proposed),
+        final=_answer(session.final),
+        stop_reason=session.stop_reason,
+        can_undo=_can_undo(session),
+        can_ask_more=session.phase == "comparing" and session.comparisons == 0,
+        transcript=transcript,
+        candidate_titles=titles,
+    )

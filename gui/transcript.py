@@ -1,0 +1,101 @@
+"""The chat-style transcript: the session's log (``Session.transcript()``) as HTML bubbles.
+
+The log is append-only (an undo is an entry too), so the transcript shows what really happened.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from gui.snapshot import SessionSnapshot
+
+USER = "#dcebff"
+ASSISTANT = "#f1f1f1"
+NOTE = "#777777"
+STOP_REASONS = {
+    "policy": "I think I know enough",
+    "user": "you asked for the shortlist",
+    "max_turns": "that was my last question",
+}
+
+
+def _bubble(text: str, user: bool) -> str:
+    """One table row: the user's bubbles on the right, Clarify's on the left (a single table keeps the
+    rows close together; QTextDocument puts a blank block after every separate table)."""
+    who = "You" if user else "Clarify"
+    cell = (
+        f"<td colspan='2' bgcolor='{USER if user else ASSISTANT}'>"
+        f"<span style='color:#555; font-size:small'>{who}</span><br>{text}</td>"
+    )
+    return f"<tr><td></td>{cell}</tr>" if user else f"<tr>{cell}<td></td></tr>"
+
+
+def _note(text: str) -> str:
+    return f"<tr><td colspan='3' align='center' style='color:{NOTE}; font-style:italic'>{text}</td></tr>"
+
+
+def _table(rows: list[str]) -> str:
+    return (
+        "<table width='100%' cellspacing='6' cellpadding='7'>"
+        "<tr><td width='18%'></td><td width='64%'></td><td width='18%'></td></tr>" + "".join(rows) + "</table>"
+    )
+
+
+def _answer_text(event: dict[str, Any]) -> str:
+    kind = event.get("answer", "option")
+    option = escape(str(event.get("option_text", "")))
+    if kind == "probably":
+        return f"Probably <b>{option}</b>"
+    if kind == "not_sure":
+        return "<i>Not sure</i>"
+    if kind == "not_visible":
+        return "<i>Not visible</i>"
+    return f"<b>{option}</b>"
+
+
+def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
+    """One log entry as one or two bubbles (or a note)."""
+    kind = event.get("kind")
+
+    def title(cid: str) -> str:
+        return escape(titles.get(cid) or titles.get(cid.split("#", 1)[0]) or cid)
+
+    if kind == "query":
+        return _bubble(escape(event.get("text", "")), user=True)
+    if kind == "answer":
+        return _bubble(escape(event.get("text", "")), user=False) + _bubble(_answer_text(event), user=True)
+    if kind == "skip":
+        return _bubble("Skip to the shortlist, please.", user=True)
+    if kind == "stop":
+        reason = STOP_REASONS.get(event.get("reason", ""), event.get("reason", ""))
+        return _bubble(f"Here is my shortlist ({escape(reason)}). Which of these is better?", user=False)
+    if kind == "more":
+        return _bubble("Ask me more questions.", user=True)
+    if kind == "compare":
+        left, right, preferred = event.get("left", ""), event.get("right", ""), event.get("preferred")
+        if preferred == "tie":
+            return _bubble(f"“{title(left)}” and “{title(right)}” are equally good.", user=True)
+        better, worse = (left, right) if preferred == "left" else (right, left)
+        return _bubble(f"“{title(better)}” is better than “{title(worse)}”.", user=True)
+    if kind == "decided":
+        return _note("the ranker is confident enough: an answer is proposed")
+    if kind == "accept":
+        return _bubble("That answers it, thanks.", user=True)
+    if kind == "reject":
+        reason = event.get("reason") or ""
+        return _bubble("None of these answers it." + (f" ({escape(reason)})" if reason else ""), user=True)
+    if kind == "undo":
+        return _note("↶ undo: the last step was taken back")
+    return _note(escape(str(kind)))
+
+
+def transcript_html(snapshot: SessionSnapshot | None) -> str:
+    if snapshot is None:
+        return _table([_note("Your conversation will appear here.")])
+    titles = snapshot.candidate_titles
+    parts = [event_html(event, titles) for event in snapshot.transcript]
+    if snapshot.final is not None:
+        verdict = "Answer accepted" if snapshot.phase == "finished" else "Logged as a failure"
+        parts.append(_note(f"{verdict}: {escape(snapshot.final.label_name)}"))
+    return _table(parts)

@@ -1,0 +1,300 @@
+"""Small reusable widgets: probability bars in tables, cards, and pyqtgraph plots for the Lab page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, QTimer
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHeaderView,
+    QLabel,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from assistant.progress import Progress
+from gui.qt_models import BAR_ROLE
+
+pg.setConfigOptions(background="w", foreground="#333333", antialias=True)
+
+PALETTE = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+BAR_COLOR = QColor("#8fb8e8")
+
+
+class ProbabilityBarDelegate(QStyledItemDelegate):
+    """Draws a horizontal bar behind the text of cells whose BAR_ROLE is a number in [0, 1]."""
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        value = index.data(BAR_ROLE)
+        if value is not None:
+            if option.state & QStyle.StateFlag.State_Selected:
+                painter.fillRect(option.rect, option.palette.highlight())
+            rect = QRect(option.rect.adjusted(2, 3, -2, -3))
+            rect.setWidth(max(0, int(rect.width() * min(1.0, max(0.0, float(value))))))
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(BAR_COLOR)
+            painter.drawRoundedRect(rect, 2, 2)
+            painter.restore()
+            option = QStyleOptionViewItem(option)
+            option.state &= ~QStyle.StateFlag.State_Selected
+            self.initStyleOption(option, index)
+            option.backgroundBrush = Qt.GlobalColor.transparent
+            style = option.widget.style() if option.widget is not None else None
+            if style is not None:
+                style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
+                return
+        super().paint(painter, option, index)
+
+
+def make_table(name: str, accessible: str, parent: QWidget | None = None, stretch: int | None = None) -> QTableView:
+    """A read-only, row-selecting table view with sensible defaults."""
+    view = QTableView(parent)
+    view.setObjectName(name)
+    view.setAccessibleName(accessible)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(24)
+    view.setWordWrap(False)
+    view.setItemDelegate(ProbabilityBarDelegate(view))
+    header = view.horizontalHeader()
+    header.setHighlightSections(False)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    if stretch is not None:
+        view.setProperty("stretchColumn", stretch)
+    return view
+
+
+def stretch_column(view: QTableView, column: int) -> None:
+    """Let ``column`` take the remaining width (call after setting the model)."""
+    header = view.horizontalHeader()
+    for c in range(view.model().columnCount()):
+        mode = QHeaderView.ResizeMode.Stretch if c == column else QHeaderView.ResizeMode.ResizeToContents
+        header.setSectionResizeMode(c, mode)
+
+
+class Card(QFrame):
+    """A framed panel with a bold title, for the question, the candidates and the final answer."""
+
+    def __init__(self, title: str = "", parent: QWidget | None = None, name: str = "") -> None:
+        super().__init__(parent)
+        if name:
+            self.setObjectName(name)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setProperty("card", True)
+        self.title = QLabel(title, self)
+        self.title.setObjectName(f"{name}Title" if name else "cardTitle")
+        self.title.setWordWrap(True)
+        font = self.title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.title.setFont(font)
+        self.body = QVBoxLayout(self)
+        self.body.setContentsMargins(14, 12, 14, 12)
+        self.body.setSpacing(8)
+        self.body.addWidget(self.title)
+
+
+# ---- plots --------------------------------------------------------------------------------------------
+def _pen(i: int, width: float = 2.0, style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> Any:
+    return pg.mkPen(PALETTE[i % len(PALETTE)], width=width, style=style)
+
+
+class LearningCurve(pg.GraphicsLayoutWidget):
+    """Live training curves: one stacked plot per metric (raw values thin, moving average bold).
+
+    Redraws are coalesced to at most one per ``REDRAW_MS`` and the plots have no grid (pyqtgraph replays
+    grid lines through a QPicture, which costs ~10 ms per plot per frame in a software raster), so that a
+    job reporting every few milliseconds never keeps the event loop busy.
+    """
+
+    SMOOTHING = 0.1
+    MAX_PLOTS = 4
+    REDRAW_MS = 150
+
+    def __init__(self, parent: QWidget | None = None, metrics: Sequence[str] = ()) -> None:
+        super().__init__(parent)
+        self.setObjectName("learningCurve")
+        self.setAccessibleName("Learning curve")
+        self.setMinimumHeight(260)
+        self.order = list(metrics)
+        self._dirty: set[str] = set()
+        self._redraw = QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(self.REDRAW_MS)
+        self._redraw.timeout.connect(self.redraw)
+        self.clear_curves()
+
+    def clear_curves(self) -> None:
+        self.clear()
+        self._dirty = set()
+        self.series: dict[str, tuple[list[float], list[float], list[float]]] = {}
+        self.plots: dict[str, Any] = {}
+        self.curves: dict[str, tuple[Any, Any]] = {}
+
+    def _plot_for(self, key: str) -> Any:
+        if key not in self.plots:
+            if len(self.plots) >= self.MAX_PLOTS:
+                return None
+            row = len(self.plots)
+            plot = self.addPlot(row=row, col=0)
+            plot.setLabel("left", key)
+            plot.setMouseEnabled(x=False, y=False)
+            first = next(iter(self.plots.values()), None)
+            if first is not None:
+                plot.setXLink(first)
+            i = len(self.plots)
+            raw = plot.plot([], [], pen=pg.mkPen(QColor(PALETTE[i % len(PALETTE)]).lighter(160), width=1))
+            smooth = plot.plot([], [], pen=_pen(i, 2.2))
+            self.plots[key] = plot
+            self.curves[key] = (raw, smooth)
+            self.series[key] = ([], [], [])
+            for p in self.plots.values():
+                p.setLabel("bottom", "")
+            plot.setLabel("bottom", "step")
+        return self.plots[key]
+
+    def add(self, records: Iterable[Progress]) -> None:
+        touched = set()
+        for record in records:
+            keys = [k for k in self.order if k in record.metrics] + [k for k in record.metrics if k not in self.order]
+            for key in keys:
+                if self._plot_for(key) is None:
+                    continue
+                xs, ys, smooth = self.series[key]
+                value = float(record.metrics[key])
+                xs.append(float(record.step))
+                ys.append(value)
+                smooth.append(value if not smooth else smooth[-1] + self.SMOOTHING * (value - smooth[-1]))
+                touched.add(key)
+        self._dirty |= touched
+        if self._dirty and not self._redraw.isActive():
+            self._redraw.start()
+
+    def redraw(self) -> None:
+        """Push the collected points to the plots now."""
+        for key in self._dirty & set(self.curves):
+            xs, ys, smooth = self.series[key]
+            raw, curve = self.curves[key]
+            raw.setData(xs, ys)
+            curve.setData(xs, smooth)
+        self._dirty.clear()
+
+    def points(self, key: str) -> int:
+        return len(self.series.get(key, ((), (), ()))[0])
+
+
+class AccuracyPlot(pg.PlotWidget):
+    """Acc@1 after k questions for each strategy, plus each stopping system at its mean turns (IC Fig. 2)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("accuracyPlot")
+        self.setAccessibleName("Accuracy against the number of questions")
+        self.setMinimumHeight(260)
+        self.showGrid(x=True, y=True, alpha=0.25)
+        self.setLabel("bottom", "questions asked")
+        self.setLabel("left", "Acc@1")
+        self.setYRange(0, 1)
+        self.setXRange(0, 10)
+        self.legend = self.addLegend(offset=(-10, -10))
+        self.setMouseEnabled(x=False, y=False)
+
+    def show_report(self, report: Any) -> None:
+        from assistant.plotting import CURVE_NAMES, POINT_NAMES
+
+        self.clear()
+        self.legend.clear()
+        for i, (key, curve) in enumerate(report.curves.items()):
+            acc1 = curve["acc1"]
+            self.plot(
+                list(range(len(acc1))),
+                acc1,
+                pen=_pen(i),
+                symbol="o",
+                symbolSize=5,
+                symbolBrush=PALETTE[i % len(PALETTE)],
+                name=CURVE_NAMES.get(key, key),
+            )
+        symbols = iter(("star", "t", "s", "d"))
+        for j, row in enumerate(r for r in report.rows if r["system"] in POINT_NAMES):
+            colour = PALETTE[(len(report.curves) + j) % len(PALETTE)]
+            self.plot(
+                [row["mean_turns"]],
+                [row["acc1"]],
+                pen=None,
+                symbol=next(symbols, "o"),
+                symbolSize=14,
+                symbolBrush=colour,
+                name=POINT_NAMES[row["system"]],
+            )
+        meta = report.meta
+        self.setTitle(
+            f"{meta.get('domain', '')}: {meta.get('candidates', '?')} candidates, {meta.get('episodes', '?')} episodes"
+        )
+        self.setYRange(0, 1)
+
+
+class RankingPlot(pg.GraphicsLayoutWidget):
+    """NDCG@5 and top-1 accuracy against interactions per model + strategy (BO Figures 3-4)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("rankingPlot")
+        self.setAccessibleName("Ranking accuracy against interactions")
+        self.setMinimumHeight(260)
+
+    def show_result(self, result: dict) -> None:
+        self.clear()
+        rows = result["rows"]
+        prior = next((r for r in rows if r["model"] == "prior"), None)
+        keys = list(dict.fromkeys((r["model"], r["strategy"]) for r in rows if r["model"] != "prior"))
+        for col, (metric, title) in enumerate((("ndcg5", "NDCG@5"), ("accuracy", "accuracy (top-1)"))):
+            plot = self.addPlot(row=0, col=col, title=title)
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.setLabel("bottom", "interactions")
+            plot.setMouseEnabled(x=False, y=False)
+            if col == 1:
+                plot.addLegend(offset=(-10, 10))
+            for i, key in enumerate(keys):
+                pts = sorted((r["interactions"], r[metric]) for r in rows if (r["model"], r["strategy"]) == key)
+                plot.plot(
+                    [p[0] for p in pts],
+                    [p[1] for p in pts],
+                    pen=_pen(i),
+                    symbol="o",
+                    symbolSize=4,
+                    symbolBrush=PALETTE[i % len(PALETTE)],
+                    name=f"{key[0]}+{key[1]}",
+                )
+            if prior is not None:
+                line = pg.InfiniteLine(pos=prior[metric], angle=0, pen=_pen(7, 1.2, Qt.PenStyle.DashLine))
+                plot.addItem(line)
+                if col == 1:
+                    plot.plot([], [], pen=_pen(7, 1.2, Qt.PenStyle.DashLine), name="prior")

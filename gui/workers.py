@@ -1,0 +1,236 @@
+"""Long jobs off the event loop: the engine's Progress generators in worker threads, with Cancel.
+
+``JobWorker`` runs ``make_job()`` (a function returning a Progress generator, called *in* the worker thread,
+so whatever it opens, e.g. a KnowledgeBase, belongs to that thread) through ``assistant.progress.run_job``.
+Progress records reach the GUI thread in batches at most every ``BATCH_SECONDS``, so that a job yielding
+thousands of records never floods the event loop. Cancel closes the generator (its ``finally`` blocks run,
+transactions roll back). ``ProgressDialog`` shows a worker's progress with a Cancel button;
+``run_with_dialog`` wires the two together with the error dialog.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections.abc import Callable, Generator
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+from assistant.errors import Cancelled
+from assistant.progress import Progress, run_job
+
+BATCH_SECONDS = 0.05
+JobFactory = Callable[[], Generator[Progress, None, Any]]
+
+
+class JobWorker(QThread):
+    """Runs one job; emits ``progressed(list[Progress])``, then exactly one of succeeded/failed/cancelled."""
+
+    progressed = Signal(list)
+    succeeded = Signal(object)
+    failed = Signal(object, str)  # the exception, the traceback text
+    cancelled = Signal()
+
+    def __init__(self, make_job: JobFactory, title: str = "", parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.make_job = make_job
+        self.title = title
+        self._cancel = threading.Event()
+        self._buffer: list[Progress] = []
+        self._last_emit = 0.0
+        self.last_progress: Progress | None = None
+        self.result: Any = None
+        self.outcome: str | None = None  # 'succeeded' | 'failed' | 'cancelled' once finished
+
+    def cancel(self) -> None:
+        """Ask the job to stop after its current step."""
+        self._cancel.set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
+
+    def _on_progress(self, record: Progress) -> None:
+        self._buffer.append(record)
+        now = time.monotonic()
+        if now - self._last_emit >= BATCH_SECONDS:
+            self._flush()
+            self._last_emit = now
+
+    def _flush(self) -> None:
+        if self._buffer:
+            batch, self._buffer = self._buffer, []
+            self.last_progress = batch[-1]
+            self.progressed.emit(batch)
+
+    def run(self) -> None:
+        try:
+            if self._cancel.is_set():
+                raise Cancelled("the job was cancelled before it started")
+            result = run_job(self.make_job(), self._on_progress, self._cancel.is_set)
+        except Cancelled:
+            self._flush()
+            self.outcome = "cancelled"
+            self.cancelled.emit()
+        except BaseException as exc:  # reported to the GUI thread, never raised into Qt
+            self._flush()
+            self.outcome = "failed"
+            self.failed.emit(exc, traceback.format_exc())
+        else:
+            self._flush()
+            self.result = result
+            self.outcome = "succeeded"
+            self.succeeded.emit(result)
+
+
+class WorkerPool(QObject):
+    """Keeps running workers referenced until they finish; cancels and joins them on shutdown."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.workers: list[JobWorker] = []
+
+    def start(self, worker: JobWorker) -> JobWorker:
+        self.workers.append(worker)
+        worker.finished.connect(lambda: self._forget(worker))
+        worker.start()
+        return worker
+
+    def _forget(self, worker: JobWorker) -> None:
+        if worker in self.workers:
+            self.workers.remove(worker)
+        worker.deleteLater()
+
+    @property
+    def running(self) -> list[JobWorker]:
+        return [w for w in self.workers if w.isRunning()]
+
+    def shutdown(self, timeout_ms: int = 10000) -> None:
+        for worker in list(self.workers):
+            worker.cancel()
+        for worker in list(self.workers):
+            worker.wait(timeout_ms)
+
+
+def describe(record: Progress) -> str:
+    """One line for a progress record: message, step of total, metrics."""
+    parts = [record.message] if record.message else []
+    if record.total > 0:
+        parts.append(f"{record.step} / {record.total}")
+    if record.metrics:
+        parts.append("  ".join(f"{k} {v:.4g}" for k, v in record.metrics.items()))
+    return " · ".join(parts)
+
+
+class ProgressPanel(QWidget):
+    """A progress bar, a message line and a Cancel button for one worker at a time (embeddable)."""
+
+    def __init__(self, parent: QWidget | None = None, name: str = "progress") -> None:
+        super().__init__(parent)
+        self.setObjectName(f"{name}Panel")
+        self.bar = QProgressBar(self)
+        self.bar.setObjectName(f"{name}Bar")
+        self.bar.setAccessibleName("Progress")
+        self.bar.setRange(0, 100)
+        self.bar.setValue(0)
+        self.message = QLabel("", self)
+        self.message.setObjectName(f"{name}Message")
+        self.message.setWordWrap(True)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setObjectName(f"{name}CancelButton")
+        self.cancel_button.setAccessibleName("Cancel the running job")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.bar, 1)
+        row.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.message)
+        self.worker: JobWorker | None = None
+
+    def follow(self, worker: JobWorker) -> None:
+        self.worker = worker
+        self.bar.setRange(0, 0)  # busy until the first record says how far along it is
+        self.message.setText(f"{worker.title}: starting…" if worker.title else "starting…")
+        self.cancel_button.setEnabled(True)
+        worker.progressed.connect(self.show_progress)
+        worker.succeeded.connect(lambda _: self._finish("done"))
+        worker.failed.connect(lambda exc, _: self._finish(f"failed: {exc}"))
+        worker.cancelled.connect(lambda: self._finish("cancelled"))
+
+    @Slot(list)
+    def show_progress(self, batch: list[Progress]) -> None:
+        record = batch[-1]
+        if record.total > 0:
+            self.bar.setRange(0, 1000)
+            self.bar.setValue(int(1000 * (record.fraction or 0.0)))
+        else:
+            self.bar.setRange(0, 0)
+        self.message.setText(describe(record))
+
+    def cancel(self) -> None:
+        if self.worker is not None and self.worker.isRunning():
+            self.worker.cancel()
+            self.cancel_button.setEnabled(False)
+            self.message.setText("cancelling after the current step…")
+
+    def _finish(self, text: str) -> None:
+        self.bar.setRange(0, 1000)
+        self.bar.setValue(1000 if text == "done" else self.bar.value())
+        self.cancel_button.setEnabled(False)
+        last = self.worker.last_progress if self.worker is not None else None
+        self.message.setText(f"{text}" + (f" · {describe(last)}" if last is not None and text == "done" else ""))
+
+
+class ProgressDialog(QDialog):
+    """A window-modal dialog following one worker: title, progress, message, Cancel. Never blocks: it is
+    shown with ``open()``, and closes itself when the worker ends."""
+
+    def __init__(self, worker: JobWorker, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("progressDialog")
+        self.setWindowTitle(title)
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setMinimumWidth(460)
+        heading = QLabel(f"<b>{title}</b>", self)
+        self.panel = ProgressPanel(self, "jobProgress")
+        self.panel.follow(worker)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addWidget(self.panel)
+        self.worker = worker
+        worker.finished.connect(self.accept)
+
+    def reject(self) -> None:  # Escape or the window's close button = Cancel
+        if self.worker.isRunning():
+            self.panel.cancel()
+        else:
+            super().reject()
+
+
+def run_with_dialog(
+    parent: QWidget,
+    pool: WorkerPool,
+    title: str,
+    make_job: JobFactory,
+    on_success: Callable[[Any], None],
+    on_error: Callable[[BaseException, str], None],
+    on_cancel: Callable[[], None] | None = None,
+) -> JobWorker:
+    """Run a job with a ProgressDialog; exactly one callback runs in the GUI thread when it ends."""
+    worker = JobWorker(make_job, title)
+    dialog = ProgressDialog(worker, title, parent)
+    worker.succeeded.connect(on_success)
+    worker.failed.connect(on_error)
+    if on_cancel is not None:
+        worker.cancelled.connect(on_cancel)
+    worker.finished.connect(dialog.deleteLater)
+    dialog.open()
+    pool.start(worker)
+    return worker

@@ -1,0 +1,139 @@
+"""Helpers for the GUI tests: tiny agents, waiting for the session thread, making windows, clicking."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit, QPushButton, QTableView, QWidget
+
+from assistant.answer_model import AnswerModel
+from assistant.clarifier import Clarifier
+from assistant.policy import FixedTurns
+from assistant.progress import Progress
+from assistant.store import KnowledgeBase
+from tests.engine.conftest import KeywordPrior, make_tiny_domain
+
+TIMEOUT_MS = 20_000
+
+
+class WordHashEncoder:
+    """Deterministic bag-of-words features for the comparison phase (cheap stand-in for MiniLM)."""
+
+    def encode(self, texts):
+        out = np.zeros((len(texts), 16), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                out[i, sum(map(ord, word)) % 16] += 1.0
+        return out
+
+
+class HashingEncoder:
+    """Bag-of-words hashed into 64 dimensions, L2-normalised: an instant stand-in for MiniLM (as in the
+    ranking tests)."""
+
+    dim = 64
+
+    def encode(self, texts):
+        import hashlib
+        import re
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+            out[i] /= max(np.linalg.norm(out[i]), 1e-6)
+        return out
+
+
+class TinyAgents:
+    """What a Session needs from an agent factory, assembled from the tiny domain (as in the engine tests)."""
+
+    def __init__(self, turns: int = 3, name: str = "tiny") -> None:
+        self.name = name
+        self.domain = make_tiny_domain()
+        self.text_encoder = WordHashEncoder()
+        self.turns = turns
+        with KnowledgeBase.create(self.name) as kb:
+            kb.upsert_labels(self.domain.labels, "test")
+
+    def clarifier(self, candidates: str = "all") -> Clarifier:
+        model = AnswerModel(self.domain.p_hat(1.0), self.domain.option_mask)
+        return Clarifier(self.domain, KeywordPrior(self.domain), model, FixedTurns(self.turns))
+
+
+def tiny_loader(name: str) -> Generator[Progress, None, TinyAgents]:
+    yield Progress(0, 1, f"preparing {name}")
+    agents = TinyAgents(name=name)
+    yield Progress(1, 1, "ready")
+    return agents
+
+
+def wait_idle(qtbot, window, timeout: int = TIMEOUT_MS) -> None:
+    """Wait until no session action and no domain preparation is in flight."""
+    qtbot.waitUntil(
+        lambda: window.controller.idle and (window.opening is None or not window.opening.isRunning()),
+        timeout=timeout,
+    )
+
+
+def close_window(window) -> None:
+    window._force_close = True
+    window.close()
+
+
+def make_window(qtbot, settings, loader=tiny_loader, domain: str = "tiny"):
+    from gui.main_window import MainWindow
+
+    window = MainWindow(settings=settings, domain_loader=loader, initial_domain=domain)
+    qtbot.addWidget(window, before_close_func=close_window)
+    window.show()
+    qtbot.waitUntil(lambda: window.domain == domain and window.controller.attached, timeout=TIMEOUT_MS)
+    wait_idle(qtbot, window)
+    return window
+
+
+# ---- driving the window through its named widgets ----
+def named(window, cls, name):
+    widget = window.findChild(cls, name)
+    assert widget is not None, f"no {cls.__name__} named {name!r}"
+    return widget
+
+
+def click(qtbot, window, cls, name):
+    widget = named(window, cls, name)
+    assert widget.isEnabled(), f"{name} is disabled"
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+
+
+def option_buttons(window) -> list[QPushButton]:
+    box = named(window, QWidget, "answerButtons")
+    return [b for b in box.findChildren(QPushButton) if b.isVisible()]
+
+
+def click_option(qtbot, window, text):
+    [button] = [b for b in option_buttons(window) if b.text() == text]
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+
+
+def posterior(window) -> list[tuple[str, str]]:
+    view = named(window, QTableView, "posteriorView")
+    model = view.model()
+    return [(model.index(r, 1).data(), model.index(r, 2).data()) for r in range(model.rowCount())]
+
+
+def ask(qtbot, window, query):
+    field = named(window, QLineEdit, "queryInput")
+    field.clear()
+    qtbot.keyClicks(field, query)
+    click(qtbot, window, QPushButton, "askButton")
+
+
+def activate(qtbot, window) -> None:
+    """Make ``window`` the active window (keyboard shortcuts need it)."""
+    window.raise_()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=TIMEOUT_MS)

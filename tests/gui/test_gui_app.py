@@ -1,0 +1,166 @@
+"""The app shell: start-up without a display, menus and shortcuts, settings, the domain picker, dialogs."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from gui_helpers import TIMEOUT_MS, TinyAgents, activate, make_window, wait_idle
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit, QMessageBox, QPushButton, QWidget
+
+from assistant.errors import DomainNotFoundError
+from assistant.progress import Progress
+from gui import app
+from gui.dialogs import session_config
+
+
+def test_without_a_display_it_explains_the_terminal_mode(monkeypatch, capsys):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert app.main(["--domain", "birds"]) == 2
+    err = capsys.readouterr().err
+    assert 'clarify ask birds "your question"' in err and "QT_QPA_PLATFORM=offscreen" in err
+
+
+def test_display_detection():
+    assert not app.display_available({}, "linux")
+    assert app.display_available({"DISPLAY": ":0"}, "linux")
+    assert app.display_available({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
+    assert app.display_available({"QT_QPA_PLATFORM": "offscreen"}, "linux")
+    assert app.display_available({}, "win32") and app.display_available({}, "darwin")
+    assert app.parse_args(["--domain", "faq"]).domain == "faq"
+
+
+def test_the_qt_binding_keeps_none_alive(qtbot):
+    """PySide6 6.12.0 drops a reference to None on every void call under Python 3.11; the app then aborts."""
+    from PySide6.QtWidgets import QLabel
+
+    label = QLabel()
+    qtbot.addWidget(label)
+    before = sys.getrefcount(None)
+    for _ in range(2000):
+        label.setText("x")
+    assert sys.getrefcount(None) - before > -100
+
+
+def test_menus_shortcuts_and_accessible_names(qtbot, tiny_window):
+    window = tiny_window
+    shortcuts = {a.objectName(): a.shortcut().toString() for a in window.actions()}
+    assert shortcuts["newAction"] == "Ctrl+N"
+    assert shortcuts["undoAction"] == "Ctrl+Z"
+    assert shortcuts["quitAction"] == "Ctrl+Q"
+    assert shortcuts["helpAction"] == "F1"
+    titles = [a.text() for a in window.menuBar().actions()]
+    assert titles == ["&File", "&Edit", "&View", "&Help"]
+    for cls in (QAbstractButton, QLineEdit, QComboBox):
+        for widget in window.findChildren(cls):
+            if widget.isVisibleTo(window) and widget.objectName() and not widget.objectName().startswith("qt_"):
+                name = widget.accessibleName() or (widget.text() if isinstance(widget, QAbstractButton) else "")
+                assert name, f"{widget.objectName()} has no accessible name"
+    for name in (
+        "queryInput",
+        "askButton",
+        "questionText",
+        "answerButtons",
+        "posteriorView",
+        "undoButton",
+        "shortlistView",
+        "compareLeft",
+        "compareRight",
+        "preferLeftButton",
+        "preferRightButton",
+        "tieButton",
+        "finalAnswer",
+        "domainPicker",
+        "labPage",
+    ):
+        assert window.findChild(QWidget, name) is not None, name
+
+
+def test_pages_help_and_about_from_the_keyboard(qtbot, tiny_window):
+    window = tiny_window
+    activate(qtbot, window)
+    for key, page in (
+        (Qt.Key.Key_4, window.lab_page),
+        (Qt.Key.Key_3, window.history_page),
+        (Qt.Key.Key_1, window.ask_page),
+    ):
+        qtbot.keyClick(window, key, Qt.KeyboardModifier.ControlModifier)
+        assert window.tabs.currentWidget() is page
+    qtbot.keyClick(window, Qt.Key.Key_F1)
+    assert window.help_dialog is not None and window.help_dialog.isVisible()
+    assert "Ctrl+Z" in window.help_dialog.findChild(QWidget, "helpText").toPlainText()
+    window.help_dialog.close()
+    about = window.show_about()
+    assert about.isVisible() and "Clarify" in about.text()
+    about.close()
+    window.ask_page.query_input.setText("something")
+    window.show_page("lab")
+    activate(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # new question
+    wait_idle(qtbot, window)
+    assert window.tabs.currentWidget() is window.ask_page
+    assert window.ask_page.query_input.hasFocus() and window.ask_page.query_input.selectedText() == "something"
+
+
+def test_geometry_domain_and_session_settings_are_kept(qtbot, tmp_path):
+    path = str(tmp_path / "kept.ini")
+    settings = QSettings(path, QSettings.Format.IniFormat)
+    window = make_window(qtbot, settings)
+    window.resize(window.minimumSizeHint().width(), 650)  # the offscreen screen is 800 x 800: restoring clamps
+    dialog = window.open_settings()
+    dialog.shortlist.setValue(4)
+    dialog.budget.setValue(6)
+    dialog.accept()
+    assert session_config(settings).shortlist_size == 4 and window.controller.config.ranking_budget == 6
+    window._force_close = True
+    window.close()
+    reread = QSettings(path, QSettings.Format.IniFormat)
+    assert reread.value("app/last_domain") == "tiny"
+    again = make_window(qtbot, reread)
+    assert again.height() == 650
+    assert again.domain_picker.currentData() == "tiny"
+    assert session_config(reread).ranking_budget == 6
+
+
+def slow_loader(name: str):
+    for i in range(2000):
+        time.sleep(0.01)
+        yield Progress(i, 2000, f"training {name}")
+    return TinyAgents(name=name)
+
+
+def failing_loader(name: str):
+    yield Progress(0, 1, "checking")
+    raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
+
+
+def test_opening_a_domain_can_be_cancelled_or_fail_without_harm(qtbot, tiny_window):
+    window = tiny_window
+    picker = window.domain_picker
+    assert picker.objectName() == "domainPicker"
+    assert {picker.itemData(i) for i in range(picker.count())} >= {"faq", "birds", "banking", "tiny"}
+    window.domain_loader = slow_loader
+    window.open_domain("birds")
+    dialog = window.findChild(QWidget, "progressDialog")
+    assert dialog is not None and dialog.isVisible()
+    qtbot.waitUntil(lambda: window.opening.last_progress is not None, timeout=TIMEOUT_MS)
+    dialog.findChild(QPushButton, "jobProgressCancelButton").click()
+    qtbot.waitUntil(lambda: window.opening is None, timeout=TIMEOUT_MS)
+    assert window.domain == "tiny" and picker.currentData() == "tiny"
+    assert "cancelled" in window.statusBar().currentMessage()
+
+    window.domain_loader = failing_loader
+    window.open_domain("nowhere")
+    qtbot.waitUntil(lambda: window.opening is None, timeout=TIMEOUT_MS)
+    assert window.last_error is not None and "does not exist" in window.last_error[1]
+    assert window.domain == "tiny"
+    for box in window.findChildren(QMessageBox):
+        box.close()
+    # the open domain still works
+    window.ask_page.query_input.setText("red breast")
+    window.ask_page.ask_button.click()
+    wait_idle(qtbot, window)
+    assert window.controller.snapshot is not None and window.controller.snapshot.domain == "tiny"
