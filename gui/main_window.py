@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         toolbar = QToolBar("Main", self)
         toolbar.setObjectName("mainToolbar")
         toolbar.setMovable(False)
-        label = QLabel(" &Domain: ", toolbar)
+        label = QLabel(" D&omain: ", toolbar)
         self.domain_picker = QComboBox(toolbar)
         self.domain_picker.setObjectName("domainPicker")
         self.domain_picker.setAccessibleName("Domain")

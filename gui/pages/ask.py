@@ -132,7 +132,7 @@ class AskPage(QWidget):
         self.not_sure_button = self._button("&Not sure", "notSureButton", "I do not know the answer (key N)")
         self.not_sure_button.clicked.connect(lambda: self.controller.answer(None, "not_sure"))
         self.not_visible_button = self._button(
-            "Not &visible", "notVisibleButton", "The attribute cannot be seen: skip it and its group (key V)"
+            "Not v&isible", "notVisibleButton", "The attribute cannot be seen: skip it and its group (key V)"
         )
         self.not_visible_button.clicked.connect(lambda: self.controller.answer(None, "not_visible"))
         self.undo_button = self._button("&Undo", "undoButton", "Take back the last answer (Ctrl+Z)")

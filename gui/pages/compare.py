@@ -194,7 +194,7 @@ class ComparePage(QWidget):
         sides.addWidget(self.left, 1)
         sides.addWidget(self.right, 1)
         self.prefer_left = self._button("◀  &Left is better", "preferLeftButton", "The left candidate is better (L)")
-        self.tie = self._button("&Equally good", "tieButton", "Both are equally good (E)")
+        self.tie = self._button("E&qually good", "tieButton", "Both are equally good (E)")
         self.prefer_right = self._button(
             "&Right is better  ▶", "preferRightButton", "The right candidate is better (R)"
         )

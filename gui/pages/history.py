@@ -42,7 +42,7 @@ class HistoryPage(QWidget):
         self.summary = QLabel(self)
         self.summary.setObjectName("historySummary")
         top = QHBoxLayout()
-        label = QLabel("S&how:", self)
+        label = QLabel("Sho&w:", self)
         label.setBuddy(self.status)
         top.addWidget(label)
         top.addWidget(self.status)

@@ -285,7 +285,7 @@ class EvaluationPanel(_Panel):
         stretch_column(self.table, 0)
         self.results.addWidget(self.plot, 3)
         self.results.addWidget(self.table, 2)
-        self.add_export("Export &CSV…", "exportEvaluationCsv", self.export_csv)
+        self.add_export("Export C&SV…", "exportEvaluationCsv", self.export_csv)
         self.add_export("Export &PNG…", "exportEvaluationPng", self.export_png)
         self.add_export("Export &JSON…", "exportEvaluationJson", self.export_json)
         self.report: Any = None
@@ -359,7 +359,7 @@ class TrainingPanel(_Panel):
     IGNORED = ("iteration", "step", "epoch")
 
     def __init__(self, lab: LabPage) -> None:
-        super().__init__(lab, "training", "&Train")
+        super().__init__(lab, "training", "&Start training")
         self.what = self.add_field("Model:", QComboBox(self), "trainWhat")
         self.what.addItems(["stop policy", "text encoder"])
         self.what.currentTextChanged.connect(self._what_changed)
@@ -498,7 +498,7 @@ class RankingPanel(_Panel):
         stretch_column(self.table, 1)
         self.results.addWidget(self.plot, 3)
         self.results.addWidget(self.table, 2)
-        self.add_export("Export &CSV…", "exportRankingCsv", self.export_csv)
+        self.add_export("Export C&SV…", "exportRankingCsv", self.export_csv)
         self.add_export("Export &PNG…", "exportRankingPng", self.export_png)
         self.add_export("Export &JSON…", "exportRankingJson", self.export_json)
         self.result: dict | None = None
@@ -583,9 +583,9 @@ class LabPage(QWidget):
         self.evaluation = EvaluationPanel(self)
         self.training = TrainingPanel(self)
         self.ranking = RankingPanel(self)
-        self.tabs.addTab(self.evaluation, "&Evaluate clarifier")
+        self.tabs.addTab(self.evaluation, "Evaluate &clarifier")
         self.tabs.addTab(self.training, "&Train models")
-        self.tabs.addTab(self.ranking, "Evaluate &ranking")
+        self.tabs.addTab(self.ranking, "Evaluate ran&king")
         self.training.modelsChanged.connect(self.modelsChanged)
         layout = QVBoxLayout(self)
         layout.addWidget(self.domain_label)

@@ -162,3 +162,26 @@ def test_errors_show_a_dialog_and_nothing_crashes(qtbot, tiny_window):
     window.controller.prefer("left")  # no session yet
     wait_idle(qtbot, window)
     assert "no conversation" in window.last_error[1]
+
+
+def test_comparisons_and_the_answer_from_the_keyboard(qtbot, tiny_window):
+    window = tiny_window
+    activate(qtbot, window)
+    ask(qtbot, window, "red breast")
+    qtbot.keyClick(window.ask_page.option_buttons[0], Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)  # Alt+S: skip
+    qtbot.waitUntil(lambda: window.controller.snapshot.phase == "comparing")  # a mnemonic clicks after 100 ms
+    page = window.compare_page
+    qtbot.waitUntil(page.prefer_left.hasFocus)
+    qtbot.keyClick(page.prefer_left, Qt.Key.Key_E)  # equally good
+    wait_idle(qtbot, window)
+    snap = window.controller.snapshot
+    assert [e["preferred"] for e in snap.transcript if e["kind"] == "compare"] == ["tie"]
+    while window.controller.snapshot.phase == "comparing":
+        qtbot.keyClick(page.prefer_left, Qt.Key.Key_R)  # right is better
+        wait_idle(qtbot, window)
+    assert window.controller.snapshot.phase == "decided"
+    accept = named(window, QPushButton, "acceptButton")
+    qtbot.waitUntil(accept.hasFocus)
+    qtbot.keyClick(accept, Qt.Key.Key_Space)
+    wait_idle(qtbot, window)
+    assert window.controller.snapshot.phase == "finished"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pytest
 from gui_helpers import TIMEOUT_MS
 from PySide6.QtCore import QElapsedTimer, QTimer
 from PySide6.QtWidgets import QPushButton
@@ -107,9 +106,9 @@ def tiny_training_job(iterations: int):
     return train_policy(model, domain.p_hat(1.0), episodes, prior, targets, config, seed=1)
 
 
-@pytest.mark.parametrize("iterations", [100])
-def test_the_event_loop_stays_responsive_while_training(qtbot, tiny_window, iterations):
-    """A QTimer keeps ticking while the Lab trains a policy in its worker, and the curve grows live."""
+def test_the_event_loop_stays_responsive_while_training(qtbot, tiny_window):
+    """A QTimer keeps ticking while the Lab trains a policy in its worker; the curve grows live; Cancel stops
+    the training; a short training then completes with its summary."""
     window = tiny_window
     window.show_page("lab")
     panel = window.lab_page.training
@@ -121,21 +120,29 @@ def test_the_event_loop_stays_responsive_while_training(qtbot, tiny_window, iter
     timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
     timer.start()
     sizes: list[int] = []
-    worker = panel.run(lambda: tiny_training_job(iterations))
+    worker = panel.run(lambda: tiny_training_job(100_000))
     worker.progressed.connect(lambda _: sizes.append(panel.curve.points("reward")))
     started = clock.elapsed()
-    qtbot.waitUntil(lambda: worker.outcome is not None, timeout=60_000)
+    # the event loop runs (and the timer ticks) while the worker trains, for at least 1.5 s and 3 points
+    qtbot.waitUntil(lambda: clock.elapsed() - started > 1500 and panel.curve.points("reward") >= 3, timeout=60_000)
     finished = clock.elapsed()
+    cancel = panel.findChild(QPushButton, "trainingProgressCancelButton")
+    assert cancel.isEnabled()
+    cancel.click()
+    qtbot.waitUntil(lambda: worker.outcome == "cancelled", timeout=TIMEOUT_MS)
     timer.stop()
-    assert worker.outcome == "succeeded"
-    assert panel.curve.points("reward") == iterations and panel.curve.points("accuracy") == iterations
-    assert len(sizes) >= 2 and sizes[0] < iterations  # the curve grew while training ran
+    assert panel.curve.points("reward") > 0 and len(sizes) >= 2 and sizes[-1] > sizes[0]
     during = [t for t in ticks if started <= t <= finished]
     gaps = np.diff([started, *during, finished])
-    # The timer fires on time most of the time; the rare longer gaps are Python's own full garbage
-    # collections (they stop every thread), never the training itself.
-    assert len(during) >= 0.4 * (finished - started) / 10, f"{len(during)} ticks in {finished - started} ms"
-    assert np.percentile(gaps, 95) < 60, f"95% of the timer's intervals should be short: {np.percentile(gaps, 95)} ms"
-    assert gaps.max() < 1000, f"the event loop stalled for {gaps.max()} ms"
-    assert "reward" in panel.summary.text()
+    # A blocked event loop would not tick at all until the training ends. The bounds are loose because a busy
+    # 2-core machine delays timers, and a rare long gap is Python's full garbage collection (it stops every
+    # thread), never the training itself.
+    assert len(during) >= 0.2 * (finished - started) / 10, f"{len(during)} ticks in {finished - started} ms"
+    assert np.percentile(gaps, 95) < 100, f"95% of the timer's intervals should be short: {np.percentile(gaps, 95)} ms"
+    assert gaps.max() < 1500, f"the event loop stalled for {gaps.max()} ms"
     qtbot.waitUntil(panel.run_button.isEnabled, timeout=TIMEOUT_MS)
+
+    worker = panel.run(lambda: tiny_training_job(5))
+    qtbot.waitUntil(lambda: worker.outcome == "succeeded", timeout=60_000)
+    qtbot.waitUntil(lambda: "reward" in panel.summary.text(), timeout=TIMEOUT_MS)
+    assert panel.curve.points("accuracy") == 5

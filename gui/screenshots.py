@@ -1,0 +1,226 @@
+"""Regenerate the screenshots in docs/screenshots/ on real data, offscreen.
+
+    QT_QPA_PLATFORM=offscreen python -m gui.screenshots [--out docs/screenshots] [--home DIR]
+
+It works in a temporary copy of the data folder (CLARIFY_HOME, or --home), so nothing of yours changes:
+it opens faq and birds (preparing them first if their models are missing, which takes a while the first
+time), has a scripted conversation in each, runs the Lab's evaluation, a short policy training and a small
+ranking evaluation, previews a broken import file, and saves each page with ``widget.grab()``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+SIZE = (1280, 820)
+FAQ_QUERY = "how do I cross out text in an email"
+FAQ_TARGET = "strikethrough"
+BIRDS_QUERY = "small bird with a bright red crest and a black face"
+BIRDS_TARGET = "Cardinal"
+BROKEN_IMPORT = (
+    "label,tag,answer,kind\n"
+    "faq-004,gmail formatting,yes,binary\n"
+    "no-such-faq,gmail formatting,yes,binary\n"
+    "faq-004,strikethrough,maybe,binary\n"
+    "faq-005,,yes,binary\n"
+)
+
+
+def copy_home(source: Path, target: Path, domains: list[str]) -> None:
+    """Copy the domains' knowledge bases and models (never the user's other data)."""
+    (target / "domains").mkdir(parents=True, exist_ok=True)
+    for name in domains:
+        db = source / "domains" / f"{name}.db"
+        if db.exists():
+            for suffix in ("", "-wal", "-shm"):
+                path = db.with_name(db.name + suffix)
+                if path.exists():
+                    shutil.copy2(path, target / "domains" / path.name)
+        models = source / "models" / name
+        if models.is_dir():
+            shutil.copytree(models, target / "models" / name, dirs_exist_ok=True)
+    cache = source / "cache"
+    if cache.is_dir():
+        shutil.copytree(cache, target / "cache", dirs_exist_ok=True)
+
+
+class Shooter:
+    """Drives a MainWindow and saves grabs."""
+
+    def __init__(self, out: Path) -> None:
+        from PySide6.QtCore import QSettings
+        from PySide6.QtWidgets import QApplication
+
+        from gui.main_window import MainWindow
+
+        self.app = QApplication.instance() or QApplication(["clarify-screenshots"])
+        self.out = out
+        out.mkdir(parents=True, exist_ok=True)
+        settings = QSettings(str(Path(os.environ["CLARIFY_HOME"]) / "screenshots.ini"), QSettings.Format.IniFormat)
+        self.window = MainWindow(settings=settings, open_initial=False)
+        self.window.resize(*SIZE)
+        self.window.show()
+        self.saved: list[Path] = []
+
+    def wait(self, condition: Callable[[], bool], timeout: float = 1800.0, what: str = "") -> None:
+        start = time.monotonic()
+        while not condition():
+            self.app.processEvents()
+            time.sleep(0.01)
+            if time.monotonic() - start > timeout:
+                raise TimeoutError(f"timed out waiting for {what or condition}")
+        for _ in range(10):
+            self.app.processEvents()
+
+    def idle(self) -> None:
+        w = self.window
+        self.wait(lambda: w.controller.idle and (w.opening is None or not w.opening.isRunning()), what="idle")
+        self.settle()
+
+    def settle(self, seconds: float = 0.3) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.app.processEvents()
+            time.sleep(0.01)
+
+    def shoot(self, name: str, widget=None) -> None:
+        self.settle()
+        path = self.out / f"{name}.png"
+        (widget or self.window).grab().save(str(path))
+        self.saved.append(path)
+        print(f"wrote {path}", flush=True)
+
+    def open(self, domain: str) -> None:
+        print(f"opening {domain} (prepares it if needed)…", flush=True)
+        self.window.open_domain(domain)
+        self.wait(lambda: self.window.domain == domain and self.window.controller.attached, what=f"open {domain}")
+        self.idle()
+        if self.window.last_error:
+            raise RuntimeError(f"could not open {domain}: {self.window.last_error[1]}")
+
+    def ask(self, query: str) -> None:
+        page = self.window.ask_page
+        page.query_input.setText(query)
+        page.ask_button.click()
+        self.idle()
+
+    def answer_towards(self, target: str) -> None:
+        """Answer the pending question as someone looking for ``target`` would, judged from "why this
+        question": the option after which ``target`` is most likely."""
+        snapshot = self.window.controller.snapshot
+        best, best_p = 0, -1.0
+        for i, outcome in enumerate(snapshot.explanation["outcomes"]):
+            p = max((prob for name, prob in outcome["top"] if target.lower() in name.lower()), default=0.0)
+            if p > best_p:
+                best, best_p = i, p
+        if best_p <= 0.0:  # the target is not near the top either way: say so
+            self.window.ask_page.not_sure_button.click()
+        else:
+            self.window.ask_page.option_buttons[best].click()
+        self.idle()
+
+    def compare_towards(self, target: str) -> None:
+        left, right = self.window.controller.snapshot.pair
+        hit_left = target.lower() in (left.title + " " + left.text).lower()
+        hit_right = target.lower() in (right.title + " " + right.text).lower()
+        page = self.window.compare_page
+        (
+            page.prefer_left
+            if hit_left and not hit_right
+            else page.prefer_right
+            if hit_right and not hit_left
+            else page.tie
+        ).click()
+        self.idle()
+
+    def conversation(self, domain: str, query: str, target: str, prefix: str, questions_before_shot: int) -> None:
+        self.open(domain)
+        self.ask(query)
+        controller = self.window.controller
+        for _ in range(questions_before_shot):
+            if controller.snapshot.phase != "clarifying":
+                break
+            self.answer_towards(target)
+        self.shoot(f"{prefix}-ask")
+        while controller.snapshot.phase == "clarifying":
+            self.answer_towards(target)
+        if controller.snapshot.phase == "comparing":
+            self.shoot(f"{prefix}-compare")
+        while controller.snapshot.phase == "comparing":
+            self.compare_towards(target)
+        if controller.snapshot.phase == "decided":
+            self.shoot(f"{prefix}-answer")
+            self.window.compare_page.final.accept_button.click()
+            self.idle()
+
+    def run_panel(self, panel, start: Callable[[], object]) -> None:
+        worker = start()
+        self.wait(lambda: worker.outcome is not None, what=panel.objectName())
+        self.settle(0.5)
+        if worker.outcome != "succeeded":
+            raise RuntimeError(f"{panel.objectName()} {worker.outcome}: {self.window.last_error}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="docs/screenshots", help="folder for the PNG files")
+    parser.add_argument("--home", default=None, help="data folder to copy (default: $CLARIFY_HOME or the user's)")
+    parser.add_argument("--episodes", type=int, default=500, help="episodes for the Lab evaluation")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from assistant import paths
+
+    source = Path(args.home) if args.home else paths.home()
+    out = Path(args.out).resolve()
+    with tempfile.TemporaryDirectory(prefix="clarify-shots-") as scratch:
+        copy_home(source, Path(scratch), ["faq", "birds"])
+        os.environ["CLARIFY_HOME"] = scratch
+        shooter = Shooter(out)
+        window = shooter.window
+        shooter.conversation("birds", BIRDS_QUERY, BIRDS_TARGET, "birds", 2)
+        shooter.conversation("faq", FAQ_QUERY, FAQ_TARGET, "faq", 2)
+        window.show_page("history")
+        shooter.idle()
+        shooter.shoot("history")
+
+        lab = window.lab_page
+        window.show_page("lab")
+        lab.evaluation.episodes.setValue(args.episodes)
+        shooter.run_panel(lab.evaluation, lab.evaluation.run)
+        shooter.shoot("lab-evaluation")
+        lab.tabs.setCurrentWidget(lab.training)
+        lab.training.iterations.setValue(150)
+        shooter.run_panel(lab.training, lab.training.run)
+        shooter.shoot("lab-training")
+        lab.tabs.setCurrentWidget(lab.ranking)
+        lab.ranking.questions.setValue(15)
+        shooter.run_panel(lab.ranking, lab.ranking.run)
+        shooter.shoot("lab-ranking")
+
+        broken = Path(scratch) / "faq_tags.csv"
+        broken.write_text(BROKEN_IMPORT)
+        wizard = window.open_import_wizard()
+        wizard.source.file.setText(str(broken))
+        wizard.source.domain.setCurrentText("faq")
+        wizard.next()
+        page = wizard.preview_page
+        shooter.wait(lambda: page.plan is not None, what="import preview")
+        shooter.shoot("import-preview", wizard)
+        wizard.reject()
+        window._force_close = True
+        window.close()
+    print(f"{len(shooter.saved)} screenshots in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
