@@ -355,8 +355,8 @@ class TrainingPanel(_Panel):
     """Train the text encoder or a STOP/ASK policy with a live learning curve."""
 
     modelsChanged = Signal(str)
-    CURVE_ORDER = ("reward", "accuracy", "turns", "lambda", "loss", "dev_accuracy")
-    IGNORED = ("iteration", "step", "epoch")
+    CURVE_ORDER = ("reward", "accuracy", "turns", "lambda", "loss", "dev_acc1", "dev_acc3", "dev_acc1_seen")
+    IGNORED = ("iteration", "step", "epoch", "seconds")
 
     def __init__(self, lab: LabPage) -> None:
         super().__init__(lab, "training", "&Start training")

@@ -1,0 +1,126 @@
+"""The HTML the pages render: transcript bubbles, "why this question", candidates, import reports."""
+
+from __future__ import annotations
+
+import math
+
+from gui.import_wizard import guess_format, report_html
+from gui.pages.ask import explanation_html
+from gui.pages.compare import candidate_html
+from gui.snapshot import AnswerSnapshot, SessionSnapshot
+from gui.transcript import event_html, transcript_html
+
+
+def snapshot(**changes) -> SessionSnapshot:
+    base = dict(
+        session_id=3,
+        domain="faq",
+        query="cross out text",
+        phase="finished",
+        status="finished",
+        questions_answered=1,
+        question=None,
+        posterior=(),
+        explanation=None,
+        pair=None,
+        confidence=0.95,
+        threshold=0.9,
+        comparisons=1,
+        budget=8,
+        shortlist=(),
+        proposed=None,
+        final=AnswerSnapshot("faq-004", "Strikethrough in Gmail", "Use the toolbar.", 0.8, 1),
+        stop_reason="policy",
+        can_undo=False,
+        can_ask_more=False,
+        transcript=(
+            {"kind": "query", "text": "cross out <text>"},
+            {"kind": "answer", "text": "Is it about gmail?", "answer": "option", "option_text": "yes"},
+            {"kind": "answer", "text": "Is it about dropbox?", "answer": "not_sure"},
+            {"kind": "undo", "phase": "clarifying"},
+            {"kind": "answer", "text": "Is it about fonts?", "answer": "probably", "option_text": "no"},
+            {"kind": "stop", "reason": "policy"},
+            {"kind": "compare", "left": "faq-004#1", "right": "faq-009", "preferred": "right"},
+            {"kind": "compare", "left": "faq-004#1", "right": "faq-009", "preferred": "tie"},
+            {"kind": "decided", "reason": "confident"},
+            {"kind": "accept", "label": "faq-004"},
+        ),
+        candidate_titles={"faq-004#1": "Strikethrough in Gmail", "faq-009": "Fonts in Gmail"},
+    )
+    base.update(changes)
+    return SessionSnapshot(**base)
+
+
+def test_the_transcript_shows_every_step_as_a_chat():
+    html = transcript_html(snapshot())
+    assert "cross out &lt;text&gt;" in html  # escaped
+    assert "Is it about gmail?" in html and "<b>yes</b>" in html
+    assert "Not sure" in html and "undo" in html and "Probably <b>no</b>" in html
+    assert "“Fonts in Gmail” is better than “Strikethrough in Gmail”" in html
+    assert "are equally good" in html and "Answer accepted: Strikethrough in Gmail" in html
+    assert "conversation will appear here" in transcript_html(None)
+    assert "None of these" in event_html({"kind": "reject", "reason": "wrong"}, {})
+    assert "faq-1#2" in event_html({"kind": "compare", "left": "faq-1#2", "right": "x", "preferred": "left"}, {})
+
+
+def test_why_this_question_in_bits():
+    html = explanation_html(
+        {
+            "question": "Is it red?",
+            "information_gain": math.log(2),
+            "rank": 1,
+            "entropy": 2 * math.log(2),
+            "outcomes": [
+                {"option": "yes", "probability": 0.25, "top": [("Cardinal", 0.9), ("Robin", 0.05)]},
+                {"option": "no", "probability": 0.75, "top": [("Crow", 0.5)]},
+            ],
+        }
+    )
+    assert "1.00 bits" in html and "most informative" in html and "2.00 bits" in html
+    assert "Cardinal 90%" in html and "25%" in html and "Crow 50%" in html
+    assert "pending" in explanation_html(None)
+
+
+def test_candidates_render_attributes_or_prose():
+    birds = candidate_html("size: small (5 - 9 in); shape: perching-like; crown color: red")
+    assert birds.count("<tr>") == 3 and "<b>perching-like</b>" in birds
+    prose = candidate_html("First paragraph <b>.\n\nSecond line\nthird")
+    assert prose.count("<p>") == 2 and "&lt;b&gt;" in prose and "Second line<br>third" in prose
+    assert "no text" in candidate_html("")
+
+
+def test_import_reports_and_format_guessing(tmp_path):
+    report = {
+        "status": "imported",
+        "file": "batch.csv",
+        "format": "mturk",
+        "kind": "tags",
+        "domain": "bank",
+        "rows": 10,
+        "records": 9,
+        "added": {"annotations": 7, "questions": 1, "labels": 0, "queries": 0},
+        "updated": {"labels": 0},
+        "skipped": {"existing": 0, "duplicates": 2, "not_applicable": 0},
+        "rejected_assignments": [{"assignment": "A1"}],
+        "merged_tags": [
+            {"merged": ["Lost cards", "lost card"], "tag": "lost card", "reason": "plural", "existing_question": True}
+        ],
+        "new_questions": [{"text": "Is it about freezing the card?"}],
+        "agreement": {
+            "overall": {
+                "binary": {"method": "fleiss", "kappa": 0.65, "observed_agreement": 0.83, "items": 14, "raters": 3}
+            }
+        },
+    }
+    html = report_html(report)
+    assert "7 annotations" in html and "2 duplicates" in html and "1 assignments left out" in html
+    assert "“Lost cards”, “lost card” → “lost card”" in html and "κ = 0.650" in html
+    assert "freezing" in html
+    again = report_html({**report, "status": "already imported", "previous_import": {"id": 4, "imported_at": "today"}})
+    assert "import #4" in again and "nothing changes" in again
+    mturk = tmp_path / "b.csv"
+    mturk.write_text('"HITId","WorkerId","Input.label","Answer.selected"\n')
+    plain = tmp_path / "p.csv"
+    plain.write_text("label,tag,answer\n")
+    assert guess_format(str(mturk)) == "mturk" and guess_format(str(plain)) == "csv"
+    assert guess_format(str(tmp_path / "x.json")) == "labelstudio" and guess_format("x.jsonl") == "csv"
