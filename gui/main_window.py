@@ -24,7 +24,7 @@ from gui.pages.compare import ComparePage
 from gui.pages.history import HistoryPage
 from gui.pages.lab import LabPage
 from gui.snapshot import SessionSnapshot
-from gui.workers import JobWorker, WorkerPool, run_with_dialog
+from gui.workers import JobWorker, WorkerPool, is_running, run_with_dialog
 
 DEFAULT_DOMAIN = "faq"
 PAGES = ("ask", "compare", "history", "lab")
@@ -275,7 +275,7 @@ class MainWindow(QMainWindow):
         """Make ``name`` the current domain, preparing it first if this run has not yet."""
         if then is not None:
             self._after_open.append(then)
-        if self.opening is not None and self.opening.isRunning():
+        if is_running(self.opening):
             return
         if name in self.factories:
             self._use_factory(name, self.factories[name])

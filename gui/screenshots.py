@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from gui.workers import is_running
+
 SIZE = (1280, 820)
 FAQ_QUERY = "how do I cross out text in an email"
 FAQ_TARGET = "strikethrough"
@@ -81,7 +83,7 @@ class Shooter:
 
     def idle(self) -> None:
         w = self.window
-        self.wait(lambda: w.controller.idle and (w.opening is None or not w.opening.isRunning()), what="idle")
+        self.wait(lambda: w.controller.idle and not is_running(w.opening), what="idle")
         self.settle()
 
     def settle(self, seconds: float = 0.3) -> None:

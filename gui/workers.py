@@ -26,6 +26,16 @@ BATCH_SECONDS = 0.05
 JobFactory = Callable[[], Generator[Progress, None, Any]]
 
 
+def is_running(worker: QThread | None) -> bool:
+    """True while ``worker`` runs (False once it ended, also after the pool deleted it)."""
+    if worker is None:
+        return False
+    try:
+        return worker.isRunning()
+    except RuntimeError:  # the C++ object is gone: it finished and was cleaned up
+        return False
+
+
 class JobWorker(QThread):
     """Runs one job; emits ``progressed(list[Progress])``, then exactly one of succeeded/failed/cancelled."""
 
@@ -106,7 +116,7 @@ class WorkerPool(QObject):
 
     @property
     def running(self) -> list[JobWorker]:
-        return [w for w in self.workers if w.isRunning()]
+        return [w for w in self.workers if is_running(w)]
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
         for worker in list(self.workers):
@@ -175,7 +185,7 @@ class ProgressPanel(QWidget):
         self.message.setText(describe(record))
 
     def cancel(self) -> None:
-        if self.worker is not None and self.worker.isRunning():
+        if self.worker is not None and is_running(self.worker):
             self.worker.cancel()
             self.cancel_button.setEnabled(False)
             self.message.setText("cancelling after the current step…")
@@ -189,26 +199,59 @@ class ProgressPanel(QWidget):
 
 
 class ProgressDialog(QDialog):
-    """A window-modal dialog following one worker: title, progress, message, Cancel. Never blocks: it is
+    """A window-modal dialog following one worker: title, progress, message, Cancel, and a live learning
+    curve once the job reports metrics (a new curve for each training the job runs). Never blocks: it is
     shown with ``open()``, and closes itself when the worker ends."""
+
+    IGNORED = ("iteration", "step", "epoch", "seconds")
 
     def __init__(self, worker: JobWorker, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("progressDialog")
         self.setWindowTitle(title)
         self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setMinimumWidth(460)
+        self.setMinimumWidth(520)
         heading = QLabel(f"<b>{title}</b>", self)
         self.panel = ProgressPanel(self, "jobProgress")
         self.panel.follow(worker)
-        layout = QVBoxLayout(self)
-        layout.addWidget(heading)
-        layout.addWidget(self.panel)
+        self.curve: Any = None
+        self._keys: frozenset[str] = frozenset()
+        self._last_step = 0
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.addWidget(heading)
+        self.layout_.addWidget(self.panel)
         self.worker = worker
+        worker.progressed.connect(self._metrics)
         worker.finished.connect(self.accept)
 
+    def _metrics(self, batch: list[Progress]) -> None:
+        records = [
+            Progress(r.step, r.total, r.message, {k: v for k, v in r.metrics.items() if k not in self.IGNORED})
+            for r in batch
+            if r.metrics
+        ]
+        if not records:
+            return
+        if self.curve is None:
+            from gui.widgets import LearningCurve
+
+            self.curve = LearningCurve(self)
+            self.curve.setMinimumHeight(300)
+            self.layout_.addWidget(self.curve, 1)
+            self.resize(max(self.width(), 640), 520)
+        for record in records:
+            keys = frozenset(record.metrics)
+            if not keys:
+                continue
+            if (not keys <= self._keys and not self._keys <= keys) or record.step < self._last_step:
+                self.curve.clear_curves()  # the job moved on to another training
+                self._keys = frozenset()
+            self._keys |= keys
+            self._last_step = record.step
+            self.curve.add([record])
+
     def reject(self) -> None:  # Escape or the window's close button = Cancel
-        if self.worker.isRunning():
+        if is_running(self.worker):
             self.panel.cancel()
         else:
             super().reject()

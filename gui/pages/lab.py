@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from assistant.progress import Progress
 from gui.qt_models import EvaluationResultsModel, RankingResultsModel
 from gui.widgets import AccuracyPlot, LearningCurve, RankingPlot, make_table, stretch_column
-from gui.workers import JobWorker, ProgressPanel, WorkerPool
+from gui.workers import JobWorker, ProgressPanel, WorkerPool, is_running
 
 ErrorHandler = Callable[[str, BaseException, str], None]
 RANKING_CSV_FIELDS = ("model", "strategy", "interactions", "accuracy", "ndcg5", "seconds_per_interaction", "questions")
@@ -198,7 +198,7 @@ class _Panel(QWidget):
 
     @property
     def running(self) -> bool:
-        return self.worker is not None and self.worker.isRunning()
+        return is_running(self.worker)
 
     def start(self, title: str, make_job: Callable[[], Generator[Progress, None, Any]]) -> JobWorker | None:
         if self.running:

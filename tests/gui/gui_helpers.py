@@ -13,6 +13,7 @@ from assistant.clarifier import Clarifier
 from assistant.policy import FixedTurns
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase
+from gui.workers import is_running
 from tests.engine.conftest import KeywordPrior, make_tiny_domain
 
 TIMEOUT_MS = 20_000
@@ -73,7 +74,7 @@ def tiny_loader(name: str) -> Generator[Progress, None, TinyAgents]:
 def wait_idle(qtbot, window, timeout: int = TIMEOUT_MS) -> None:
     """Wait until no session action and no domain preparation is in flight."""
     qtbot.waitUntil(
-        lambda: window.controller.idle and (window.opening is None or not window.opening.isRunning()),
+        lambda: window.controller.idle and not is_running(window.opening),
         timeout=timeout,
     )
 

@@ -77,7 +77,7 @@ def test_the_progress_dialog_cancels(qtbot):
     qtbot.addWidget(parent)
     pool = WorkerPool(parent)
     outcome: list[str] = []
-    worker = run_with_dialog(
+    run_with_dialog(
         parent,
         pool,
         "Counting slowly",
@@ -88,7 +88,7 @@ def test_the_progress_dialog_cancels(qtbot):
     )
     dialog = parent.findChild(ProgressDialog)
     assert dialog is not None and dialog.isVisible()
-    qtbot.waitUntil(lambda: worker.last_progress is not None, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: dialog.curve is not None and dialog.curve.points("value") > 2, timeout=TIMEOUT_MS)
     cancel = dialog.findChild(QPushButton, "jobProgressCancelButton")
     cancel.click()
     qtbot.waitUntil(lambda: outcome == ["cancelled"], timeout=TIMEOUT_MS)
