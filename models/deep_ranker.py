@@ -47,22 +47,44 @@ class MCDropout(nn.Module):
 
 
 class SiameseRanker(nn.Module):
-    """Scores candidates: Linear-ReLU-Dropout twice, then Linear to one score."""
+    """Scores candidates: prior_weight * x[..., -1] + MLP(x), the MLP being Linear-ReLU-Dropout twice + Linear.
 
-    def __init__(self, in_dim: int, hidden: int = 256, dropout: float = 0.2) -> None:
+    The skip term on the last input feature (the question-candidate cosine of ``pair_features``) starts
+    the ranker at the cosine prior, so that the MLP only has to learn corrections: with a few hundred
+    training questions (instead of BDL's large cQA training sets) this is what keeps it as good as the prior.
+    ``prior_weight`` is learned; 0 disables the skip.
+    """
+
+    def __init__(self, in_dim: int, hidden: int = 256, dropout: float = 0.2, prior_weight: float = 5.0) -> None:
         super().__init__()
-        self.config = {"in_dim": int(in_dim), "hidden": int(hidden), "dropout": float(dropout)}
+        self.config = {
+            "in_dim": int(in_dim),
+            "hidden": int(hidden),
+            "dropout": float(dropout),
+            "prior_weight": float(prior_weight),
+        }
         self.layer1 = nn.Linear(in_dim, hidden)
         self.layer2 = nn.Linear(hidden, hidden // 2)
         self.out = nn.Linear(hidden // 2, 1)
         self.drop1 = MCDropout(dropout)
         self.drop2 = MCDropout(dropout)
+        self.prior_weight = nn.Parameter(torch.tensor(float(prior_weight)), requires_grad=prior_weight != 0)
 
-    def forward(self, x: torch.Tensor, mc: bool = False, generator: torch.Generator | None = None) -> torch.Tensor:
-        """x [..., in_dim] -> scores [...]. ``mc``: dropout on even in eval mode."""
-        h = self.drop1(torch.relu(self.layer1(x)), mc, generator)
+    def forward(
+        self, x: torch.Tensor, mc: bool = False, generator: torch.Generator | None = None, samples: int | None = None
+    ) -> torch.Tensor:
+        """x [..., in_dim] -> scores [...], or [samples, ...] with ``samples``. ``mc``: dropout on in eval mode.
+
+        With ``samples`` the first layer (deterministic: dropout comes after it) runs once and only the
+        dropout masks and later layers are repeated: the same distribution as ``samples`` separate passes.
+        """
+        h = torch.relu(self.layer1(x))
+        skip = self.prior_weight * x[..., -1]
+        if samples is not None:
+            h = h.unsqueeze(0).expand(samples, *h.shape)
+        h = self.drop1(h, mc, generator)
         h = self.drop2(torch.relu(self.layer2(h)), mc, generator)
-        return self.out(h).squeeze(-1)
+        return self.out(h).squeeze(-1) + skip
 
 
 def margin_ranking_loss(

@@ -53,8 +53,13 @@ def pretrain_deep_ranker(
     lr: float = 1e-3,
     weight_decay: float = 1e-4,
     min_gap: float = 0.02,
+    prior_weight: float = 5.0,
+    best_fraction: float = 0.5,
 ) -> Job[SiameseRanker]:
     """Train the head on pairs (i, j) with g_i > g_j + ``min_gap`` of each example; yields Progress per epoch.
+
+    ``prior_weight`` initialises the skip term on the cosine feature (see ``SiameseRanker``; 0 = none);
+    ``best_fraction`` of the pairs pit the question's best candidate against a random other one.
 
     Pairs are drawn with an explicit numpy Generator and dropout masks with a seeded torch.Generator, so
     the same seed gives the same weights.
@@ -66,7 +71,7 @@ def pretrain_deep_ranker(
     in_dim = examples[0].features.shape[1]
     torch_state = torch.random.get_rng_state()
     torch.manual_seed(seed)  # only the initial weights; restored below so callers' global state is unchanged
-    model = SiameseRanker(in_dim, hidden=hidden, dropout=dropout)
+    model = SiameseRanker(in_dim, hidden=hidden, dropout=dropout, prior_weight=prior_weight)
     torch.random.set_rng_state(torch_state)
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     feats = [torch.from_numpy(np.asarray(e.features, dtype=np.float32)) for e in examples]
@@ -75,7 +80,9 @@ def pretrain_deep_ranker(
         total = 0.0
         for q in rng.permutation(len(examples)):
             g = np.asarray(examples[q].utilities, dtype=np.float64)
+            # A share of the pairs put the best answer against another one: top-1 accuracy is what counts.
             i = rng.integers(0, len(g), pairs_per_question * 2)
+            i[rng.random(len(i)) < best_fraction] = int(np.argmax(g))
             j = rng.integers(0, len(g), pairs_per_question * 2)
             keep = np.abs(g[i] - g[j]) > min_gap
             i, j = i[keep][:pairs_per_question], j[keep][:pairs_per_question]
@@ -116,6 +123,8 @@ class DeepRanker(PreferenceModel):
         weight_decay: float = 1e-4,
         margin: float = 0.1,
         seed: int = 0,
+        finetune: str = "all",
+        anchor: float = 0.0,
     ) -> None:
         self.pretrained = pretrained
         self.steps = steps
@@ -123,12 +132,16 @@ class DeepRanker(PreferenceModel):
         self.weight_decay = weight_decay
         self.margin = margin
         self.seed = seed
+        self.finetune = finetune
+        self.anchor = anchor
         self.model_: SiameseRanker | None = None
         self._x: torch.Tensor | None = None
 
     def fit(self, features: np.ndarray, prior: np.ndarray | None, comparisons: Comparisons) -> DeepRanker:
-        if self.steps < 0 or self.lr <= 0 or self.weight_decay < 0 or self.margin < 0:
-            raise ConfigError("deep ranker: steps >= 0, lr > 0, weight_decay >= 0 and margin >= 0 are required")
+        if self.steps < 0 or self.lr <= 0 or self.weight_decay < 0 or self.margin < 0 or self.anchor < 0:
+            raise ConfigError("deep ranker: steps >= 0, lr > 0, and weight_decay, margin, anchor >= 0 are required")
+        if self.finetune not in ("all", "head"):
+            raise ConfigError(f"deep ranker finetune must be 'all' or 'head', not {self.finetune!r}")
         x, _ = check_inputs(features, prior, comparisons)
         if x.shape[1] != self.pretrained.config["in_dim"]:
             raise ConfigError(
@@ -144,10 +157,17 @@ class DeepRanker(PreferenceModel):
             xs = self._x[torch.from_numpy(items)]
             pairs = torch.from_numpy(local)
             outcomes = torch.from_numpy(comparisons.outcomes)
-            opt = torch.optim.Adam(model.parameters(), lr=self.lr, weight_decay=self.weight_decay)
+            # "head": only the output layer and the prior weight move (a stable last-layer update);
+            # ``anchor`` adds an L2 pull towards the pre-trained weights, ``weight_decay`` one towards zero.
+            names = {"out.weight", "out.bias", "prior_weight"} if self.finetune == "head" else None
+            params = {n: p for n, p in model.named_parameters() if p.requires_grad and (names is None or n in names)}
+            start = {n: p.detach().clone() for n, p in params.items()}
+            opt = torch.optim.Adam(params.values(), lr=self.lr, weight_decay=self.weight_decay)
             model.train()
             for _ in range(self.steps):
                 loss = margin_ranking_loss(model(xs, generator=gen), pairs, outcomes, self.margin)
+                if self.anchor:
+                    loss = loss + self.anchor * sum(((p - start[n]) ** 2).sum() for n, p in params.items())
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
@@ -183,6 +203,5 @@ class MCDropoutRanker(DeepRanker):
         if self.samples < 2:
             raise ConfigError(f"MC dropout needs at least 2 samples, got {self.samples}")
         gen = torch.Generator().manual_seed(self.seed + 104729)
-        x = self._x.unsqueeze(0).expand(self.samples, -1, -1)  # [T, N, D_in]: one mask per sample and candidate
-        draws = self.model_(x, mc=True, generator=gen)  # [T, N]
+        draws = self.model_(self._x, mc=True, generator=gen, samples=self.samples)  # [T, N], fresh masks per sample
         return SamplePosterior(draws.double().numpy())

@@ -39,19 +39,26 @@ STRATEGIES = tuple(ACQUISITIONS)
 
 @dataclass
 class RankerSettings:
-    """Hyperparameters of the evaluated models (defaults chosen on the dev split of beer, t = 0.3)."""
+    """Hyperparameters of the evaluated models.
+
+    GPPL's three scales were chosen on the dev split of beer (t = 0.3, three oracle seeds) by
+    ``python -m benchmarks.bench_ranking_quality --tune --datasets beer``; the rest are BDL's or plain defaults.
+    """
 
     gppl_output_scale: float = 4.0
-    gppl_prior_scale: float = 1.0
-    gppl_lengthscale_factor: float = 1.0
+    gppl_prior_scale: float = 0.5
+    gppl_lengthscale_factor: float = 2.0
     bt_l2: float = 1.0
     bt_prior_scale: float = 1.0
     deep_steps: int = 30
+    deep_finetune: str = "all"
+    deep_anchor: float = 0.0
     deep_lr: float = 1e-3
     deep_weight_decay: float = 1e-4
     deep_dropout: float = 0.2
     deep_hidden: int = 256
     deep_epochs: int = 8
+    deep_prior_weight: float = 5.0
     mcd_samples: int = 20
 
 
@@ -82,7 +89,13 @@ def _make_model(name: str, settings: RankerSettings, pretrained, seed: int) -> P
         return BradleyTerry(l2=settings.bt_l2, prior_scale=settings.bt_prior_scale)
     from assistant.ranking.deep import DeepRanker, MCDropoutRanker
 
-    kwargs = {"steps": settings.deep_steps, "lr": settings.deep_lr, "weight_decay": settings.deep_weight_decay}
+    kwargs = {
+        "steps": settings.deep_steps,
+        "lr": settings.deep_lr,
+        "weight_decay": settings.deep_weight_decay,
+        "finetune": settings.deep_finetune,
+        "anchor": settings.deep_anchor,
+    }
     if name == "mcd":
         return MCDropoutRanker(pretrained, samples=settings.mcd_samples, seed=seed, **kwargs)
     return DeepRanker(pretrained, seed=seed, **kwargs)
@@ -169,18 +182,28 @@ def evaluate(
     max_questions: int | None = None,
     settings: RankerSettings | None = None,
     encoder=None,
+    combos: Sequence[tuple[str, str]] | None = None,
 ) -> Job[dict]:
-    """Evaluate ranking strategies on ``dataset``; yields Progress per question, returns the result dict."""
+    """Evaluate ranking strategies on ``dataset``; yields Progress per question, returns the result dict.
+
+    Every compatible (model, strategy) of ``models`` x ``strategies`` runs, unless ``combos`` lists the
+    (model, strategy) pairs to run instead.
+    """
     if interactions < 0:
         raise ConfigError(f"--interactions must be >= 0, got {interactions}")
     if not (np.isfinite(t) and t > 0):
         raise ConfigError(f"noise level t must be positive, got {t}")
     if split not in ("train", "dev", "test", "all"):
         raise ConfigError(f"unknown split {split!r}: use dev, test, train or all")
-    strategies = parse_list(strategies, STRATEGIES, "strategy")
-    models = parse_list(models, MODELS, "model")
     settings = settings or RankerSettings()
-    combos = [(m, s) for m in models for s in strategies if compatible(m, s)]
+    if combos is None:
+        strategies = parse_list(strategies, STRATEGIES, "strategy")
+        models = parse_list(models, MODELS, "model")
+        combos = [(m, s) for m in models for s in strategies if compatible(m, s)]
+    else:
+        combos = [(parse_list([m], MODELS, "model")[0], parse_list([s], STRATEGIES, "strategy")[0]) for m, s in combos]
+        strategies = list(dict.fromkeys(s for _, s in combos))
+        models = list(dict.fromkeys(m for m, _ in combos))
     if not combos:
         raise ConfigError(
             f"no model takes the strategies {', '.join(strategies)}: UNC goes with bt/deep, the rest with gppl/mcd"
@@ -208,6 +231,7 @@ def evaluate(
             epochs=settings.deep_epochs,
             hidden=settings.deep_hidden,
             dropout=settings.deep_dropout,
+            prior_weight=settings.deep_prior_weight,
         )
 
     per_question: dict[tuple[str, str], dict[str, list]] = {

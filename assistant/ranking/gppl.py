@@ -94,6 +94,9 @@ class RBFKernel:
 class GPPL(PreferenceModel):
     """GP preference learning, probit likelihood, Laplace posterior.
 
+    The defaults (output scale 4, prior scale 0.5, length-scale factor 2) were chosen on the dev split of
+    StackExchange beer (see ``assistant.ranking.evaluation.RankerSettings``).
+
     Parameters
     ----------
     output_scale : kernel variance (BoTorch's ``ScaleKernel.outputscale``).
@@ -111,11 +114,11 @@ class GPPL(PreferenceModel):
     def __init__(
         self,
         output_scale: float = 4.0,
-        prior_scale: float = 1.0,
+        prior_scale: float = 0.5,
         standardize_prior: bool = True,
         noise: float = 1.0,
         lengthscale: float | np.ndarray | None = None,
-        lengthscale_factor: float = 1.0,
+        lengthscale_factor: float = 2.0,
         jitter: float = 1e-6,
         max_iter: int = 50,
     ) -> None:

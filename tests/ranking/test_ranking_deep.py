@@ -21,6 +21,15 @@ def test_margin_ranking_loss_by_hand():
     assert float(margin_ranking_loss(scores, pairs, outcomes, 0.1)) == pytest.approx((0.05 + 1.1 + 0.85 + 0.0) / 4)
 
 
+def test_the_skip_term_starts_the_ranker_at_the_cosine_prior():
+    head = SiameseRanker(7, hidden=8, prior_weight=5.0)
+    with torch.no_grad():
+        for p in (head.out.weight, head.out.bias):
+            p.zero_()
+    x = torch.from_numpy(pair_features(np.array([1.0, 0.0]), np.array([[1.0, 0.0], [0.6, 0.8]])))
+    np.testing.assert_allclose(head(x).detach().numpy(), [5.0, 3.0], rtol=1e-6)
+
+
 def test_pair_features_shape_and_cosine():
     q = np.array([1.0, 0.0])
     c = np.array([[1.0, 0.0], [0.0, 1.0]])
@@ -40,9 +49,13 @@ def _examples(seed=0, n_questions=6, n=15, d=8):
 
 def test_pretraining_learns_the_ranking_and_is_deterministic():
     examples, _ = _examples()
-    records, model = collect(pretrain_deep_ranker(examples, seed=3, epochs=15, hidden=32, pairs_per_question=40))
+    records, model = collect(
+        pretrain_deep_ranker(examples, seed=3, epochs=15, hidden=32, pairs_per_question=40, prior_weight=0)
+    )
     assert len(records) == 15 and records[-1].metrics["loss"] < records[0].metrics["loss"]
-    _, again = collect(pretrain_deep_ranker(examples, seed=3, epochs=15, hidden=32, pairs_per_question=40))
+    _, again = collect(
+        pretrain_deep_ranker(examples, seed=3, epochs=15, hidden=32, pairs_per_question=40, prior_weight=0)
+    )
     for a, b in zip(model.state_dict().values(), again.state_dict().values()):
         assert torch.equal(a, b)
     test = _examples(seed=9, n_questions=1)[0][0]

@@ -1,0 +1,144 @@
+"""Ranking quality on community-QA data (BO's protocol): `clarify rank evaluate` on every data set at hand.
+
+Bundled beer and coffee always; SemEval-2016 and WikiQA when the shared data folder has them (skipped with
+a message otherwise). Test split (40% of the questions; hyperparameters were fixed on the dev split), 10
+interactions, simulated user noise t = 0.3, seed 0. Checks the issue's targets:
+
+* GPPL+IMP after 10 interactions beats the prior by >= 25 accuracy points, and beats random, UNPA, EIG, TP;
+* MCD+EI after 4 interactions beats the non-Bayesian deep ranker with UNC and GPPL+EI.
+
+Run: python -m benchmarks.bench_ranking_quality [--quick] [--datasets beer,coffee] [--t 0.3] [--tune]
+``--tune`` instead grids GPPL's scales with IMP on the dev split (what chose the defaults).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+
+import numpy as np
+
+from assistant.progress import run_job
+from assistant.ranking.data import DataMissingError
+from assistant.ranking.evaluation import RankerSettings, evaluate, final_table
+
+
+def _row(result: dict, model: str, strategy: str, k: int) -> dict | None:
+    for r in result["rows"]:
+        if r["model"] == model and r["strategy"] == strategy and r["interactions"] == k:
+            return r
+    return None
+
+
+def check_targets(result: dict) -> dict:
+    """The issue's targets, each True / False (None when a needed row is missing)."""
+    n = result["interactions"]
+    prior = _row(result, "prior", "none", 0)
+    imp = _row(result, "gppl", "imp", n)
+    out: dict = {}
+    if imp and prior:
+        out["gppl_imp_gain_points"] = round(100 * (imp["accuracy"] - prior["accuracy"]), 1)
+        out["gppl_imp_beats_prior_by_25"] = out["gppl_imp_gain_points"] >= 25
+        for other in ("random", "unpa", "eig", "tp"):
+            r = _row(result, "gppl", other, n)
+            out[f"gppl_imp_beats_{other}"] = None if r is None else imp["accuracy"] > r["accuracy"]
+    k = min(4, n)
+    mcd, deep, gppl4 = _row(result, "mcd", "imp", k), _row(result, "deep", "unc", k), _row(result, "gppl", "imp", k)
+    if mcd:
+        out["mcd_ei_beats_deep_unc_at_4"] = None if deep is None else mcd["accuracy"] > deep["accuracy"]
+        out["mcd_ei_beats_gppl_ei_at_4"] = None if gppl4 is None else mcd["accuracy"] > gppl4["accuracy"]
+    return out
+
+
+def tune(dataset: str, t: float, seed: int, quick: bool) -> dict:
+    """Grid over GPPL's output scale, prior scale and length-scale factor with IMP on the dev split."""
+    grid = {
+        "gppl_output_scale": [1.0, 4.0, 16.0],
+        "gppl_prior_scale": [0.5, 1.0, 2.0],
+        "gppl_lengthscale_factor": [0.5, 1.0, 2.0],
+    }
+    if quick:
+        grid = {k: v[1:2] + v[:1] for k, v in grid.items()}
+    trials = []
+    seeds = [seed] if quick else [seed, seed + 1, seed + 2]  # three oracle seeds: less noise on ~50 questions
+    for values in itertools.product(*grid.values()):
+        settings = RankerSettings(**dict(zip(grid, values)))
+        acc, ndcg = [], []
+        for s in seeds:
+            result = run_job(evaluate(dataset, 10, ["imp"], ["gppl"], seed=s, t=t, split="dev", settings=settings))
+            last = _row(result, "gppl", "imp", 10)
+            acc.append(last["accuracy"])
+            ndcg.append(last["ndcg5"])
+        trials.append({**dict(zip(grid, values)), "accuracy": float(np.mean(acc)), "ndcg5": float(np.mean(ndcg))})
+        print(json.dumps(trials[-1]), file=sys.stderr)
+    best = max(trials, key=lambda r: (r["accuracy"], r["ndcg5"]))
+    return {"dataset": dataset, "split": "dev", "t": t, "seeds": seeds, "trials": trials, "best": best}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(prog="bench_ranking_quality", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="20 questions per data set, GPPL and BT only")
+    parser.add_argument("--datasets", default="beer,coffee,semeval,wikiqa")
+    parser.add_argument("--t", type=float, default=0.3, help="noise level of the simulated user")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--interactions", type=int, default=10)
+    parser.add_argument("--all-mcd-strategies", action="store_true", help="also MCD with TP, EIG, UNPA")
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--tune", action="store_true", help="grid GPPL's hyperparameters on the dev split instead")
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)  # small MLP steps: one thread is faster on a busy 2-core machine
+    datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
+    if args.tune:
+        result = {"tuning": [tune(d, args.t, args.seed, args.quick) for d in datasets]}
+        print(json.dumps(result, indent=2))
+        print("; ".join(f"{r['dataset']}: best {r['best']}" for r in result["tuning"]))
+        return result
+
+    combos = [("gppl", s) for s in ("imp", "tp", "eig", "unpa", "random")] + [("bt", "unc"), ("bt", "random")]
+    if not args.quick:
+        mcd = ("imp", "tp", "eig", "unpa", "random") if args.all_mcd_strategies else ("imp", "random")
+        combos += [("mcd", s) for s in mcd] + [("deep", "unc"), ("deep", "random")]
+    result: dict = {
+        "t": args.t,
+        "seed": args.seed,
+        "interactions": args.interactions,
+        "blas": f"OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'unset')}, torch threads 1",
+        "datasets": {},
+        "skipped": {},
+    }
+    summary = []
+    for dataset in datasets:
+        try:
+            merged = run_job(
+                evaluate(
+                    dataset,
+                    args.interactions,
+                    seed=args.seed,
+                    t=args.t,
+                    data_dir=args.data_dir,
+                    max_questions=20 if args.quick else None,
+                    combos=combos,
+                )
+            )
+        except DataMissingError as exc:
+            result["skipped"][dataset] = str(exc)
+            print(f"skipped {dataset}: {exc}", file=sys.stderr)
+            continue
+        merged["targets"] = check_targets(merged)
+        result["datasets"][dataset] = merged
+        print(f"== {dataset} (test, t = {args.t})\n{final_table(merged)}", file=sys.stderr)
+        prior = _row(merged, "prior", "none", 0)["accuracy"]
+        imp = _row(merged, "gppl", "imp", args.interactions)["accuracy"]
+        summary.append(f"{dataset} prior {100 * prior:.1f}% -> GPPL+IMP@{args.interactions} {100 * imp:.1f}%")
+    print(json.dumps(result, indent=2))
+    print("; ".join(summary) + f" (t = {args.t}); skipped: {', '.join(result['skipped']) or 'none'}")
+    return result
+
+
+if __name__ == "__main__":
+    main()
