@@ -12,11 +12,19 @@ from collections.abc import Sequence
 HEADLESS_HELP = """clarify-gui needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY are not set).
 
 Without a display, use the terminal mode instead:
-    clarify ask {domain} "your question"          # questions, shortlist, comparisons, answer
-    clarify sessions {domain}                      # saved sessions; continue one with --resume ID
-    clarify evaluate {domain}                      # the simulator evaluation (the Lab page)
+{commands}
 
 To run the window anyway (e.g. for screenshots), set QT_QPA_PLATFORM=offscreen, or start it under xvfb-run."""
+
+
+def headless_help(domain: str) -> str:
+    commands = [
+        (f'clarify ask {domain} "your question"', "questions, shortlist, comparisons, answer"),
+        (f"clarify sessions {domain}", "saved sessions; continue one with: clarify ask DOMAIN --resume ID"),
+        (f"clarify evaluate {domain}", "the simulator evaluation (the Lab page)"),
+    ]
+    width = max(len(c) for c, _ in commands)
+    return HEADLESS_HELP.format(commands="\n".join(f"    {c.ljust(width)}   # {what}" for c, what in commands))
 
 
 def display_available(environ: dict[str, str] | None = None, platform: str | None = None) -> bool:
@@ -54,7 +62,7 @@ def _excepthook(exc_type, exc, tb) -> None:  # pragma: no cover - only for excep
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if not display_available():
-        print(HEADLESS_HELP.format(domain=args.domain or "faq"), file=sys.stderr)
+        print(headless_help(args.domain or "faq"), file=sys.stderr)
         return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 from assistant.errors import ClarifyError, SessionStateError
 from gui.snapshot import SessionSnapshot, take_snapshot
@@ -95,6 +95,9 @@ class SessionController(QObject):
         self._runner.done.connect(self._on_done)
         self._runner.failed.connect(self._on_failed)
         self._thread.start()
+        app = QCoreApplication.instance()
+        if app is not None:  # also when the app quits without closing the window
+            app.aboutToQuit.connect(self.shutdown)
         self._tickets = itertools.count(1)
         self._pending: dict[int, tuple[str, Callable[[Any], None] | None, bool]] = {}
         self.snapshot: SessionSnapshot | None = None

@@ -307,6 +307,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("app/last_domain", name)
         self.setWindowTitle(f"{APP_NAME} — {name}")
         domain = getattr(factory, "domain", None)
+        self.history_page.model.label_names = {lab.key: lab.name for lab in getattr(domain, "labels", ())}
         if domain is not None:
             self.status_domain.setText(f"{name}: {domain.num_labels} labels, {len(domain.questions)} questions")
         self.statusBar().showMessage(f"{name} is ready: type a question and press Ask.", 6000)

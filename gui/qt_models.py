@@ -238,16 +238,20 @@ class RankingResultsModel(RecordTableModel):
 
 
 class SessionListModel(RecordTableModel):
-    """Saved sessions (``assistant.session.SessionSummary``), newest first."""
+    """Saved sessions (``assistant.session.SessionSummary``), newest first; ``label_names`` maps the final
+    label's key to its name."""
 
-    columns = (
-        Column("Id", lambda s: s.id, str, RIGHT),
-        Column("Question", lambda s: s.query),
-        Column("Status", lambda s: s.status),
-        Column("Turns", lambda s: s.turns, str, RIGHT),
-        Column("Answer", lambda s: s.final_label or ""),
-        Column("Last change", lambda s: s.updated_at.replace("T", " ")[:19]),
-    )
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.label_names: dict[str, str] = {}
+        self.columns = (
+            Column("Id", lambda s: s.id, str, RIGHT),
+            Column("Question", lambda s: s.query),
+            Column("Status", lambda s: s.status),
+            Column("Turns", lambda s: s.turns, str, RIGHT),
+            Column("Answer", lambda s: self.label_names.get(s.final_label or "", s.final_label or "")),
+            Column("Last change", lambda s: s.updated_at.replace("T", " ")[:19]),
+        )
 
     def extra_data(self, record: Any, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and column == 2:

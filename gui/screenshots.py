@@ -114,18 +114,18 @@ class Shooter:
         self.idle()
 
     def answer_towards(self, target: str) -> None:
-        """Answer the pending question as someone looking for ``target`` would, judged from "why this
-        question": the option after which ``target`` is most likely."""
+        """Answer the pending question as someone looking for ``target`` would: the option the crowd gave
+        most often for that label (the script reads the domain; the app never does this)."""
+        import numpy as np
+
         snapshot = self.window.controller.snapshot
-        best, best_p = 0, -1.0
-        for i, outcome in enumerate(snapshot.explanation["outcomes"]):
-            p = max((prob for name, prob in outcome["top"] if target.lower() in name.lower()), default=0.0)
-            if p > best_p:
-                best, best_p = i, p
-        if best_p <= 0.0:  # the target is not near the top either way: say so
+        domain = self.window.factories[snapshot.domain].domain
+        label = next(i for i, lab in enumerate(domain.labels) if target.lower() in lab.name.lower())
+        counts = domain.counts[snapshot.question.index, : len(snapshot.question.options), label]
+        if counts.sum() <= 0:
             self.window.ask_page.not_sure_button.click()
         else:
-            self.window.ask_page.option_buttons[best].click()
+            self.window.ask_page.option_buttons[int(np.argmax(counts))].click()
         self.idle()
 
     def compare_towards(self, target: str) -> None:
@@ -187,41 +187,48 @@ def main(argv: list[str] | None = None) -> int:
         copy_home(source, Path(scratch), ["faq", "birds"])
         os.environ["CLARIFY_HOME"] = scratch
         shooter = Shooter(out)
-        window = shooter.window
-        shooter.conversation("birds", BIRDS_QUERY, BIRDS_TARGET, "birds", 2)
-        shooter.conversation("faq", FAQ_QUERY, FAQ_TARGET, "faq", 2)
-        window.show_page("history")
-        shooter.idle()
-        shooter.shoot("history")
-
-        lab = window.lab_page
-        window.show_page("lab")
-        lab.evaluation.episodes.setValue(args.episodes)
-        shooter.run_panel(lab.evaluation, lab.evaluation.run)
-        shooter.shoot("lab-evaluation")
-        lab.tabs.setCurrentWidget(lab.training)
-        lab.training.iterations.setValue(150)
-        shooter.run_panel(lab.training, lab.training.run)
-        shooter.shoot("lab-training")
-        lab.tabs.setCurrentWidget(lab.ranking)
-        lab.ranking.questions.setValue(15)
-        shooter.run_panel(lab.ranking, lab.ranking.run)
-        shooter.shoot("lab-ranking")
-
-        broken = Path(scratch) / "faq_tags.csv"
-        broken.write_text(BROKEN_IMPORT)
-        wizard = window.open_import_wizard()
-        wizard.source.file.setText(str(broken))
-        wizard.source.domain.setCurrentText("faq")
-        wizard.next()
-        page = wizard.preview_page
-        shooter.wait(lambda: page.plan is not None, what="import preview")
-        shooter.shoot("import-preview", wizard)
-        wizard.reject()
-        window._force_close = True
-        window.close()
+        try:
+            shoot_everything(shooter, Path(scratch), args.episodes)
+        finally:
+            shooter.window._force_close = True
+            shooter.window.close()
     print(f"{len(shooter.saved)} screenshots in {out}")
     return 0
+
+
+def shoot_everything(shooter: Shooter, scratch: Path, episodes: int) -> None:
+    """The pages in the order the README shows them."""
+    window = shooter.window
+    shooter.conversation("birds", BIRDS_QUERY, BIRDS_TARGET, "birds", 2)
+    shooter.conversation("faq", FAQ_QUERY, FAQ_TARGET, "faq", 2)
+    window.show_page("history")
+    shooter.idle()
+    shooter.shoot("history")
+
+    lab = window.lab_page
+    window.show_page("lab")
+    lab.evaluation.episodes.setValue(episodes)
+    shooter.run_panel(lab.evaluation, lab.evaluation.run)
+    shooter.shoot("lab-evaluation")
+    lab.tabs.setCurrentWidget(lab.training)
+    lab.training.iterations.setValue(150)
+    shooter.run_panel(lab.training, lab.training.run)
+    shooter.shoot("lab-training")
+    lab.tabs.setCurrentWidget(lab.ranking)
+    lab.ranking.questions.setValue(15)
+    shooter.run_panel(lab.ranking, lab.ranking.run)
+    shooter.shoot("lab-ranking")
+
+    broken = scratch / "faq_tags.csv"
+    broken.write_text(BROKEN_IMPORT)
+    wizard = window.open_import_wizard()
+    wizard.source.file.setText(str(broken))
+    wizard.source.domain.setCurrentText("faq")
+    wizard.next()
+    page = wizard.preview_page
+    shooter.wait(lambda: page.plan is not None, what="import preview")
+    shooter.shoot("import-preview", wizard)
+    wizard.reject()
 
 
 if __name__ == "__main__":

@@ -190,6 +190,8 @@ class AskPage(QWidget):
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setChildrenCollapsible(False)
+        splitter.setSizes([740, 500])
+        right.setMinimumWidth(380)
 
         layout = QVBoxLayout(self)
         layout.addLayout(query_row)

@@ -30,6 +30,12 @@ from gui.qt_models import ShortlistModel
 from gui.snapshot import AnswerSnapshot, CandidateView, SessionSnapshot
 from gui.widgets import Card, make_table, stretch_column
 
+DECIDED_REASONS = {
+    "confident": "The ranker is confident enough",
+    "budget": "That was the last comparison",
+    "exhausted": "Every pair has been compared",
+    "single candidate": "Only one candidate was left",
+}
 _ATTRIBUTE = re.compile(r"^\s*([^:;]{1,40}):\s*(.+?)\s*$")
 
 
@@ -139,7 +145,9 @@ class FinalAnswerCard(Card):
             self.text.setHtml(candidate_html(answer.text))
         questions = f"{snapshot.questions_answered} question(s), {snapshot.comparisons} comparison(s)"
         if decided:
-            status = f"The ranker is confident enough after {questions}. Is this what you were looking for?"
+            reason = next((e.get("reason") for e in reversed(snapshot.transcript) if e.get("kind") == "decided"), "")
+            why = DECIDED_REASONS.get(reason, "The comparisons are done")
+            status = f"{why} after {questions}. Is this what you were looking for?"
         elif snapshot.phase == "finished":
             status = f"Accepted after {questions}. Saved as session {snapshot.session_id}."
         else:

@@ -106,13 +106,14 @@ def test_shortlist_and_results_models():
 
 def test_session_preview_and_problem_models():
     sessions = SessionListModel()
+    sessions.label_names = {"k2": "Cardinal"}
     sessions.set_records(
         [
             SessionSummary(7, "red bird", "finished", "2026-11-21T10:00:00", "2026-11-21T10:05:00+00:00", "k2", 9),
             SessionSummary(6, "gmail", "active", "2026-11-21T09:00:00", "2026-11-21T09:01:00", None, 2),
         ]
     )
-    assert cells(sessions)[0] == ["7", "red bird", "finished", "9", "k2", "2026-11-21 10:05:00"]
+    assert cells(sessions)[0] == ["7", "red bird", "finished", "9", "Cardinal", "2026-11-21 10:05:00"]
     assert cells(sessions)[1][4] == ""
     assert sessions.index(0, 2).data(Qt.ItemDataRole.ForegroundRole).color().name() == "#1b7f3b"
 
