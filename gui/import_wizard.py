@@ -270,6 +270,7 @@ class PreviewPage(QWizardPage):
 
     def initializePage(self) -> None:
         self.plan = None
+        self.progress.setVisible(True)
         self.problems_model.set_records([])
         self.rows_model.set_records([])
         self.report.clear()
@@ -299,8 +300,15 @@ class PreviewPage(QWizardPage):
             self.summary.setText("This exact file was imported before: importing it again changes nothing.")
         else:
             self.summary.setText(f"{len(plan.rows)} rows checked, no problems. Nothing has been written yet.")
+        self.progress.setVisible(False)
         try:
-            self.report.setHtml(report_html(plan.report()))
+            heading = (
+                "<p style='color:#b3261e'><b>Blocked by the problems above.</b> Once they are fixed, the import "
+                "would do this:</p>"
+                if plan.problems
+                else ""
+            )
+            self.report.setHtml(heading + report_html(plan.report()))
         except Exception as exc:  # the preview report is a convenience; the rows and problems are what matter
             self.report.setPlainText(f"(no preview report: {exc})")
         self.completeChanged.emit()

@@ -165,6 +165,7 @@ class LearningCurve(pg.GraphicsLayoutWidget):
             row = len(self.plots)
             plot = self.addPlot(row=row, col=0)
             plot.setLabel("left", key)
+            plot.getAxis("left").enableAutoSIPrefix(False)
             plot.setMouseEnabled(x=False, y=False)
             first = next(iter(self.plots.values()), None)
             if first is not None:
