@@ -164,3 +164,18 @@ def test_opening_a_domain_can_be_cancelled_or_fail_without_harm(qtbot, tiny_wind
     window.ask_page.ask_button.click()
     wait_idle(qtbot, window)
     assert window.controller.snapshot is not None and window.controller.snapshot.domain == "tiny"
+
+
+def test_the_engine_never_imports_qt_or_the_gui():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    pattern = re.compile(r"^\s*(from|import)\s+(PySide6|PyQt\d|pyqtgraph|gui)\b", re.MULTILINE)
+    offenders = [
+        str(path.relative_to(root))
+        for package in ("assistant", "models", "crowdsourcing")
+        for path in (root / package).rglob("*.py")
+        if pattern.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
