@@ -85,7 +85,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--t", type=float, default=0.3, help="noise level of the simulated user")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--interactions", type=int, default=10)
-    parser.add_argument("--all-mcd-strategies", action="store_true", help="also MCD with TP, EIG, UNPA")
+    parser.add_argument(
+        "--all-mcd-strategies", action="store_true", help="MCD with every strategy and both deep rankers with random"
+    )
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--tune", action="store_true", help="grid GPPL's hyperparameters on the dev split instead")
     args = parser.parse_args(argv)
@@ -101,8 +103,14 @@ def main(argv: list[str] | None = None) -> dict:
 
     combos = [("gppl", s) for s in ("imp", "tp", "eig", "unpa", "random")] + [("bt", "unc"), ("bt", "random")]
     if not args.quick:
-        mcd = ("imp", "tp", "eig", "unpa", "random") if args.all_mcd_strategies else ("imp", "random")
-        combos += [("mcd", s) for s in mcd] + [("deep", "unc"), ("deep", "random")]
+        # The deep rankers cost ~0.15 s a step: by default only the pairs the targets compare.
+        if args.all_mcd_strategies:
+            combos += [("mcd", s) for s in ("imp", "tp", "eig", "unpa", "random")] + [
+                ("deep", "unc"),
+                ("deep", "random"),
+            ]
+        else:
+            combos += [("mcd", "imp"), ("deep", "unc")]
     result: dict = {
         "t": args.t,
         "seed": args.seed,

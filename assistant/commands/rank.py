@@ -32,7 +32,9 @@ def rank() -> None:
     show_default=True,
     help="Comma-separated acquisitions: imp (= ei), tp, eig, unpa, unc, random.",
 )
-@click.option("--models", default="gppl,bt,mcd,deep", show_default=True, help="Comma-separated: gppl, bt, mcd, deep.")
+@click.option(
+    "--models", default="gppl,bt,mcd,deep", show_default=True, help="Comma-separated: gppl, bt, mcd, deep, swag."
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the simulated user and every strategy.")
 @click.option("--t", "noise", type=float, default=0.3, show_default=True, help="Noise level t of the simulated user.")
 @click.option(

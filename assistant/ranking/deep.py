@@ -6,6 +6,8 @@ from those weights, takes ``steps`` Adam steps on the comparisons so far (margin
 and ``posterior`` runs T forward passes with dropout on: the mean and sample covariance of the T score
 vectors (a rank <= T - 1 covariance). ``DeepRanker`` is the same network without the posterior (dropout
 off, zero variance): the non-Bayesian deep ranker that BDL pairs with uncertainty sampling (UNC).
+``SWAGRanker`` is the second posterior of BDL: SWAG moments collected after pre-training
+(``collect_swag``), centred on the fine-tuned weights.
 
 The model's own prediction is its prior, so the ``prior`` argument of ``fit`` is not used; the cosine of
 question and candidate is one of its input features instead. Shapes: features [N, D_in] from
@@ -205,3 +207,109 @@ class MCDropoutRanker(DeepRanker):
         gen = torch.Generator().manual_seed(self.seed + 104729)
         draws = self.model_(self._x, mc=True, generator=gen, samples=self.samples)  # [T, N], fresh masks per sample
         return SamplePosterior(draws.double().numpy())
+
+
+# ---- SWAG (Maddox et al. 2019): a second posterior for the deep ranker ----------------------------------------
+@dataclass(frozen=True)
+class SWAGMoments:
+    """SWAG's Gaussian over the flattened weights [P]: the SWA mean, the mean of squares, and K deviations [K, P]."""
+
+    mean: torch.Tensor
+    sq_mean: torch.Tensor
+    deviations: torch.Tensor
+
+    @property
+    def variance(self) -> torch.Tensor:
+        return torch.clamp(self.sq_mean - self.mean**2, min=1e-12)
+
+
+def collect_swag(
+    pretrained: SiameseRanker,
+    examples: Sequence[RankingExample],
+    seed: int = 0,
+    epochs: int = 2,
+    lr: float = 1e-3,
+    rank: int = 20,
+    pairs_per_question: int = 64,
+    margin: float = 0.1,
+    min_gap: float = 0.02,
+    best_fraction: float = 0.5,
+) -> Job[SWAGMoments]:
+    """Continue training a copy of ``pretrained`` for ``epochs`` at a constant learning rate, recording the
+    running first and second moments of the weights after every step and the last ``rank`` deviations."""
+    if not examples or epochs < 1 or rank < 2:
+        raise ConfigError("SWAG needs training questions, epochs >= 1 and rank >= 2")
+    rng = np.random.default_rng(seed + 1)
+    gen = torch.Generator().manual_seed(seed + 1)
+    model = copy.deepcopy(pretrained)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    feats = [torch.from_numpy(np.asarray(e.features, dtype=np.float32)) for e in examples]
+    count = 0
+    mean = sq_mean = None
+    deviations: list[torch.Tensor] = []
+    for epoch in range(epochs):
+        model.train()
+        for q in rng.permutation(len(examples)):
+            g = np.asarray(examples[q].utilities, dtype=np.float64)
+            i = rng.integers(0, len(g), pairs_per_question * 2)
+            i[rng.random(len(i)) < best_fraction] = int(np.argmax(g))
+            j = rng.integers(0, len(g), pairs_per_question * 2)
+            keep = np.abs(g[i] - g[j]) > min_gap
+            i, j = i[keep][:pairs_per_question], j[keep][:pairs_per_question]
+            if len(i) == 0:
+                continue
+            pairs = torch.from_numpy(np.stack([np.where(g[i] > g[j], i, j), np.where(g[i] > g[j], j, i)], axis=1))
+            loss = margin_ranking_loss(model(feats[q], generator=gen), pairs, torch.ones(len(pairs)), margin)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            with torch.no_grad():
+                theta = torch.nn.utils.parameters_to_vector(model.parameters()).detach().clone()
+                count += 1
+                mean = theta if mean is None else mean + (theta - mean) / count
+                sq_mean = theta**2 if sq_mean is None else sq_mean + (theta**2 - sq_mean) / count
+                deviations = [*deviations[-(rank - 1) :], theta - mean]
+        yield Progress(epoch + 1, epochs, "collecting SWAG moments")
+    if mean is None or len(deviations) < 2:
+        raise ConfigError("SWAG saw too few training steps: use more questions or epochs")
+    return SWAGMoments(mean, sq_mean, torch.stack(deviations))
+
+
+class SWAGRanker(DeepRanker):
+    """The deep ranker with a SWAG posterior: fine-tune the SWA mean weights on the comparisons, then draw
+    ``samples`` weight vectors theta_ft + scale * (sqrt(diag) z1 / sqrt(2) + D^T z2 / sqrt(2 (K - 1))) and
+    score the candidates with each (dropout off)."""
+
+    name = "swag"
+    bayesian = True
+
+    def __init__(
+        self, pretrained: SiameseRanker, moments: SWAGMoments, samples: int = 20, scale: float = 1.0, **kwargs
+    ):
+        swa = copy.deepcopy(pretrained)
+        torch.nn.utils.vector_to_parameters(moments.mean.clone(), swa.parameters())
+        super().__init__(swa, **kwargs)
+        self.moments = moments
+        self.samples = samples
+        self.scale = scale
+
+    @torch.no_grad()
+    def posterior(self) -> Posterior:
+        if self.model_ is None or self._x is None:
+            raise ConfigError("SWAGRanker.posterior() called before fit()")
+        if self.samples < 2 or self.scale < 0:
+            raise ConfigError("SWAG needs samples >= 2 and scale >= 0")
+        gen = torch.Generator().manual_seed(self.seed + 15485863)
+        center = torch.nn.utils.parameters_to_vector(self.model_.parameters()).detach()
+        sd = self.moments.variance.sqrt()
+        dev = self.moments.deviations
+        k = dev.shape[0]
+        scratch = copy.deepcopy(self.model_)
+        draws = []
+        for _ in range(self.samples):
+            z1 = torch.randn(center.shape, generator=gen)
+            z2 = torch.randn(k, generator=gen)
+            theta = center + self.scale * (sd * z1 / np.sqrt(2.0) + dev.T @ z2 / np.sqrt(2.0 * (k - 1)))
+            torch.nn.utils.vector_to_parameters(theta, scratch.parameters())
+            draws.append(scratch(self._x))
+        return SamplePosterior(torch.stack(draws).double().numpy())

@@ -7,7 +7,7 @@ gold utilities as gains. Rows: {model, strategy, interactions, accuracy, ndcg5, 
 questions}, plus the prior alone (model "prior", strategy "none"). A Wilcoxon signed-rank test compares the
 best row after N interactions with every other one, question by question.
 
-Models: gppl and mcd are Bayesian (imp, tp, eig, unpa, random); bt and deep (the non-Bayesian deep
+Models: gppl, mcd and swag are Bayesian (imp, tp, eig, unpa, random); bt and deep (the non-Bayesian deep
 ranker) are point estimates and use unc or random. One "interaction" = choose a pair + the user's answer +
 refit + posterior over all candidates; its wall time is ``seconds_per_interaction``.
 """
@@ -32,8 +32,8 @@ from assistant.ranking.data import canonical_name, load_dataset
 from assistant.ranking.gppl import GPPL
 from assistant.ranking.oracle import NoisyOracle, ndcg_at_k, top1_accuracy
 
-MODELS = ("gppl", "bt", "mcd", "deep")
-DEFAULT_MODELS = ("gppl", "bt", "mcd", "deep")
+MODELS = ("gppl", "bt", "mcd", "deep", "swag")
+DEFAULT_MODELS = ("gppl", "bt", "mcd", "deep", "swag")
 STRATEGIES = tuple(ACQUISITIONS)
 
 
@@ -60,6 +60,8 @@ class RankerSettings:
     deep_epochs: int = 8
     deep_prior_weight: float = 5.0
     mcd_samples: int = 20
+    swag_epochs: int = 2
+    swag_scale: float = 1.0
 
 
 def compatible(model: str, strategy: str) -> bool:
@@ -78,7 +80,7 @@ def parse_list(text: str | Sequence[str], allowed: Sequence[str], what: str) -> 
     return list(dict.fromkeys(items))
 
 
-def _make_model(name: str, settings: RankerSettings, pretrained, seed: int) -> PreferenceModel:
+def _make_model(name: str, settings: RankerSettings, pretrained, seed: int, moments=None) -> PreferenceModel:
     if name == "gppl":
         return GPPL(
             output_scale=settings.gppl_output_scale,
@@ -98,6 +100,12 @@ def _make_model(name: str, settings: RankerSettings, pretrained, seed: int) -> P
     }
     if name == "mcd":
         return MCDropoutRanker(pretrained, samples=settings.mcd_samples, seed=seed, **kwargs)
+    if name == "swag":
+        from assistant.ranking.deep import SWAGRanker
+
+        return SWAGRanker(
+            pretrained, moments, samples=settings.mcd_samples, scale=settings.swag_scale, seed=seed, **kwargs
+        )
     return DeepRanker(pretrained, seed=seed, **kwargs)
 
 
@@ -218,9 +226,9 @@ def evaluate(
     if len(chosen) == 0:
         raise ConfigError(f"the {split} split of {name} has no questions")
 
-    pretrained = None
-    if any(m in ("mcd", "deep") for m, _ in combos):
-        from assistant.ranking.deep import RankingExample, pretrain_deep_ranker
+    pretrained = moments = None
+    if any(m in ("mcd", "deep", "swag") for m, _ in combos):
+        from assistant.ranking.deep import RankingExample, collect_swag, pretrain_deep_ranker
         from models.deep_ranker import pair_features
 
         train = [problems[i] for i in splits["train"]]
@@ -233,6 +241,8 @@ def evaluate(
             dropout=settings.deep_dropout,
             prior_weight=settings.deep_prior_weight,
         )
+        if any(m == "swag" for m, _ in combos):
+            moments = yield from collect_swag(pretrained, examples, seed=seed, epochs=settings.swag_epochs)
 
     per_question: dict[tuple[str, str], dict[str, list]] = {
         c: {"accuracy": [], "ndcg5": [], "seconds": []} for c in combos
@@ -245,14 +255,14 @@ def evaluate(
         prior_scores["ndcg5"].append(ndcg_at_k(problem.prior, problem.utilities))
         deep_x = None
         for model_name, strategy in combos:
-            if model_name in ("mcd", "deep"):
+            if model_name in ("mcd", "deep", "swag"):
                 from models.deep_ranker import pair_features
 
                 deep_x = pair_features(problem.question_embedding, problem.embeddings) if deep_x is None else deep_x
                 x = deep_x
             else:
                 x = problem.embeddings
-            model = _make_model(model_name, settings, pretrained, seed)
+            model = _make_model(model_name, settings, pretrained, seed, moments)
             acc, ndcg, secs = run_interactions(
                 model,
                 strategy,

@@ -67,23 +67,22 @@ def test_pretraining_learns_the_ranking_and_is_deterministic():
 def test_mc_dropout_posterior_and_fine_tuning():
     examples, _ = _examples()
     _, head = collect(pretrain_deep_ranker(examples, seed=0, epochs=3, hidden=32))
+    before = {k: v.clone() for k, v in head.state_dict().items()}
     x = examples[0].features
     mcd = MCDropoutRanker(head, samples=20, seed=1, steps=40, lr=5e-3)
     post = mcd.fit(x, None, Comparisons.empty()).posterior()
     assert isinstance(post, SamplePosterior) and post.samples.shape == (20, 15) and np.all(post.variance > 0)
     again = MCDropoutRanker(head, samples=20, seed=1).fit(x, None, Comparisons.empty()).posterior()
     np.testing.assert_array_equal(post.samples, again.samples)
+    other_seed = MCDropoutRanker(head, samples=20, seed=2).fit(x, None, Comparisons.empty()).posterior()
+    assert not np.array_equal(post.samples, other_seed.samples)
     worst = int(np.argmin(post.mean))
     best = int(np.argmax(post.mean))
     comps = Comparisons.from_winners([(worst, best)] * 3)
     tuned = mcd.fit(x, None, comps).posterior()
     assert tuned.mean[worst] - tuned.mean[best] > post.mean[worst] - post.mean[best]
-    for a, b in zip(head.state_dict().values(), again_head_state(head)):
-        assert torch.equal(a, b)  # the pre-trained head is never modified
-
-
-def again_head_state(head):
-    return [v.clone() for v in head.state_dict().values()]
+    for key, value in head.state_dict().items():
+        assert torch.equal(value, before[key])  # fine-tuning works on a copy: the pre-trained head is unchanged
 
 
 def test_plain_deep_ranker_is_a_point_estimate():
@@ -102,3 +101,22 @@ def test_checkpoint_round_trip(tmp_path):
     assert meta == {"dataset": "x"} and loaded.config == head.config
     with pytest.raises(ModelMissingError):
         load_ranker(tmp_path / "missing.pt")
+
+
+def test_swag_posterior_is_seeded_and_moves_with_comparisons():
+    from assistant.ranking.deep import SWAGRanker, collect_swag
+
+    examples, _ = _examples()
+    _, head = collect(pretrain_deep_ranker(examples, seed=0, epochs=2, hidden=16))
+    records, moments = collect(collect_swag(head, examples, seed=0, epochs=2, rank=5))
+    assert len(records) == 2 and moments.deviations.shape == (5, moments.mean.numel())
+    assert torch.all(moments.variance > 0)
+    x = examples[0].features
+    post = SWAGRanker(head, moments, samples=10, seed=2).fit(x, None, Comparisons.empty()).posterior()
+    again = SWAGRanker(head, moments, samples=10, seed=2).fit(x, None, Comparisons.empty()).posterior()
+    assert post.samples.shape == (10, 15) and np.all(post.variance > 0)
+    np.testing.assert_array_equal(post.samples, again.samples)
+    worst, best = int(np.argmin(post.mean)), int(np.argmax(post.mean))
+    tuned = SWAGRanker(head, moments, samples=10, seed=2, lr=5e-3, steps=40)
+    moved = tuned.fit(x, None, Comparisons.from_winners([(worst, best)] * 3)).posterior()
+    assert moved.mean[worst] - moved.mean[best] > post.mean[worst] - post.mean[best]
