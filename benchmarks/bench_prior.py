@@ -1,0 +1,145 @@
+"""Quality of the priors p(y | x0) without any question: Acc@1/Acc@3 on the dev and test splits.
+
+For each domain (birds with all 200 species as candidates and with the 50 captioned species; faq; banking):
+the SRU encoder prior (MiniLM word-piece vectors, and GloVe 50d when its package is installed), the pooled
+MiniLM prior and BM25, plus each one's training/fitting time. The encoder is trained afresh (not saved) with
+the default ``EncoderTrainConfig`` and ``--seed``; only the dev split is used for early stopping and tuning.
+
+    python -m benchmarks.bench_prior [--quick] [--domains birds faq banking] [--vectors minilm glove] [--seed 0]
+
+Prints one JSON object and a one-line summary. Domains are built into $CLARIFY_HOME when missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import replace
+
+import numpy as np
+
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+
+def _domain(name: str):
+    from assistant.errors import DomainNotFoundError, StoreError
+    from assistant.progress import run_job
+    from assistant.store import KnowledgeBase
+
+    try:
+        return KnowledgeBase.open(name).load_domain()
+    except (DomainNotFoundError, StoreError):
+        from crowdsourcing.adapters import build_domain
+
+        run_job(build_domain(name))
+        return KnowledgeBase.open(name).load_domain()
+
+
+def _settings(domain) -> dict[str, np.ndarray | None]:
+    """Candidate sets: all labels, and (birds) the labels with training queries."""
+    seen = domain.labels_with_queries("train")
+    if len(seen) < domain.num_labels:
+        return {"all": None, "captioned": seen}
+    return {"all": None}
+
+
+def _rows(domain, prior_name: str, scores: dict[str, np.ndarray], fit_seconds: float) -> list[dict]:
+    from assistant.encoder import ranking_metrics
+
+    rows = []
+    for setting, candidates in _settings(domain).items():
+        row = {"domain": domain.name, "candidates": setting, "prior": prior_name, "fit_seconds": round(fit_seconds, 1)}
+        if candidates is not None:
+            row["num_candidates"] = len(candidates)
+        else:
+            row["num_candidates"] = domain.num_labels
+        for split, s in scores.items():
+            m = ranking_metrics(s, domain.queries(split)[1], candidates=candidates)
+            row.update(
+                {f"{split}_acc1": round(m["acc1"], 4), f"{split}_acc3": round(m["acc3"], 4), f"{split}_n": int(m["n"])}
+            )
+        rows.append(row)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(prog="bench_prior", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="60 s of encoder training per domain")
+    parser.add_argument("--domains", nargs="+", default=["birds", "faq", "banking"])
+    parser.add_argument("--vectors", nargs="+", default=["minilm", "glove"], help="word vectors for the SRU prior")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=None, help="torch threads for training (default: the config's)")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    from assistant.encoder import BM25Prior, MiniLMPrior, cached_sentence_embeddings
+    from assistant.encoder_training import EncoderTrainConfig, train_encoder
+    from assistant.errors import ModelMissingError
+    from assistant.progress import run_job
+    from models.sru_encoder import word_vectors
+
+    base = EncoderTrainConfig()
+    if args.quick:
+        base = replace(base, max_seconds=60.0)
+    if args.threads:
+        base = replace(base, threads=args.threads)
+    rows: list[dict] = []
+    skipped: list[str] = []
+    for name in args.domains:
+        domain = _domain(name)
+        splits = ("dev", "test")
+        texts = {s: domain.queries(s)[0] for s in splits}
+
+        start = time.perf_counter()
+        bm25 = BM25Prior.fit(domain)
+        rows += _rows(domain, "bm25", {s: bm25.scores(texts[s]) for s in splits}, time.perf_counter() - start)
+
+        start = time.perf_counter()
+        minilm = MiniLMPrior.fit(domain)
+        minilm_scores = {
+            s: minilm.scores_from_embeddings(cached_sentence_embeddings(name, texts[s], s)) for s in splits
+        }
+        rows += _rows(domain, "minilm", minilm_scores, time.perf_counter() - start)
+
+        for vectors in args.vectors:
+            try:
+                word_vectors(vectors)
+            except ModelMissingError as exc:
+                skipped.append(f"sru-{vectors}: {exc}")
+                continue
+            config = replace(base, model=replace(base.model, vectors=vectors))
+            result = run_job(train_encoder(domain, config, seed=args.seed, save=False))
+            scores = {s: result.prior.scores(texts[s]) for s in splits}
+            for row in _rows(domain, f"sru-{vectors}", scores, result.seconds):
+                row.update(best_step=int(result.metrics["best_step"]), steps=int(result.metrics["steps"]))
+                rows.append(row)
+
+    result = {
+        "benchmark": "prior",
+        "quick": args.quick,
+        "seed": args.seed,
+        "torch_threads": base.threads,
+        "encoder_config": base.to_dict(),
+        "cpu_count": os.cpu_count(),
+        "torch_version": torch.__version__,
+        "rows": rows,
+        "skipped": skipped,
+    }
+    print(json.dumps(result, indent=2))
+    best = {}
+    for row in rows:
+        key = f"{row['domain']}/{row['candidates']}"
+        if key not in best or row["test_acc1"] > best[key]["test_acc1"]:
+            best[key] = row
+    print(
+        "prior test Acc@1 (best prior): "
+        + ", ".join(f"{k} {v['test_acc1']:.3f} ({v['prior']})" for k, v in best.items())
+    )
+    return result
+
+
+if __name__ == "__main__":
+    main()
