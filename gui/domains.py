@@ -35,14 +35,21 @@ def available_domains() -> list[DomainEntry]:
     return entries
 
 
-def open_domain(name: str) -> Generator[Progress, None, Any]:
-    """Prepare ``name`` (build + train what is missing), then load and warm up its agent."""
+def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
+    """Prepare ``name`` (build + train what is missing), then load and warm up its agent.
+
+    When the domain is built and the models for ``candidates`` are there, the factory that checked them
+    is used as it is (``prepare`` would load them a second time).
+    """
+    from assistant import paths
     from assistant.agent import AgentFactory, prepare
 
     yield Progress(0, 0, f"checking the models of {name}")
-    yield from prepare(name)
-    factory = AgentFactory(name)
-    yield from factory.warm_up()
+    factory = AgentFactory(name) if paths.domain_db_path(name).exists() else None
+    if factory is None or factory.missing((candidates,)):
+        yield from prepare(name)
+        factory = AgentFactory(name)
+    yield from factory.warm_up(candidates)
     # The comparison phase embeds the user's query with MiniLM: load it here, not in the first comparison.
     encoder = getattr(factory.text_encoder, "encoder", None)
     if encoder is not None and hasattr(encoder, "encode"):

@@ -109,7 +109,7 @@ def test_geometry_domain_and_session_settings_are_kept(qtbot, tmp_path):
     path = str(tmp_path / "kept.ini")
     settings = QSettings(path, QSettings.Format.IniFormat)
     window = make_window(qtbot, settings)
-    window.resize(window.minimumSizeHint().width(), 650)  # the offscreen screen is 800 x 800: restoring clamps
+    window.resize(window.minimumSizeHint().width(), 760)  # the offscreen screen is 800 x 800: restoring clamps
     dialog = window.open_settings()
     dialog.shortlist.setValue(4)
     dialog.budget.setValue(6)
@@ -120,7 +120,7 @@ def test_geometry_domain_and_session_settings_are_kept(qtbot, tmp_path):
     reread = QSettings(path, QSettings.Format.IniFormat)
     assert reread.value("app/last_domain") == "tiny"
     again = make_window(qtbot, reread)
-    assert again.height() == 650
+    assert again.height() == 760
     assert again.domain_picker.currentData() == "tiny"
     assert session_config(reread).ranking_budget == 6
 
