@@ -63,22 +63,28 @@ def candidate_labels(domain: Domain, setting: str) -> np.ndarray:
 # ---- the encoder (assistant.encoder owns the model; these two functions are the seam) ---------------
 
 
-def _load_encoder(protocol: SimulationProtocol):
-    from assistant.encoder import load_encoder
+def _load_encoder(protocol: SimulationProtocol, domain: Domain | None = None):
+    """The trained SRU prior. ``domain``: the stored domain (the encoder takes the agent's view itself);
+    default: read it again from the knowledge base."""
+    from assistant.encoder import load_encoder_prior
 
-    return load_encoder(protocol.agent_domain)
+    return load_encoder_prior(domain if domain is not None else load_domain(protocol.agent_domain.name))
 
 
-def _train_encoder(protocol: SimulationProtocol, seed: int) -> Generator[Progress, None, object]:
-    from assistant.encoder import train_and_save_encoder
+def _train_encoder(
+    protocol: SimulationProtocol, seed: int, domain: Domain | None = None
+) -> Generator[Progress, None, object]:
+    from assistant.encoder_training import train_encoder
 
-    return (yield from train_and_save_encoder(protocol.agent_domain, seed=seed))
+    stored = domain if domain is not None else load_domain(protocol.agent_domain.name)
+    return (yield from train_encoder(stored, seed=seed, save=True))
 
 
 def load_bm25(domain: Domain) -> Prior:
+    """The BM25 baseline prior of the stored ``domain`` (fitted on the agent's view)."""
     from assistant.encoder import BM25Prior
 
-    return BM25Prior(domain)
+    return BM25Prior.fit(domain)
 
 
 # ---- policies ----------------------------------------------------------------------------------------
@@ -147,7 +153,7 @@ class AgentFactory:
     @property
     def encoder(self):
         if self._encoder is None:
-            self._encoder = _load_encoder(self.protocol)
+            self._encoder = _load_encoder(self.protocol, self.domain)
         return self._encoder
 
     def encoder_hash(self) -> str:
@@ -271,7 +277,7 @@ class AgentFactory:
             user=SimulatedUser(self.protocol.user_answers, self.domain.option_mask),
             answer_model_lambda_1=self.answer_model(lam1).with_params(lam=1.0),
             policy_lambda_1=lam1.policy,
-            bm25_prior=load_bm25(agent),
+            bm25_prior=load_bm25(self.domain),
             turn_reward=PolicyConfig().turn_reward if turn_reward is None else turn_reward,
             protocol=self.protocol.description,
         )
@@ -294,7 +300,7 @@ def prepare(
     trained = []
     todo = factory.missing(candidate_settings)
     if "encoder" in todo:
-        yield from _train_encoder(factory.protocol, seed)
+        yield from _train_encoder(factory.protocol, seed, factory.domain)
         factory._encoder = None
         trained.append("encoder")
         todo = factory.missing(candidate_settings)

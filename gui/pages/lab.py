@@ -74,7 +74,7 @@ def train_encoder_job(domain: str, seed: int = 0) -> Generator[Progress, None, A
 
     yield Progress(0, 0, f"loading {domain}")
     factory = AgentFactory(domain)
-    return (yield from _train_encoder(factory.protocol, seed))
+    return (yield from _train_encoder(factory.protocol, seed, factory.domain))
 
 
 def train_policy_job(
