@@ -71,7 +71,13 @@ def evaluate_cmd(
     plot_path: str | None,
     data_dir: str | None,
 ) -> None:
-    """Simulate users ranking DATASET's answers; report accuracy and NDCG@5 per model and strategy."""
+    """Simulate users ranking DATASET's answers; report accuracy and NDCG@5 per model and strategy.
+
+    Every compatible model x strategy runs on the same questions and the same simulated answers (UNC goes
+    with bt and deep, the other strategies with gppl, mcd and swag). GPPL and BT take milliseconds per
+    step; the deep rankers (mcd, deep, swag) 0.15-0.35 s, so a full run on beer takes several minutes.
+    The first run on a data set computes ROUGE-L and MiniLM embeddings once and caches them.
+    """
     from assistant.ranking.evaluation import evaluate, final_table, plot_curves
 
     result = run_with_progress(
