@@ -1,0 +1,175 @@
+"""Complete sessions on the bundled faq and birds domains through the widgets, with really trained (tiny
+budget) models and the app's real domain preparation; the Lab's evaluation on real data."""
+
+from __future__ import annotations
+
+import pytest
+from gui_helpers import TIMEOUT_MS, click, named, option_buttons, posterior, wait_idle
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTableView, QWidget
+
+from assistant.session import Session
+from assistant.store import KnowledgeBase
+
+pytestmark = pytest.mark.slow
+PREPARE_MS = 300_000
+
+
+@pytest.fixture
+def real_settings(tmp_path):
+    settings = QSettings(str(tmp_path / "e2e.ini"), QSettings.Format.IniFormat)
+    # The ranker must not be sure before the first comparison: Session.undo cannot step back from a
+    # proposal made without any comparison (the ranker decides again at once).
+    settings.setValue("session/shortlist_size", 5)
+    settings.setValue("session/ranking_budget", 4)
+    settings.setValue("session/ranking_threshold", 0.999)
+    return settings
+
+
+def open_window(qtbot, settings, domain):
+    """The real app: the default loader prepares the domain (nothing left to train) and warms it up."""
+    from gui.main_window import MainWindow
+
+    def close(window):
+        window._force_close = True
+        window.close()
+
+    window = MainWindow(settings=settings, initial_domain=domain)
+    qtbot.addWidget(window, before_close_func=close)
+    window.show()
+    qtbot.waitUntil(lambda: window.domain == domain and window.controller.attached, timeout=PREPARE_MS)
+    wait_idle(qtbot, window, PREPARE_MS)
+    assert window.last_error is None, window.last_error
+    return window
+
+
+def ask(qtbot, window, query):
+    field = named(window, QLineEdit, "queryInput")
+    field.setText(query)
+    click(qtbot, window, QPushButton, "askButton")
+    assert window.last_error is None, window.last_error
+
+
+def ensure_question(qtbot, window):
+    """Get a pending question whatever the (barely trained) policy decided: undo a proposal made without a
+    comparison, then ask for more questions."""
+    if window.controller.snapshot.phase == "decided":
+        click(qtbot, window, QPushButton, "finalUndoButton")
+    if window.controller.snapshot.phase == "comparing":
+        assert window.controller.snapshot.can_ask_more
+        click(qtbot, window, QPushButton, "askMoreButton")
+    assert window.controller.snapshot.phase == "clarifying"
+    assert window.tabs.currentWidget() is window.ask_page
+
+
+def last_answer(window) -> dict:
+    return [e for e in window.controller.snapshot.transcript if e["kind"] == "answer"][-1]
+
+
+def answer_and_check_posterior(qtbot, window, text):
+    before = posterior(window)
+    [button] = [b for b in option_buttons(window) if b.text() == text]
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window)
+    assert posterior(window) != before, "the posterior view must change after an answer"
+
+
+def compare_until_decided(qtbot, window, first="tie"):
+    choice = first
+    while window.controller.snapshot.phase == "comparing":
+        name = {"tie": "tieButton", "left": "preferLeftButton", "right": "preferRightButton"}[choice]
+        left = named(window, QWidget, "compareLeft")
+        right = named(window, QWidget, "compareRight")
+        assert left.title.text() and right.title.text() and left.text.toPlainText() and right.text.toPlainText()
+        click(qtbot, window, QPushButton, name)
+        choice = "left"
+    assert window.controller.snapshot.phase == "decided"
+
+
+def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_settings):
+    window = open_window(qtbot, real_settings, "faq")
+    ask(qtbot, window, "how do I cross out text in an email")
+    ensure_question(qtbot, window)
+    snap = window.controller.snapshot
+    assert snap.phase == "clarifying" and named(window, QLabel, "questionText").text() == snap.question.text
+    assert [b.text() for b in option_buttons(window)] == ["yes", "no"]
+    assert len(posterior(window)) == 10
+    assert not named(window, QPushButton, "notVisibleButton").isVisible()  # FAQs have no "not visible"
+    answer_and_check_posterior(qtbot, window, "yes")
+    ensure_question(qtbot, window)
+    click(qtbot, window, QPushButton, "notSureButton")
+    assert last_answer(window)["answer"] == "not_sure" and window.controller.snapshot.questions_answered == 2
+    while window.controller.snapshot.questions_answered == 2:  # Ctrl+Z until "not sure" is taken back
+        window.undo_action.trigger()  # Edit > Undo (Ctrl+Z)
+        wait_idle(qtbot, window)
+    assert window.controller.snapshot.questions_answered == 1
+    while window.controller.snapshot.phase == "clarifying" and window.controller.snapshot.questions_answered < 3:
+        answer_and_check_posterior(qtbot, window, "no")
+    if window.controller.snapshot.phase == "clarifying":
+        click(qtbot, window, QPushButton, "skipButton")
+    assert window.tabs.currentWidget() is window.compare_page
+    assert named(window, QTableView, "shortlistView").model().rowCount() >= 2
+    compare_until_decided(qtbot, window, "tie")
+    card = named(window, QWidget, "finalAnswer")
+    proposed = window.controller.snapshot.proposed
+    assert proposed.label_name in card.title.text()
+    click(qtbot, window, QPushButton, "acceptButton")
+    snap = window.controller.snapshot
+    assert snap.phase == "finished"
+    label = window.factories["faq"].domain.labels[window.factories["faq"].domain.label_index(snap.final.label_key)]
+    assert snap.final.text in label.answers  # an FAQ answer text
+    assert [e["kind"] for e in snap.transcript].count("compare") == snap.comparisons >= 1
+    with KnowledgeBase.open("faq") as kb:
+        assert Session.list(kb)[0].status == "finished"
+
+
+def test_birds_with_not_visible_resume_and_reject(qtbot, use_trained_home, real_settings):
+    window = open_window(qtbot, real_settings, "birds")
+    ask(qtbot, window, "a small bird with a bright red crest")
+    ensure_question(qtbot, window)
+    assert named(window, QPushButton, "notVisibleButton").isVisible()
+    click(qtbot, window, QPushButton, "notVisibleButton")
+    assert last_answer(window)["answer"] == "not_visible"
+    ensure_question(qtbot, window)
+    answer_and_check_posterior(qtbot, window, option_buttons(window)[0].text())
+    saved = window.controller.snapshot
+    window.new_question()
+    wait_idle(qtbot, window)
+    window.show_page("history")
+    history = named(window, QTableView, "historyView")
+    qtbot.waitUntil(lambda: history.model().rowCount() >= 1, timeout=TIMEOUT_MS)
+    history.selectRow(0)
+    click(qtbot, window, QPushButton, "resumeButton")
+    resumed = window.controller.snapshot
+    assert resumed.session_id == saved.session_id and resumed.question == saved.question
+    assert [p.probability for p in resumed.posterior] == pytest.approx([p.probability for p in saved.posterior])
+    assert resumed.phase == saved.phase and resumed.pair == saved.pair
+    page = window.ask_page if resumed.phase == "clarifying" else window.compare_page
+    assert window.tabs.currentWidget() is page
+    if resumed.phase == "clarifying":
+        click(qtbot, window, QPushButton, "skipButton")
+    compare_until_decided(qtbot, window, "right")
+    left_text = window.controller.snapshot.proposed.text
+    assert ":" in left_text  # a species' key attributes ("size: ...; shape: ...")
+    named(window, QLineEdit, "rejectReason").setText("it was a tanager")
+    click(qtbot, window, QPushButton, "rejectButton")
+    assert window.controller.snapshot.phase == "failed"
+    with KnowledgeBase.open("birds") as kb:
+        [summary] = [s for s in Session.list(kb) if s.id == saved.session_id]
+    assert summary.status == "failed"
+
+
+def test_lab_evaluation_on_real_data(qtbot, use_trained_home, real_settings, tmp_path):
+    window = open_window(qtbot, real_settings, "faq")
+    window.show_page("lab")
+    panel = window.lab_page.evaluation
+    panel.episodes.setValue(40)
+    worker = panel.run(dev_episodes=40)
+    qtbot.waitUntil(lambda: worker.outcome is not None, timeout=PREPARE_MS)
+    assert worker.outcome == "succeeded", window.last_error
+    qtbot.waitUntil(lambda: panel.report is not None, timeout=TIMEOUT_MS)
+    table = named(window, QTableView, "evaluationTable").model()
+    systems = {table.index(r, 0).data().split(" (")[0] for r in range(table.rowCount())}
+    assert {"ours", "threshold", "fixed_turns", "random", "no_interaction_bm25"} <= systems
+    assert len(panel.plot.getPlotItem().listDataItems()) >= 4
+    assert "faq: 40 episodes" in panel.summary.text()
