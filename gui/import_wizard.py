@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -250,6 +251,8 @@ class PreviewPage(QWizardPage):
         self.problems = make_table("previewProblems", "Problems found in the file", self)
         self.problems.setModel(self.problems_model)
         stretch_column(self.problems, 2)
+        self.problems.setWordWrap(True)  # the messages say how to fix each row: show them whole
+        self.problems.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.rows_model = PreviewRowsModel(self)
         self.rows = make_table("previewRows", "Rows of the file", self)
         self.rows.setModel(self.rows_model)

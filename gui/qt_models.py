@@ -132,8 +132,8 @@ def _change_text(row: PosteriorRow) -> str:
 
 
 class PosteriorModel(RecordTableModel):
-    """The top-10 labels with probability bars; ``update`` keeps the previous probabilities to show how
-    the last answer moved each label."""
+    """The top-10 labels with probability bars and, per label, the change that the last answer made: the
+    model remembers the top labels after each number of answers of the current session."""
 
     columns = (
         Column("#", lambda r: r.rank, align=RIGHT),
@@ -150,12 +150,18 @@ class PosteriorModel(RecordTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._previous: dict[str, float] = {}
+        self._by_turn: dict[int, dict[str, float]] = {}
         self._session: tuple[str, int] | None = None
 
-    def update(self, items: Sequence[LabelProbability], session: tuple[str, int] | None = None) -> None:
-        """Show ``items``; changes are relative to the last update of the same session."""
-        previous = self._previous if session == self._session else {}
+    def update(
+        self, items: Sequence[LabelProbability], session: tuple[str, int] | None = None, answered: int | None = None
+    ) -> None:
+        """Show ``items``, the top labels after ``answered`` answers of ``session``; the changes are relative to
+        the same session's top labels one answer earlier (when the model saw them)."""
+        if session != self._session:
+            self._by_turn = {}
+            self._session = session
+        previous = self._by_turn.get(answered - 1, {}) if answered is not None else {}
         rows = [
             PosteriorRow(
                 it.rank,
@@ -167,8 +173,8 @@ class PosteriorModel(RecordTableModel):
             )
             for it in items
         ]
-        self._previous = {it.key: it.probability for it in items}
-        self._session = session
+        if answered is not None:
+            self._by_turn[answered] = {it.key: it.probability for it in items}
         self.set_records(rows)
 
     def probabilities(self) -> dict[str, float]:

@@ -114,11 +114,21 @@ class Shooter:
         self.idle()
 
     def answer_towards(self, target: str) -> None:
-        """Answer the pending question as someone looking for ``target`` would: the option the crowd gave
-        most often for that label (the script reads the domain; the app never does this)."""
+        """Answer the pending question as someone looking for ``target`` would: the option after which the
+        target is most likely ("why this question"), else the option the crowd gave most often for it (the
+        script reads the domain for that; the app never does)."""
         import numpy as np
 
         snapshot = self.window.controller.snapshot
+        best, best_p = -1, 0.0
+        for i, outcome in enumerate(snapshot.explanation["outcomes"]):
+            p = max((prob for name, prob in outcome["top"] if target.lower() in name.lower()), default=0.0)
+            if p > best_p:
+                best, best_p = i, p
+        if best >= 0:  # the answer after which the target is most likely
+            self.window.ask_page.option_buttons[best].click()
+            self.idle()
+            return
         domain = self.window.factories[snapshot.domain].domain
         label = next(i for i, lab in enumerate(domain.labels) if target.lower() in lab.name.lower())
         counts = domain.counts[snapshot.question.index, : len(snapshot.question.options), label]
@@ -127,6 +137,32 @@ class Shooter:
         else:
             self.window.ask_page.option_buttons[int(np.argmax(counts))].click()
         self.idle()
+
+    def more_questions(self) -> None:
+        """When the agent stopped before any comparison, ask for more questions (as a user can)."""
+        snapshot = self.window.controller.snapshot
+        if snapshot.phase == "comparing" and snapshot.can_ask_more:
+            self.window.compare_page.more_button.click()
+            self.idle()
+
+    def short_sessions(self) -> None:
+        """Two more conversations for the History page: one left open, one rejected."""
+        self.ask("share a folder with a friend")
+        self.more_questions()
+        if self.window.controller.snapshot.phase == "clarifying":
+            self.window.ask_page.option_buttons[0].click()
+            self.idle()
+        self.ask("my inbox is full of newsletters")
+        if self.window.controller.snapshot.phase == "clarifying":
+            self.window.ask_page.skip_button.click()
+            self.idle()
+        while self.window.controller.snapshot.phase == "comparing":
+            self.window.compare_page.prefer_left.click()
+            self.idle()
+        if self.window.controller.snapshot.phase == "decided":
+            self.window.compare_page.final.reason.setText("not what I meant")
+            self.window.compare_page.final.reject_button.click()
+            self.idle()
 
     def compare_towards(self, target: str) -> None:
         left, right = self.window.controller.snapshot.pair
@@ -147,9 +183,12 @@ class Shooter:
         self.ask(query)
         controller = self.window.controller
         for _ in range(questions_before_shot):
+            self.more_questions()
             if controller.snapshot.phase != "clarifying":
                 break
             self.answer_towards(target)
+        self.more_questions()
+        self.window.show_page("ask")
         self.shoot(f"{prefix}-ask")
         while controller.snapshot.phase == "clarifying":
             self.answer_towards(target)
@@ -201,6 +240,7 @@ def shoot_everything(shooter: Shooter, scratch: Path, episodes: int) -> None:
     window = shooter.window
     shooter.conversation("birds", BIRDS_QUERY, BIRDS_TARGET, "birds", 2)
     shooter.conversation("faq", FAQ_QUERY, FAQ_TARGET, "faq", 2)
+    shooter.short_sessions()
     window.show_page("history")
     shooter.idle()
     shooter.shoot("history")

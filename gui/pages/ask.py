@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -246,14 +246,23 @@ class AskPage(QWidget):
     def render(self, snapshot: SessionSnapshot | None) -> None:
         self.snapshot = snapshot
         self.transcript.setHtml(transcript_html(snapshot))
-        bar = self.transcript.verticalScrollBar()
-        bar.setValue(bar.maximum())
+        self._scroll_transcript()
+        QTimer.singleShot(0, self._scroll_transcript)  # again once the new text is laid out
         self._render_question(snapshot)
         key = None if snapshot is None else (snapshot.domain, snapshot.session_id)
-        self.posterior_model.update(snapshot.posterior if snapshot else (), key)
+        self.posterior_model.update(
+            snapshot.posterior if snapshot else (), key, snapshot.questions_answered if snapshot else None
+        )
         self.why.setHtml(explanation_html(snapshot.explanation if snapshot else None))
         if snapshot is not None and self.query_input.text().strip() != snapshot.query:
             self.query_input.setText(snapshot.query)
+
+    def _scroll_transcript(self) -> None:
+        """Show the latest messages."""
+        self.transcript.moveCursor(QTextCursor.MoveOperation.End)
+        self.transcript.ensureCursorVisible()
+        bar = self.transcript.verticalScrollBar()
+        bar.setValue(bar.maximum())
 
     def _render_question(self, snapshot: SessionSnapshot | None) -> None:
         for button in self.option_buttons:

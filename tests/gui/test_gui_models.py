@@ -39,7 +39,7 @@ def test_posterior_model_shows_probabilities_bars_and_changes(qtbot):
     model = PosteriorModel()
     assert model.rowCount() == 0 and model.columnCount() == 4
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)] == ["#", "Label", "Probability", "Change"]
-    model.update(top(("robin", 0.5), ("crow", 0.3), ("gull", 0.2)), ("tiny", 1))
+    model.update(top(("robin", 0.5), ("crow", 0.3), ("gull", 0.2)), ("tiny", 1), 0)
     assert cells(model) == [
         ["1", "Robin", "50.0 %", ""],
         ["2", "Crow", "30.0 %", ""],
@@ -47,13 +47,15 @@ def test_posterior_model_shows_probabilities_bars_and_changes(qtbot):
     ]
     assert model.index(0, 2).data(BAR_ROLE) == 0.5 and model.index(0, 1).data(BAR_ROLE) is None
     assert model.index(1, 2).data(VALUE_ROLE) == 0.3
-    model.update(top(("crow", 0.6), ("robin", 0.3), ("wren", 0.1)), ("tiny", 1))
+    model.update(top(("crow", 0.6), ("robin", 0.3), ("wren", 0.1)), ("tiny", 1), 1)
+    assert [row[3] for row in cells(model)] == ["+30.0", "-20.0", "new"]
+    model.update(top(("crow", 0.6), ("robin", 0.3), ("wren", 0.1)), ("tiny", 1), 1)  # same turn again
     assert [row[3] for row in cells(model)] == ["+30.0", "-20.0", "new"]
     assert model.index(0, 3).data(Qt.ItemDataRole.ForegroundRole).color().name() == "#1b7f3b"
     assert model.index(1, 3).data(Qt.ItemDataRole.ForegroundRole).color().name() == "#b3261e"
     assert model.probabilities() == {"crow": 0.6, "robin": 0.3, "wren": 0.1}
     # another session: no changes to show
-    model.update(top(("crow", 0.6)), ("tiny", 2))
+    model.update(top(("crow", 0.6)), ("tiny", 2), 1)
     assert cells(model)[0][3] == ""
     assert model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole) == "Crow (crow)"
     assert model.index(0, 2).data(Qt.ItemDataRole.AccessibleTextRole) == "Probability: 60.0 %"
