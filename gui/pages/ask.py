@@ -109,6 +109,8 @@ class AskPage(QWidget):
         self.transcript.setAccessibleName("Conversation so far")
         self.transcript.setOpenLinks(False)
         self.transcript.setMinimumHeight(140)
+        # like a chat: whenever the conversation grows (also when its layout finishes later), show its end
+        self.transcript.verticalScrollBar().rangeChanged.connect(lambda _low, high: self._follow(high))
 
         # the pending question
         self.card = Card("", self, "questionCard")
@@ -256,6 +258,9 @@ class AskPage(QWidget):
         self.why.setHtml(explanation_html(snapshot.explanation if snapshot else None))
         if snapshot is not None and self.query_input.text().strip() != snapshot.query:
             self.query_input.setText(snapshot.query)
+
+    def _follow(self, maximum: int) -> None:
+        self.transcript.verticalScrollBar().setValue(maximum)
 
     def _scroll_transcript(self) -> None:
         """Show the latest messages."""
