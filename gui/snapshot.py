@@ -139,7 +139,11 @@ def _can_undo(session: Any) -> bool:
     answered = bool(session.conversation.answers)
     if session.phase == "clarifying":
         return answered
-    return bool(session.comparisons) or answered or session.stop_reason == "user" or session.phase == "decided"
+    if session.phase == "decided" and not session.comparisons:
+        # The ranker proposed an answer before any comparison: undoing that proposal only makes the session
+        # decide again at once (Session.undo), so the control stays off; "New question" starts over.
+        return False
+    return bool(session.comparisons) or answered or session.stop_reason == "user"
 
 
 def take_snapshot(session: Any, domain: str) -> SessionSnapshot:

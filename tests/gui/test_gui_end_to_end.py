@@ -54,6 +54,7 @@ def ensure_question(qtbot, window):
     """Get a pending question whatever the (barely trained) policy decided: undo a proposal made without a
     comparison, then ask for more questions."""
     if window.controller.snapshot.phase == "decided":
+        assert window.controller.snapshot.can_undo, "the ranker proposed before any comparison (see real_settings)"
         click(qtbot, window, QPushButton, "finalUndoButton")
     if window.controller.snapshot.phase == "comparing":
         assert window.controller.snapshot.can_ask_more
