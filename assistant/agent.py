@@ -33,7 +33,7 @@ from assistant.progress import Progress
 from assistant.simulator import SimulatedUser, SimulationProtocol, sample_episodes, simulation_protocol
 from assistant.store import KnowledgeBase
 from assistant.training import PolicyConfig, PolicyResult, fit_answer_scale, train_policy
-from models.checkpoint import data_hash, load_checkpoint, save_checkpoint
+from models.checkpoint import data_hash, load_checkpoint, read_sidecar, save_checkpoint
 from models.policy_net import StopPolicyNet
 
 CANDIDATE_SETTINGS = ("all", "captioned")
@@ -157,7 +157,12 @@ class AgentFactory:
         return self._encoder
 
     def encoder_hash(self) -> str:
-        return str(getattr(self.encoder, "data_hash", ""))
+        """Identity of the trained encoder (its data hash and training time): policies trained on top of
+        another encoder are stale, since the posterior they learned to read came from it."""
+        from assistant.encoder import encoder_checkpoint_path
+
+        sidecar = read_sidecar(encoder_checkpoint_path(self.name)) or {}
+        return f"{sidecar.get('data_hash', '')}@{sidecar.get('created_at', '')}"
 
     def base_answer_model(self, domain: Domain | None = None) -> AnswerModel:
         """p_hat of ``domain`` (default: the agent view) with the encoder's tag scores, lambda to be set."""

@@ -232,7 +232,7 @@ class Session:
 
     def ask_more(self) -> None:
         """Ask another question although the agent stopped (from the comparisons, before any comparison)."""
-        if self.phase != "comparing" or self.comparisons:
+        if self.phase not in ("comparing", "decided") or self.comparisons:
             raise SessionStateError("more questions can be asked only before the first comparison")
         self._act("more", {})
 
@@ -257,18 +257,22 @@ class Session:
             raise SessionStateError(f"the session is already {self.phase}")
         self._act("reject", {"reason": reason})
 
+    @property
+    def can_undo(self) -> bool:
+        """Whether ``undo`` has something to take back now."""
+        if self.phase in ("finished", "failed"):
+            return False
+        if self.phase == "clarifying":
+            return bool(self.conversation.answers)
+        return bool(self.comparisons or self.conversation.answers or self.stop_reason == "user")
+
     def undo(self) -> None:
         """Take back the last answer or comparison, stepping back across phases (not after the end)."""
         if self.phase in ("finished", "failed"):
             raise SessionStateError(f"the session is {self.phase}; start a new one instead")
-        if self.phase == "clarifying" and not self.conversation.answers:
-            raise SessionStateError("there is nothing to undo yet")
-        if (
-            self.phase == "comparing"
-            and not self.comparisons
-            and not self.conversation.answers
-            and self.stop_reason != "user"
-        ):
+        if not self.can_undo:
+            if self.phase == "clarifying":
+                raise SessionStateError("there is nothing to undo yet")
             raise SessionStateError("there is nothing to undo: ask for more questions instead")
         self._act("undo", {"phase": self.phase})
 
@@ -336,12 +340,11 @@ class Session:
             raise SessionStateError(f"unknown session log entry {kind!r}")
 
     def _undo_step(self) -> None:
-        if self.phase == "decided":
+        if self.phase in ("decided", "comparing") and self.ranking.history:
             self.phase = "comparing"
             self.ranking.undo()
-        elif self.phase == "comparing" and self.ranking.history:
-            self.ranking.undo()
-        elif self.phase == "comparing":
+        elif self.phase in ("decided", "comparing"):
+            # no comparison yet (the ranker may have been sure at once): step back to the questions
             reason = self.stop_reason
             self._leave_comparing()
             if reason == "user":

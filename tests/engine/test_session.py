@@ -136,3 +136,16 @@ def test_bad_actions_are_refused_without_logging(agents):
         Session.start(agents, "   ", CONFIG)
     with KnowledgeBase.open("tiny") as kb:
         assert len(Session.list(kb)) == 1  # the refused query left no session behind
+
+
+def test_undo_after_an_instant_proposal_returns_to_the_questions(agents):
+    config = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.01)  # sure at once
+    session = Session.start(agents, "bird", config)
+    session.answer(0)
+    session.answer(1)
+    assert session.phase == "decided" and session.comparisons == 0
+    assert session.can_undo
+    session.undo()
+    assert session.phase == "clarifying" and session.question.turn == 2
+    session.undo()
+    assert not session.can_undo
