@@ -18,6 +18,13 @@ Checkpoints: ``paths.models_dir(domain)/encoder.pt`` + ``encoder.json`` (config,
 centroid weight, dev metrics, data hash). The data hash covers the stored domain and the simulation
 protocol seed, so a rebuilt or edited domain makes the checkpoint stale.
 
+Known limit (birds, measured with ``python -m benchmarks.bench_prior --domains birds --zero-shot``): the
+trained encoder does not transfer to species without captions. Trained without the captions of 10 of the
+50 captioned species, it ranked those species' test captions at Acc@1 0.000 / Acc@3 0.000 over all 200
+species, and at chance level even among the 160 species without captions; the top label is a captioned
+species for 99.9% of queries. Over all 200 candidates the prior is therefore as accurate as over the 50
+captioned ones, because every evaluation target is captioned; the 150 others gain mass only from answers.
+
 Why centroids only where *every* label has training queries: in the birds "all 200 candidates" setting
 only the 50 captioned species have captions; a centroid term for them alone would favour exactly the
 species the evaluation draws its targets from, an artefact of the protocol rather than skill.

@@ -52,7 +52,7 @@ class EncoderTrainConfig:
     ``max_steps``. ``negatives``: labels scored per step besides the batch's own (all labels when
     the domain has fewer). Early stopping: evaluate every ``eval_every`` steps, stop after ``patience``
     evaluations without a better dev score, or at ``max_steps``; ``max_seconds`` is a safety net for slow
-    machines (the defaults take ~8 min on birds on two busy cores; a run cut by time is not reproducible).
+    machines (the defaults took 2.5-5.5 min on birds on two shared cores; a run cut by time is not reproducible).
     ``threads``: torch threads while training. One, because the recurrence is many small ops: on a
     loaded two-core machine two threads made a birds step 6x slower (4.0 s against 0.64 s).
     """
