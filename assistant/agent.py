@@ -15,6 +15,7 @@ needs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from assistant.domain import Domain
 from assistant.errors import ConfigError, DomainNotFoundError, ModelMissingError
 from assistant.evaluation import EvaluationSetup
 from assistant.policy import LearnedPolicy
-from assistant.prior import Prior, restrict
+from assistant.prior import CombinedPrior, Prior, fit_mention_weight, restrict
 from assistant.progress import Progress
 from assistant.simulator import SimulatedUser, SimulationProtocol, sample_episodes, simulation_protocol
 from assistant.store import KnowledgeBase
@@ -41,6 +42,8 @@ VARIANTS = ("learned", "lambda_1")
 PROTOCOL_SEED = 0
 SMOOTHING = 1.0
 POLICY_EPISODES = 4000
+# Bump when what a policy sees changes (its prior, its features): older policies then count as stale.
+POLICY_FORMAT = "policy-v3: combined prior, expected-reward estimator, turn budget"
 
 
 def load_domain(name: str) -> Domain:
@@ -96,7 +99,7 @@ def policy_path(domain: str, candidates: str, variant: str):
 
 def _policy_hash(protocol: SimulationProtocol, encoder_sidecar_hash: str, candidates: str, variant: str) -> str:
     d = protocol.agent_domain
-    return data_hash([d.counts, d.query_texts, protocol.seed, encoder_sidecar_hash, candidates, variant])
+    return data_hash([POLICY_FORMAT, d.counts, d.query_texts, protocol.seed, encoder_sidecar_hash, candidates, variant])
 
 
 @dataclass
@@ -140,6 +143,7 @@ class AgentFactory:
         self._encoder = None
         self._text_encoder = None
         self._clarifiers: dict[tuple, Clarifier] = {}
+        self._priors: dict[int, CombinedPrior] = {}
 
     @property
     def text_encoder(self):
@@ -155,6 +159,43 @@ class AgentFactory:
         if self._encoder is None:
             self._encoder = _load_encoder(self.protocol, self.domain)
         return self._encoder
+
+    def combined_prior(self, domain: Domain | None = None) -> CombinedPrior:
+        """The prior the agent uses: the encoder joined with tag mentions (assistant.prior.CombinedPrior).
+
+        ``domain``: whose annotations score the mentions (default: the agent's view, for training and
+        evaluation; conversations use the full domain).
+        """
+        domain = domain or self.protocol.agent_domain
+        key = id(domain)
+        if key not in self._priors:
+            self._priors[key] = self._make_prior(domain, self.mention_weight())
+        return self._priors[key]
+
+    def _make_prior(self, domain: Domain, beta: float) -> CombinedPrior:
+        from assistant.mentions import MentionDetector
+
+        detector = MentionDetector.from_domain(domain)
+        log_answers = np.log(np.maximum(domain.p_hat(SMOOTHING), 1e-12))
+        seen = np.zeros(domain.num_labels, dtype=bool)
+        seen[domain.labels_with_queries("train")] = True
+        return CombinedPrior(self.encoder, lambda texts: detector.evidence(texts, log_answers), seen, beta)
+
+    def mention_weight(self) -> float:
+        """beta of the mention evidence, fitted on the dev queries (cached next to the encoder)."""
+        path = paths.models_dir(self.name) / "prior.json"
+        stamp = self.encoder_hash()
+        if path.is_file():
+            saved = json.loads(path.read_text())
+            if saved.get("encoder") == stamp:
+                return float(saved["beta"])
+        agent = self.protocol.agent_domain
+        texts, labels = agent.queries("dev")
+        if not texts:
+            return 0.0
+        beta, nll = fit_mention_weight(lambda b: self._make_prior(agent, b), texts, labels)
+        path.write_text(json.dumps({"encoder": stamp, "beta": beta, "dev_nll": nll}, indent=2))
+        return beta
 
     def encoder_hash(self) -> str:
         """Identity of the trained encoder (its data hash and training time): policies trained on top of
@@ -192,7 +233,7 @@ class AgentFactory:
             config = PolicyConfig(**{**config.__dict__, "initial_lambda": 1.0, "learn_answer_model": False})
         episodes = sample_episodes(agent, POLICY_EPISODES, seed + 1, "dev", cands)
         position = {int(c): i for i, c in enumerate(cands)}
-        prior = restrict(self.encoder.scores([e.query for e in episodes]), cands)
+        prior = restrict(self.combined_prior().scores([e.query for e in episodes]), cands)
         base = self.base_answer_model().restrict(cands)
         result = yield from train_policy(
             base,
@@ -262,7 +303,7 @@ class AgentFactory:
         loaded = self.load_policy(candidates, "learned")
         return Clarifier(
             self.domain,
-            self.encoder,
+            self.combined_prior(self.domain),
             self.answer_model(loaded, self.domain),
             loaded.policy,
             candidates=candidate_labels(self.domain, candidates),
@@ -276,7 +317,7 @@ class AgentFactory:
         return EvaluationSetup(
             domain=agent,
             candidates=candidate_labels(self.domain, candidates),
-            prior=self.encoder,
+            prior=self.combined_prior(),
             answer_model=self.answer_model(ours),
             policy=ours.policy,
             user=SimulatedUser(self.protocol.user_answers, self.domain.option_mask),

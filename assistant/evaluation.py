@@ -3,8 +3,9 @@
 Systems (names as in the JSON output):
 
 - ``ours``: information-gain questions, learned STOP/ASK policy, answer model with learned lambda;
-- ``threshold``: the same questions, stop when the top probability reaches a threshold tuned on dev
-  episodes for the same reward the policy maximises;
+- ``threshold``: the same questions, stop when the top probability reaches a threshold, tuned on dev
+  episodes for the reward the policy maximises among thresholds that ask no more questions on average
+  than the policy does on those episodes (so the two compare at equal cost);
 - ``fixed_turns``: the same questions, always k of them (one row per k = 1..max_turns);
 - ``lambda_1``: like ours but the answer model is the crowd's p_hat only (lambda = 1) with its own policy;
 - ``static_ig``: questions chosen by IG of the query-free belief, the learned policy stops;
@@ -49,7 +50,7 @@ SYSTEMS = (
     "no_interaction_neural",
     "no_interaction_bm25",
 )
-THRESHOLD_GRID = tuple(np.round(np.arange(0.20, 0.991, 0.05), 2))
+THRESHOLD_GRID = tuple(np.round(np.arange(0.05, 0.996, 0.025), 3))
 
 
 @dataclass
@@ -153,9 +154,16 @@ def _rewards(episodes: Sequence[Episode], setup: EvaluationSetup) -> float:
 
 
 def tune_threshold(
-    setup: EvaluationSetup, scores: np.ndarray, episodes: Sequence[EpisodeSpec], max_turns: int
+    setup: EvaluationSetup,
+    scores: np.ndarray,
+    episodes: Sequence[EpisodeSpec],
+    max_turns: int,
+    turn_limit: float | None = None,
 ) -> tuple[float, float]:
-    """The probability threshold with the best mean reward on ``episodes`` (dev), and that reward.
+    """The probability threshold for ``episodes`` (dev), and its mean reward there.
+
+    With ``turn_limit``: the most accurate threshold among those that ask at most ``turn_limit``
+    questions on average (a comparison at equal cost); without: the one with the best mean reward.
 
     One 10-question rollout per episode suffices: stopping at threshold t is a prefix of it.
     """
@@ -168,7 +176,7 @@ def tune_threshold(
         setup.candidates,
         ClarifierConfig(max_turns=max_turns),
     )
-    top_probs, hits, turns_run = [], [], []
+    top_probs, hits = [], []
     for spec, s in zip(episodes, scores):
         setup.user.start(spec)
         conv = clarifier.start_from_scores(s, spec.query)
@@ -179,16 +187,20 @@ def tune_threshold(
             hit.append(bool(conv.ranking(1)[0] == spec.target))
         top_probs.append(maxes)
         hits.append(hit)
-        turns_run.append(len(maxes) - 1)
-    best = (THRESHOLD_GRID[-1], -math.inf)
+    best, best_key = (THRESHOLD_GRID[0], -math.inf), -math.inf  # lowest threshold: fewest questions
     for t in THRESHOLD_GRID:
-        total = 0.0
+        total, turns, correct = 0.0, 0, 0
         for maxes, hit in zip(top_probs, hits):
             stop = next((k for k, m in enumerate(maxes) if m >= t), len(maxes) - 1)
             total += (setup.reward_correct if hit[stop] else setup.reward_wrong) + setup.turn_reward * stop
-        mean = total / len(top_probs)
-        if mean > best[1]:
-            best = (float(t), mean)
+            turns += stop
+            correct += hit[stop]
+        n = len(top_probs)
+        if turn_limit is not None and turns / n > turn_limit:
+            continue
+        key = correct / n if turn_limit is not None else total / n
+        if key > best_key:
+            best, best_key = (float(t), total / n), key
     return best
 
 
@@ -266,7 +278,14 @@ def evaluate(
                 if not dev_episodes:
                     raise ConfigError("the threshold system needs dev episodes to tune its threshold (or pass one)")
                 dev_scores = setup.prior.scores([e.query for e in dev_episodes])
-                threshold, _ = tune_threshold(setup, dev_scores, dev_episodes, max_turns)
+                # at no more questions than ours: the policy's mean on the same dev episodes is the limit
+                clarifier = Clarifier(
+                    setup.domain, setup.prior, setup.answer_model, setup.policy, None, setup.candidates, config
+                )
+                ours_dev = [run_episode(clarifier, setup.user, spec, sc) for spec, sc in zip(dev_episodes, dev_scores)]
+                limit = float(np.mean([e.turns for e in ours_dev]))
+                threshold, _ = tune_threshold(setup, dev_scores, dev_episodes, max_turns, limit)
+                meta["threshold_turn_limit"] = limit
             meta["threshold"] = threshold
             rows.append(_row(system, rollouts(setup.answer_model, ThresholdStop(threshold), InformationGain())))
         elif system == "fixed_turns":

@@ -57,3 +57,63 @@ class UniformPrior:
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         return np.zeros((len(texts), self.num_labels), dtype=np.float32)
+
+
+def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
+    top = x.max(axis=axis, keepdims=True)
+    return (top + np.log(np.exp(x - top).sum(axis=axis, keepdims=True))).squeeze(axis)
+
+
+class CombinedPrior:
+    """A text prior for labels with training queries, joined with the evidence of tag mentions.
+
+    ``mentions`` [N, Y] is the log-likelihood of what each query says about the tags
+    (assistant.mentions), available for every annotated label; ``text_prior`` was trained on queries and
+    can only rank labels it saw queries for (``seen``). The result, as log p(y | x):
+
+    - the split between seen and unseen labels comes from the mentions alone, which treat every label
+      alike: pi(x) = sum over seen y of softmax(beta * mentions)(y) (with no mention, pi = share of
+      seen labels: every label is a priori equally likely);
+    - within the seen labels: softmax(text scores + beta * mentions);
+    - within the unseen labels: softmax(beta * mentions).
+
+    When every label has training queries this is softmax(text scores + beta * mentions).
+    """
+
+    name = "combined"
+
+    def __init__(self, text_prior: Prior, mention_evidence, seen: np.ndarray, beta: float) -> None:
+        if beta < 0:
+            raise ValueError(f"beta must be >= 0, got {beta}")
+        self.text_prior = text_prior
+        self.mention_evidence = mention_evidence  # callable: texts -> [N, Y]
+        self.seen = np.asarray(seen, dtype=bool)
+        self.beta = float(beta)
+
+    def scores(self, texts: Sequence[str]) -> np.ndarray:
+        text = np.asarray(self.text_prior.scores(texts), dtype=np.float64)
+        evidence = self.beta * np.asarray(self.mention_evidence(texts), dtype=np.float64)
+        if self.seen.all() or not self.seen.any():
+            return (text + evidence).astype(np.float32)
+        by_mentions = log_softmax(evidence)
+        out = np.empty_like(text)
+        out[:, self.seen] = _logsumexp(by_mentions[:, self.seen], 1)[:, None] + log_softmax(
+            text[:, self.seen] + evidence[:, self.seen]
+        )
+        out[:, ~self.seen] = _logsumexp(by_mentions[:, ~self.seen], 1)[:, None] + log_softmax(evidence[:, ~self.seen])
+        return out.astype(np.float32)
+
+
+def fit_mention_weight(
+    make_prior, texts: Sequence[str], labels: np.ndarray, grid: Sequence[float] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+) -> tuple[float, dict[float, float]]:
+    """The beta in ``grid`` with the lowest mean negative log-likelihood of ``labels`` (dev queries).
+
+    ``make_prior(beta)`` builds the prior for one beta. Returns (best beta, {beta: NLL}).
+    """
+    nll = {}
+    for beta in grid:
+        log_p = log_softmax(np.asarray(make_prior(beta).scores(texts), dtype=np.float64))
+        nll[float(beta)] = float(-log_p[np.arange(len(labels)), labels].mean())
+    best = min(nll, key=lambda b: (nll[b], b))
+    return best, nll

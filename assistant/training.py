@@ -32,10 +32,11 @@ from models.policy_net import STOP, StopPolicyNet
 
 @dataclass(frozen=True)
 class PolicyConfig:
-    """REINFORCE settings. ``turn_reward`` is IC's r_a (a cost per question, so negative)."""
+    """REINFORCE settings. ``turn_reward`` is IC's r_a (a cost per question, so negative);
+    ``turn_budget`` caps the mean number of questions of the trained (greedy) policy (None: no cap)."""
 
-    iterations: int = 300
-    batch_size: int = 64
+    iterations: int = 1000
+    batch_size: int = 128
     learning_rate: float = 5e-3
     answer_model_learning_rate: float = 1e-2
     reward_correct: float = 20.0
@@ -47,6 +48,12 @@ class PolicyConfig:
     entropy_bonus: float = 0.01
     learn_answer_model: bool = True
     initial_lambda: float = 0.9
+    turn_budget: float | None = 4.5
+    budget_step: float = 0.05
+    budget_every: int = 10
+    budget_batch: int = 256
+    initial_ask_bias: float = 2.0
+    estimator: str = "expected"
 
     def __post_init__(self) -> None:
         if self.iterations < 1 or self.batch_size < 1:
@@ -55,6 +62,10 @@ class PolicyConfig:
             raise ConfigError(f"max_turns must be >= 1, got {self.max_turns}")
         if not 0.0 <= self.initial_lambda <= 1.0:
             raise ConfigError(f"initial_lambda must be in [0, 1], got {self.initial_lambda}")
+        if self.estimator not in ("expected", "reinforce"):
+            raise ConfigError(f"estimator must be 'expected' or 'reinforce', not {self.estimator!r}")
+        if self.turn_budget is not None and self.turn_budget <= 0:
+            raise ConfigError(f"turn_budget must be positive (or None for no cap), got {self.turn_budget}")
 
 
 @dataclass
@@ -68,12 +79,20 @@ class PolicyResult:
     config: PolicyConfig
     history: list[dict] = field(default_factory=list)
     seconds: float = 0.0
+    turn_reward: float = 0.0
 
     def answer_model(self, base: AnswerModel) -> AnswerModel:
         return base.with_params(lam=self.lam, w=self.w, b=self.b)
 
     def summary(self) -> dict:
-        return {"lambda": self.lam, "w": self.w, "b": self.b.tolist(), "seconds": self.seconds, **asdict(self.config)}
+        return {
+            **asdict(self.config),
+            "lambda": self.lam,
+            "w": self.w,
+            "b": self.b.tolist(),
+            "seconds": self.seconds,
+            "final_turn_reward": self.turn_reward,
+        }
 
 
 def fit_answer_scale(model: AnswerModel, steps: int = 50) -> tuple[float, np.ndarray]:
@@ -131,6 +150,121 @@ def _information_gain(a: torch.Tensor, cond_entropy: torch.Tensor, probs: torch.
     return h_answer - probs @ cond_entropy.T
 
 
+@dataclass
+class _Batch:
+    """One batch of simulated conversations. Per decision step t (rows of the [T, B] tensors): the
+    log-probability of the action taken, the value estimate, and whether the episode was still running."""
+
+    turns: torch.Tensor  # [B] questions asked
+    correct: torch.Tensor  # [B] bool: top label right at the stop
+    log_probs: list[torch.Tensor]
+    values: list[torch.Tensor]
+    live: list[torch.Tensor]
+    entropy: list[torch.Tensor]
+
+
+def _rollout(
+    net: StopPolicyNet,
+    value: torch.nn.Module | None,
+    a: torch.Tensor,
+    log_a: torch.Tensor,
+    cond_entropy: torch.Tensor,
+    prior: torch.Tensor,
+    targets: torch.Tensor,
+    simulator: _BatchSimulator,
+    generator: torch.Generator,
+    config: PolicyConfig,
+    greedy: bool = False,
+) -> _Batch:
+    """Simulate a batch: IG questions, simulated answers, the policy's STOP/ASK decisions.
+
+    ``a``/``log_a`` [Q, R, Y] may carry gradients (to lambda, w, b); question choice never does.
+    ``greedy``: stop when P(STOP) > 0.5 (as in use) instead of sampling.
+    """
+    size = prior.shape[0]
+    log_p = prior.clone()
+    asked = torch.zeros(size, a.shape[0], dtype=torch.bool)
+    active = torch.ones(size, dtype=torch.bool)
+    out = _Batch(torch.zeros(size), torch.zeros(size, dtype=torch.bool), [], [], [], [])
+    a_det = a.detach()
+    for turn in range(config.max_turns + 1):
+        probs = torch.softmax(log_p, dim=1)
+        if turn == config.max_turns:
+            stop = active.clone()  # forced stop: no decision, no log-probability
+        else:
+            features = _features(probs, turn, config.max_turns, config.top_k)
+            dist = torch.distributions.Categorical(logits=net(features))
+            stop_prob = dist.probs[:, STOP].detach()
+            draw = torch.full((size,), 0.5) if greedy else torch.rand(size, generator=generator)
+            action = (draw < stop_prob).long() * STOP
+            out.log_probs.append(dist.log_prob(action))
+            out.entropy.append(dist.entropy())
+            if value is not None:
+                out.values.append(value(features.detach()).squeeze(1))
+            out.live.append(active.clone())
+            stop = active & (action == STOP)
+        out.correct |= stop & (probs.argmax(dim=1) == targets)
+        asking = active & ~stop
+        if not asking.any():
+            break
+        rows = torch.nonzero(asking).squeeze(1)
+        with torch.no_grad():
+            ig = _information_gain(a_det, cond_entropy, probs[rows].detach())
+            questions = ig.masked_fill(asked[rows], float("-inf")).argmax(dim=1)
+            options = simulator.answer(questions, targets[rows], generator)
+        log_p = log_p.index_add(0, rows, log_a[questions, options, :])
+        log_p = log_p - torch.logsumexp(log_p, dim=1, keepdim=True)
+        asked[rows, questions] = True
+        out.turns[rows] += 1
+        active = asking
+    return out
+
+
+def _trajectories(
+    a: torch.Tensor,
+    log_a: torch.Tensor,
+    cond_entropy: torch.Tensor,
+    prior: torch.Tensor,
+    targets: torch.Tensor,
+    simulator: _BatchSimulator,
+    generator: torch.Generator,
+    config: PolicyConfig,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Full ``max_turns``-question conversations for a batch, never stopping.
+
+    Returns (features [T, B, top_k + 1] of the states where the policy decides, t = 0..T-1; correct
+    [T + 1, B] bool: the top label is the target after t questions). Stopping after t questions is a
+    prefix of the same conversation, because the questions and answers do not depend on when one stops.
+    """
+    size = prior.shape[0]
+    log_p = prior.clone()
+    asked = torch.zeros(size, a.shape[0], dtype=torch.bool)
+    a_det = a.detach()
+    rows = torch.arange(size)
+    features, correct = [], []
+    for turn in range(config.max_turns + 1):
+        probs = torch.softmax(log_p, dim=1)
+        correct.append(probs.argmax(dim=1) == targets)
+        if turn == config.max_turns:
+            break
+        features.append(_features(probs, turn, config.max_turns, config.top_k))
+        with torch.no_grad():
+            ig = _information_gain(a_det, cond_entropy, probs.detach())
+            questions = ig.masked_fill(asked, float("-inf")).argmax(dim=1)
+            options = simulator.answer(questions, targets, generator)
+        log_p = log_p + log_a[questions, options, :]
+        log_p = log_p - torch.logsumexp(log_p, dim=1, keepdim=True)
+        asked[rows, questions] = True
+    return torch.stack(features), torch.stack(correct)
+
+
+def _stop_distribution(stop_prob: torch.Tensor) -> torch.Tensor:
+    """P(stop after exactly t questions) [T + 1, B] from per-step P(STOP) [T, B] (forced stop at T)."""
+    survive = torch.cumprod(1.0 - stop_prob, dim=0)
+    reach = torch.cat([torch.ones_like(stop_prob[:1]), survive], dim=0)  # P(still asking at t)
+    return reach * torch.cat([stop_prob, torch.ones_like(stop_prob[:1])], dim=0)
+
+
 def train_policy(
     base: AnswerModel,
     user_answers: np.ndarray,
@@ -146,6 +280,12 @@ def train_policy(
     ``base``: the agent's answer model over the candidates ([Q, R, Y_c]); ``user_answers``: the
     simulator's [Q, R, Y_c]; ``prior_log_probs`` [N, Y_c] for each training episode and ``targets`` [N]
     their target positions among the candidates. Same seed, same result.
+
+    The gradient is REINFORCE's with a learned value baseline (a small MLP on the same features):
+    the advantage of the decision at step t is (final reward + r_a * questions still to come) minus the
+    baseline. With ``turn_budget``, r_a is a dual variable: every ``budget_every`` iterations the greedy
+    policy's mean number of questions is measured, and while it exceeds the budget r_a falls below the
+    configured ``turn_reward`` (questions get dearer) until the policy fits the budget.
     """
     config = config or PolicyConfig()
     if len(episodes) != len(prior_log_probs) or len(episodes) != len(targets):
@@ -158,6 +298,11 @@ def train_policy(
     start = time.perf_counter()
 
     net = StopPolicyNet(config.top_k, config.hidden)
+    with torch.no_grad():  # start out asking, so that early batches show what questions are worth
+        net.layers[2].bias.copy_(torch.tensor([config.initial_ask_bias, 0.0]))
+    value = torch.nn.Sequential(
+        torch.nn.Linear(config.top_k + 1, config.hidden), torch.nn.Tanh(), torch.nn.Linear(config.hidden, 1)
+    )
     p_hat = torch.from_numpy(base.p_hat)
     mask = torch.from_numpy(base.option_mask)
     scores = None if base.tag_scores is None else torch.from_numpy(base.tag_scores.astype(np.float32))
@@ -166,7 +311,10 @@ def train_policy(
     lam_raw = torch.tensor(math.log(max(lam0, 1e-4) / max(1 - lam0, 1e-4)), requires_grad=learn_answer)
     w = torch.tensor(float(base.w), requires_grad=learn_answer)
     b = torch.tensor(base.b, requires_grad=learn_answer)
-    groups = [{"params": net.parameters(), "lr": config.learning_rate}]
+    groups = [
+        {"params": net.parameters(), "lr": config.learning_rate},
+        {"params": value.parameters(), "lr": config.learning_rate},
+    ]
     if learn_answer:
         groups.append({"params": [lam_raw, w, b], "lr": config.answer_model_learning_rate})
     optimizer = torch.optim.Adam(groups)
@@ -174,83 +322,99 @@ def train_policy(
     prior = torch.from_numpy(np.asarray(prior_log_probs, dtype=np.float32))
     target_t = torch.from_numpy(np.asarray(targets, dtype=np.int64))
     history: list[dict] = []
-    baseline = 0.0
+    turn_reward = config.turn_reward
+    greedy_turns = float("nan")
 
-    for iteration in range(1, config.iterations + 1):
+    def answer_model() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         lam = torch.sigmoid(lam_raw) if scores is not None else torch.tensor(1.0)
         a = answer_matrix(p_hat, mask, scores, lam, w, b, xp=torch)
         a = torch.where(mask[:, :, None], a.clamp_min(MIN_PROB), torch.zeros(()))
         a = a / a.sum(dim=1, keepdim=True)
         log_a = torch.log(a.clamp_min(1e-30))
-        with torch.no_grad():
-            a_det = a.detach()
-            cond_entropy = -(a_det * log_a.detach()).sum(dim=1)
+        return a, log_a, -(a.detach() * log_a.detach()).sum(dim=1)
 
+    for iteration in range(1, config.iterations + 1):
+        a, log_a, cond_entropy = answer_model()
         batch = torch.from_numpy(rng.integers(0, len(episodes), size=config.batch_size))
-        log_p = prior[batch].clone()
-        tgt = target_t[batch]
-        asked = torch.zeros(config.batch_size, a.shape[0], dtype=torch.bool)
-        active = torch.ones(config.batch_size, dtype=torch.bool)
-        turns = torch.zeros(config.batch_size)
-        log_prob_sum = torch.zeros(config.batch_size)
-        entropy_sum = torch.zeros(config.batch_size)
-        correct = torch.zeros(config.batch_size, dtype=torch.bool)
-
-        for turn in range(config.max_turns + 1):
-            probs = torch.softmax(log_p, dim=1)
-            if turn == config.max_turns:
-                stop = active.clone()  # forced stop: no decision, no log-probability
-            else:
-                logits = net(_features(probs, turn, config.max_turns, config.top_k))
-                dist = torch.distributions.Categorical(logits=logits)
-                action = dist.sample()
-                log_prob_sum = log_prob_sum + torch.where(active, dist.log_prob(action), torch.zeros(()))
-                entropy_sum = entropy_sum + torch.where(active, dist.entropy(), torch.zeros(()))
-                stop = active & (action == STOP)
-            correct = correct | (stop & (probs.argmax(dim=1) == tgt))
-            asking = active & ~stop
-            if not asking.any():
-                break
-            rows = torch.nonzero(asking).squeeze(1)
+        if config.estimator == "expected":
+            features, correct_by_turn = _trajectories(
+                a, log_a, cond_entropy, prior[batch], target_t[batch], simulator, generator, config
+            )
+            logits = net(features)  # [T, B, 2]
+            stop_prob = torch.softmax(logits, dim=-1)[..., STOP]
+            p_stop = _stop_distribution(stop_prob)  # [T + 1, B]
+            t = torch.arange(config.max_turns + 1, dtype=torch.float32)[:, None]
+            reward_by_turn = torch.where(correct_by_turn, config.reward_correct, config.reward_wrong) + turn_reward * t
+            expected_reward = (p_stop * reward_by_turn).sum(dim=0).mean()
+            entropy = torch.distributions.Categorical(logits=logits).entropy().mean()
+            loss = -expected_reward / config.reward_correct - config.entropy_bonus * entropy
             with torch.no_grad():
-                ig = _information_gain(a_det, cond_entropy, probs[rows].detach())
-                ig = ig.masked_fill(asked[rows], float("-inf"))
-                questions = ig.argmax(dim=1)
-                options = simulator.answer(questions, tgt[rows], generator)
-            log_p = log_p.index_add(0, rows, log_a[questions, options, :])
-            log_p = log_p - torch.logsumexp(log_p, dim=1, keepdim=True)
-            asked[rows, questions] = True
-            turns[rows] += 1
-            active = asking
-
-        reward = torch.where(correct, config.reward_correct, config.reward_wrong) + config.turn_reward * turns
-        mean_reward = float(reward.mean())
-        baseline = mean_reward if iteration == 1 else 0.9 * baseline + 0.1 * mean_reward
-        advantage = reward - baseline
-        loss = -(advantage * log_prob_sum).mean() - config.entropy_bonus * entropy_sum.mean()
+                greedy_stop = torch.cat([stop_prob > 0.5, torch.ones_like(stop_prob[:1], dtype=torch.bool)]).int()
+                greedy_t = greedy_stop.argmax(dim=0)  # first turn at which the greedy policy stops
+                turns_now = (p_stop * t).sum(dim=0)
+                correct_now = (p_stop * correct_by_turn.float()).sum(dim=0)
+                reward_now = (p_stop * reward_by_turn).sum(dim=0)
+        else:
+            run = _rollout(
+                net, value, a, log_a, cond_entropy, prior[batch], target_t[batch], simulator, generator, config
+            )
+            final = torch.where(run.correct, config.reward_correct, config.reward_wrong)
+            steps = torch.arange(len(run.log_probs), dtype=torch.float32)[:, None]  # [T, 1]
+            # the return of the decision at step t: the final reward and the cost of the questions still to come
+            returns = final[None, :] + turn_reward * (run.turns[None, :] - steps)  # [T, B]
+            live = torch.stack(run.live).float()
+            values = torch.stack(run.values)
+            advantage = (returns - values).detach()
+            n_live = live.sum()
+            policy_loss = -(advantage * torch.stack(run.log_probs) * live).sum() / n_live
+            value_loss = (((returns - values) ** 2) * live).sum() / n_live / config.reward_correct**2
+            entropy = (torch.stack(run.entropy) * live).sum() / n_live
+            loss = policy_loss + 0.5 * value_loss - config.entropy_bonus * entropy
+            turns_now, correct_now = run.turns, run.correct.float()
+            reward_now = final + turn_reward * run.turns
+            greedy_t = None
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         if learn_answer:
             with torch.no_grad():
                 w.clamp_(min=0.0)  # a negative scale would invert what the encoder learned
+
+        if greedy_t is not None:
+            greedy_turns = float(greedy_t.float().mean())
+        elif config.turn_budget is not None and iteration % config.budget_every == 0:
+            with torch.no_grad():
+                a, log_a, cond_entropy = answer_model()
+                check = torch.from_numpy(rng.integers(0, len(episodes), size=config.budget_batch))
+                greedy = _rollout(
+                    net, None, a, log_a, cond_entropy, prior[check], target_t[check], simulator, generator, config, True
+                )
+            greedy_turns = float(greedy.turns.mean())
+        if config.turn_budget is not None and iteration % config.budget_every == 0:
+            # dual ascent: questions get dearer while the greedy policy asks more than the budget allows,
+            # and never cheaper than the configured r_a (the budget is a ceiling, not a target)
+            turn_reward = min(
+                config.turn_reward, turn_reward - config.budget_step * (greedy_turns - config.turn_budget)
+            )
         record = {
             "iteration": iteration,
-            "reward": mean_reward,
-            "accuracy": float(correct.float().mean()),
-            "turns": float(turns.mean()),
+            "reward": float(reward_now.mean()),
+            "accuracy": float(correct_now.mean()),
+            "turns": float(turns_now.mean()),
+            "greedy_turns": greedy_turns,
+            "turn_reward": turn_reward,
             "lambda": float(torch.sigmoid(lam_raw.detach())) if scores is not None else 1.0,
         }
         history.append(record)
         yield Progress(iteration, config.iterations, "training the stop policy", record)
 
-    lam_final = float(torch.sigmoid(lam_raw.detach())) if scores is not None else 1.0
     return PolicyResult(
         net=net.eval(),
-        lam=lam_final,
+        lam=float(torch.sigmoid(lam_raw.detach())) if scores is not None else 1.0,
         w=float(w.detach()),
         b=b.detach().numpy().astype(np.float32),
         config=config,
         history=history,
         seconds=time.perf_counter() - start,
+        turn_reward=turn_reward,
     )

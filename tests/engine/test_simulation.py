@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from assistant.answer_model import AnswerModel
 from assistant.domain import replace_counts
@@ -96,9 +97,12 @@ def _training_inputs(domain, n=200):
     return model, episodes, prior, targets
 
 
-def test_policy_training_is_deterministic_and_learns(tiny_domain):
+@pytest.mark.parametrize("estimator", ["expected", "reinforce"])
+def test_policy_training_is_deterministic_and_learns(tiny_domain, estimator):
     model, episodes, prior, targets = _training_inputs(tiny_domain)
-    config = PolicyConfig(iterations=120, batch_size=32, learning_rate=0.02, turn_reward=-0.5, max_turns=3)
+    config = PolicyConfig(
+        iterations=120, batch_size=32, learning_rate=0.02, turn_reward=-0.5, max_turns=3, estimator=estimator
+    )
     records, result = collect(train_policy(model, tiny_domain.p_hat(1.0), episodes, prior, targets, config, seed=1))
     assert len(records) == 120 and records[-1].step == 120
     again = run_job(train_policy(model, tiny_domain.p_hat(1.0), episodes, prior, targets, config, seed=1))
@@ -106,6 +110,29 @@ def test_policy_training_is_deterministic_and_learns(tiny_domain):
     early = np.mean([h["reward"] for h in result.history[:20]])
     late = np.mean([h["reward"] for h in result.history[-20:]])
     assert late > early
+
+
+def test_turn_budget_caps_the_greedy_policy(tiny_domain):
+    model, episodes, prior, targets = _training_inputs(tiny_domain)
+    prior = np.full_like(prior, -np.log(4))  # queries say nothing: only questions help
+    free = PolicyConfig(iterations=150, batch_size=32, turn_reward=0.0, max_turns=3, turn_budget=None)
+    capped = PolicyConfig(
+        iterations=150, batch_size=32, turn_reward=0.0, max_turns=3, turn_budget=1.0, budget_every=5, budget_step=0.5
+    )
+    loose = run_job(train_policy(model, tiny_domain.p_hat(1.0), episodes, prior, targets, free, seed=2))
+    tight = run_job(train_policy(model, tiny_domain.p_hat(1.0), episodes, prior, targets, capped, seed=2))
+    assert loose.turn_reward == 0.0 and tight.turn_reward < 0.0  # questions got dearer under the cap
+    assert np.mean([h["greedy_turns"] for h in tight.history[-20:]]) <= 1.3
+    assert np.mean([h["greedy_turns"] for h in loose.history[-20:]]) > 2.0
+
+
+def test_stop_distribution_sums_to_one():
+    from assistant.training import _stop_distribution
+
+    stop = torch.tensor([[0.2, 1.0], [0.5, 0.3]])
+    dist = _stop_distribution(stop)
+    np.testing.assert_allclose(dist.sum(dim=0).numpy(), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(dist[:, 0].numpy(), [0.2, 0.8 * 0.5, 0.8 * 0.5], rtol=1e-6)
 
 
 def test_policy_training_fine_tunes_lambda(tiny_domain):
