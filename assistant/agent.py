@@ -43,7 +43,7 @@ PROTOCOL_SEED = 0
 SMOOTHING = 1.0
 POLICY_EPISODES = 4000
 # Bump when what a policy sees changes (its prior, its features): older policies then count as stale.
-POLICY_FORMAT = "policy-v3: combined prior, expected-reward estimator, turn budget"
+POLICY_FORMAT = "policy-v4: combined prior; questions the query answered are not asked"
 
 
 def load_domain(name: str) -> Domain:
@@ -179,7 +179,7 @@ class AgentFactory:
         log_answers = np.log(np.maximum(domain.p_hat(SMOOTHING), 1e-12))
         seen = np.zeros(domain.num_labels, dtype=bool)
         seen[domain.labels_with_queries("train")] = True
-        return CombinedPrior(self.encoder, lambda texts: detector.evidence(texts, log_answers), seen, beta)
+        return CombinedPrior(self.encoder, detector, log_answers, seen, beta)
 
     def mention_weight(self) -> float:
         """beta of the mention evidence, fitted on the dev queries (cached next to the encoder)."""
@@ -233,7 +233,12 @@ class AgentFactory:
             config = PolicyConfig(**{**config.__dict__, "initial_lambda": 1.0, "learn_answer_model": False})
         episodes = sample_episodes(agent, POLICY_EPISODES, seed + 1, "dev", cands)
         position = {int(c): i for i, c in enumerate(cands)}
-        prior = restrict(self.combined_prior().scores([e.query for e in episodes]), cands)
+        combined = self.combined_prior()
+        prior = restrict(combined.scores([e.query for e in episodes]), cands)
+        known = np.zeros((len(episodes), self.domain.num_questions), dtype=bool)
+        for i, episode in enumerate(episodes):
+            for question, _ in combined.mentioned(episode.query):
+                known[i, question] = True
         base = self.base_answer_model().restrict(cands)
         result = yield from train_policy(
             base,
@@ -243,6 +248,7 @@ class AgentFactory:
             np.array([position[e.target] for e in episodes]),
             config,
             seed,
+            known_questions=known,
         )
         last = result.history[-50:]
         metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}

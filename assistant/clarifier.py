@@ -107,14 +107,21 @@ class Clarifier:
         self, scores: np.ndarray, query: str = "", rng: np.random.Generator | None = None
     ) -> Conversation:
         """Open a conversation from precomputed prior scores [Y over the whole domain] (simulation)."""
-        return Conversation(self, restrict(np.asarray(scores), self.candidates), query, rng)
+        mentioned = getattr(self.prior, "mentioned", None)
+        understood = mentioned(query) if (mentioned is not None and query) else []
+        return Conversation(self, restrict(np.asarray(scores), self.candidates), query, rng, understood)
 
 
 class Conversation:
     """One clarification dialogue. Positions in ``probs`` refer to ``clarifier.candidates``."""
 
     def __init__(
-        self, clarifier: Clarifier, log_prior: np.ndarray, query: str, rng: np.random.Generator | None
+        self,
+        clarifier: Clarifier,
+        log_prior: np.ndarray,
+        query: str,
+        rng: np.random.Generator | None,
+        understood: list[tuple[int, int]] | None = None,
     ) -> None:
         self.clarifier = clarifier
         self.query = query
@@ -124,6 +131,10 @@ class Conversation:
         self.query_free = Belief(np.zeros_like(log_prior))
         num_q = clarifier.model.shape[0]
         self.asked = np.zeros(num_q, dtype=bool)
+        # what the query already said (its evidence is in the prior): never asked again, not a turn
+        self.understood = list(understood or [])
+        for question, _ in self.understood:
+            self.asked[question] = True
         self.retired_groups: list[int] = []
         self.answers: list[AnswerRecord] = []
         self.stopped = False

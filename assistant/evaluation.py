@@ -13,7 +13,8 @@ Systems (names as in the JSON output):
 - ``no_interaction_neural`` / ``no_interaction_bm25``: the top label of the prior, no question.
 
 Every system meets the same targets, queries and simulated answers (common random numbers), so
-differences between rows are paired. Acc@1/Acc@3 are over episodes; their standard errors are reported.
+differences between rows are paired: each row carries McNemar's exact test against ours (``vs_ours``).
+Acc@1/Acc@3 are over episodes; their standard errors are reported.
 """
 
 from __future__ import annotations
@@ -98,10 +99,11 @@ class EvaluationReport:
         return out.getvalue()
 
     def to_markdown(self) -> str:
-        lines = ["| system | Acc@1 | Acc@3 | mean turns |", "|---|---|---|---|"]
+        lines = ["| system | Acc@1 | Acc@3 | mean turns | p vs ours |", "|---|---|---|---|---|"]
         for row in self.rows:
             name = row["system"] + (f" ({row['turns']})" if row["system"] == "fixed_turns" else "")
-            lines.append(f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} |")
+            p = f"{row['vs_ours']['p_value']:.3g}" if "vs_ours" in row else ""
+            lines.append(f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} | {p} |")
         return "\n".join(lines)
 
     def row(self, system: str, turns: int | None = None) -> dict:
@@ -131,6 +133,21 @@ def _row(system: str, episodes: Sequence[Episode], **extra) -> dict:
         "episodes": n,
         "acc1_se": float(hit1.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
     }
+
+
+def paired_test(ours: np.ndarray, other: np.ndarray) -> dict:
+    """McNemar's exact test of Acc@1 between two systems on the same episodes (paired by episode).
+
+    Returns the accuracy difference (other - ours) and the two-sided p-value from the episodes where
+    exactly one of the two systems was right.
+    """
+    from scipy.stats import binomtest
+
+    only_ours = int(np.sum(ours & ~other))
+    only_other = int(np.sum(other & ~ours))
+    discordant = only_ours + only_other
+    p = 1.0 if discordant == 0 else float(binomtest(min(only_ours, only_other), discordant, 0.5).pvalue)
+    return {"acc1_diff": float(other.mean() - ours.mean()), "p_value": p, "discordant": discordant}
 
 
 def _curve(episodes: Sequence[Episode], max_turns: int) -> dict[str, list[float]]:
@@ -262,14 +279,20 @@ def evaluate(
         ]
 
     rows: list[dict] = []
+    hits: list[np.ndarray] = []  # per row: Acc@1 hit of every episode, for paired tests
     curves: dict[str, dict[str, list[float]]] = {}
+
+    def add(system: str, done: Sequence[Episode], **extra) -> None:
+        rows.append(_row(system, done, **extra))
+        hits.append(np.array([e.correct_at_1 for e in done], dtype=bool))
+
     step = 1
     for system in systems:
         yield Progress(step, len(systems) + 1, f"evaluating {system}")
         step += 1
         if system in plans:
             model, stop, strategy = plans[system]
-            rows.append(_row(system, rollouts(model, stop, strategy)))
+            add(system, rollouts(model, stop, strategy))
             if system != "ours" and system in curve_plans:
                 model_c, strategy_c = curve_plans[system]
                 curves[system] = _curve(rollouts(model_c, FixedTurns(max_turns), strategy_c), max_turns)
@@ -287,15 +310,15 @@ def evaluate(
                 threshold, _ = tune_threshold(setup, dev_scores, dev_episodes, max_turns, limit)
                 meta["threshold_turn_limit"] = limit
             meta["threshold"] = threshold
-            rows.append(_row(system, rollouts(setup.answer_model, ThresholdStop(threshold), InformationGain())))
+            add(system, rollouts(setup.answer_model, ThresholdStop(threshold), InformationGain()))
         elif system == "fixed_turns":
             full = rollouts(setup.answer_model, FixedTurns(max_turns), InformationGain())
             curves["ig"] = _curve(full, max_turns)
             for k in range(1, max_turns + 1):
                 truncated = [_truncate(e, k) for e in full]
-                rows.append(_row("fixed_turns", truncated, turns=k))
+                add("fixed_turns", truncated, turns=k)
         elif system == "no_interaction_neural":
-            rows.append(_row(system, rollouts(setup.answer_model, FixedTurns(0), InformationGain())))
+            add(system, rollouts(setup.answer_model, FixedTurns(0), InformationGain()))
         elif system == "no_interaction_bm25":
             if setup.bm25_prior is None:
                 continue
@@ -306,7 +329,12 @@ def evaluate(
                 Episode(e.target, e.query, hit1_by_turn=[bool(r[0] == e.target)], hit3_by_turn=[e.target in r])
                 for e, r in zip(episodes, ranked)
             ]
-            rows.append(_row(system, prior_only))
+            add(system, prior_only)
+    ours_at = next((i for i, row in enumerate(rows) if row["system"] == "ours"), None)
+    if ours_at is not None:
+        for i, row in enumerate(rows):
+            if i != ours_at:
+                row["vs_ours"] = paired_test(hits[ours_at], hits[i])
     meta["seconds"] = round(time.perf_counter() - start, 2)
     yield Progress(len(systems) + 1, len(systems) + 1, "done")
     return EvaluationReport(rows=rows, curves=curves, meta=meta)

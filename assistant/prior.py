@@ -15,6 +15,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from assistant.mentions import MentionDetector
+
 
 @runtime_checkable
 class Prior(Protocol):
@@ -82,17 +84,24 @@ class CombinedPrior:
 
     name = "combined"
 
-    def __init__(self, text_prior: Prior, mention_evidence, seen: np.ndarray, beta: float) -> None:
+    def __init__(
+        self, text_prior: Prior, detector: MentionDetector, log_answers: np.ndarray, seen: np.ndarray, beta: float
+    ) -> None:
         if beta < 0:
             raise ValueError(f"beta must be >= 0, got {beta}")
         self.text_prior = text_prior
-        self.mention_evidence = mention_evidence  # callable: texts -> [N, Y]
+        self.detector = detector
+        self.log_answers = log_answers  # [Q, R, Y] log A scoring the mentions
         self.seen = np.asarray(seen, dtype=bool)
         self.beta = float(beta)
 
+    def mentioned(self, text: str) -> list[tuple[int, int]]:
+        """(question, option) pairs the query already answers (the clarifier does not ask them again)."""
+        return [(m.question, m.option) for m in self.detector.detect(text)]
+
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         text = np.asarray(self.text_prior.scores(texts), dtype=np.float64)
-        evidence = self.beta * np.asarray(self.mention_evidence(texts), dtype=np.float64)
+        evidence = self.beta * self.detector.evidence(texts, self.log_answers)
         if self.seen.all() or not self.seen.any():
             return (text + evidence).astype(np.float32)
         by_mentions = log_softmax(evidence)

@@ -175,6 +175,7 @@ def _rollout(
     generator: torch.Generator,
     config: PolicyConfig,
     greedy: bool = False,
+    known: torch.Tensor | None = None,
 ) -> _Batch:
     """Simulate a batch: IG questions, simulated answers, the policy's STOP/ASK decisions.
 
@@ -183,7 +184,8 @@ def _rollout(
     """
     size = prior.shape[0]
     log_p = prior.clone()
-    asked = torch.zeros(size, a.shape[0], dtype=torch.bool)
+    # questions the query already answered are never asked
+    asked = torch.zeros(size, a.shape[0], dtype=torch.bool) if known is None else known.clone()
     active = torch.ones(size, dtype=torch.bool)
     out = _Batch(torch.zeros(size), torch.zeros(size, dtype=torch.bool), [], [], [], [])
     a_det = a.detach()
@@ -229,6 +231,7 @@ def _trajectories(
     simulator: _BatchSimulator,
     generator: torch.Generator,
     config: PolicyConfig,
+    known: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Full ``max_turns``-question conversations for a batch, never stopping.
 
@@ -238,7 +241,7 @@ def _trajectories(
     """
     size = prior.shape[0]
     log_p = prior.clone()
-    asked = torch.zeros(size, a.shape[0], dtype=torch.bool)
+    asked = torch.zeros(size, a.shape[0], dtype=torch.bool) if known is None else known.clone()
     a_det = a.detach()
     rows = torch.arange(size)
     features, correct = [], []
@@ -274,12 +277,14 @@ def train_policy(
     config: PolicyConfig | None = None,
     seed: int = 0,
     user_option_mask: np.ndarray | None = None,
+    known_questions: np.ndarray | None = None,
 ) -> Generator[Progress, None, PolicyResult]:
     """REINFORCE (see the module docstring). Yields Progress per iteration; returns a PolicyResult.
 
     ``base``: the agent's answer model over the candidates ([Q, R, Y_c]); ``user_answers``: the
     simulator's [Q, R, Y_c]; ``prior_log_probs`` [N, Y_c] for each training episode and ``targets`` [N]
-    their target positions among the candidates. Same seed, same result.
+    their target positions among the candidates; ``known_questions`` [N, Q] bool marks the questions
+    each query already answers (never asked, as in a real conversation). Same seed, same result.
 
     The gradient is REINFORCE's with a learned value baseline (a small MLP on the same features):
     the advantage of the decision at step t is (final reward + r_a * questions still to come) minus the
@@ -321,6 +326,11 @@ def train_policy(
     simulator = _BatchSimulator(user_answers, base.option_mask if user_option_mask is None else user_option_mask)
     prior = torch.from_numpy(np.asarray(prior_log_probs, dtype=np.float32))
     target_t = torch.from_numpy(np.asarray(targets, dtype=np.int64))
+    known_t = (
+        torch.zeros(len(episodes), base.shape[0], dtype=torch.bool)
+        if known_questions is None
+        else torch.from_numpy(np.asarray(known_questions, dtype=bool))
+    )
     history: list[dict] = []
     turn_reward = config.turn_reward
     greedy_turns = float("nan")
@@ -338,7 +348,7 @@ def train_policy(
         batch = torch.from_numpy(rng.integers(0, len(episodes), size=config.batch_size))
         if config.estimator == "expected":
             features, correct_by_turn = _trajectories(
-                a, log_a, cond_entropy, prior[batch], target_t[batch], simulator, generator, config
+                a, log_a, cond_entropy, prior[batch], target_t[batch], simulator, generator, config, known_t[batch]
             )
             logits = net(features)  # [T, B, 2]
             stop_prob = torch.softmax(logits, dim=-1)[..., STOP]
@@ -356,7 +366,17 @@ def train_policy(
                 reward_now = (p_stop * reward_by_turn).sum(dim=0)
         else:
             run = _rollout(
-                net, value, a, log_a, cond_entropy, prior[batch], target_t[batch], simulator, generator, config
+                net,
+                value,
+                a,
+                log_a,
+                cond_entropy,
+                prior[batch],
+                target_t[batch],
+                simulator,
+                generator,
+                config,
+                known=known_t[batch],
             )
             final = torch.where(run.correct, config.reward_correct, config.reward_wrong)
             steps = torch.arange(len(run.log_probs), dtype=torch.float32)[:, None]  # [T, 1]
@@ -387,7 +407,18 @@ def train_policy(
                 a, log_a, cond_entropy = answer_model()
                 check = torch.from_numpy(rng.integers(0, len(episodes), size=config.budget_batch))
                 greedy = _rollout(
-                    net, None, a, log_a, cond_entropy, prior[check], target_t[check], simulator, generator, config, True
+                    net,
+                    None,
+                    a,
+                    log_a,
+                    cond_entropy,
+                    prior[check],
+                    target_t[check],
+                    simulator,
+                    generator,
+                    config,
+                    True,
+                    known_t[check],
                 )
             greedy_turns = float(greedy.turns.mean())
         if config.turn_budget is not None and iteration % config.budget_every == 0:

@@ -104,14 +104,14 @@ def test_combined_prior_ranks_labels_without_queries_by_mentions():
     detector = MentionDetector.from_domain(domain)
     log_answers = np.log(np.maximum(domain.p_hat(1.0), 1e-12))
     seen = np.array([True, True, False])
-    prior = CombinedPrior(ZeroText(), lambda t: detector.evidence(t, log_answers), seen, beta=1.0)
+    prior = CombinedPrior(ZeroText(), detector, log_answers, seen, beta=1.0)
     p = np.exp(prior.scores(["a small bird with a red crest and a cone bill"])[0])
     assert p.sum() == pytest.approx(1.0, abs=1e-5)
     assert np.argmax(p) == 0
     # nothing mentioned: every label equally likely, whether or not it had training queries
     np.testing.assert_allclose(np.exp(prior.scores(["hello"])[0]), [1 / 3] * 3, rtol=1e-5)
     # when every label is seen, the text scores and the evidence simply add up
-    everyone = CombinedPrior(ZeroText(), lambda t: detector.evidence(t, log_answers), np.ones(3, bool), beta=0.5)
+    everyone = CombinedPrior(ZeroText(), detector, log_answers, np.ones(3, bool), beta=0.5)
     expected = 0.5 * detector.evidence(["red crest"], log_answers)[0]
     np.testing.assert_allclose(log_softmax(everyone.scores(["red crest"])[0]), log_softmax(expected), rtol=1e-5)
 
@@ -122,7 +122,29 @@ def test_mention_weight_is_fitted_on_held_out_likelihood():
     log_answers = np.log(np.maximum(domain.p_hat(1.0), 1e-12))
 
     def make(beta):
-        return CombinedPrior(ZeroText(), lambda t: detector.evidence(t, log_answers), np.ones(3, bool), beta)
+        return CombinedPrior(ZeroText(), detector, log_answers, np.ones(3, bool), beta)
 
     beta, nll = fit_mention_weight(make, ["red crest", "cone bill small"], np.array([0, 0]))
     assert beta > 0 and nll[beta] < nll[0.0]
+
+
+def test_questions_the_query_answered_are_not_asked_again():
+    from assistant.answer_model import AnswerModel
+    from assistant.clarifier import Clarifier
+    from assistant.policy import FixedTurns
+
+    domain = bird_domain()
+    detector = MentionDetector.from_domain(domain)
+    log_answers = np.log(np.maximum(domain.p_hat(1.0), 1e-12))
+    prior = CombinedPrior(ZeroText(), detector, log_answers, np.array([True, True, False]), beta=1.0)
+    model = AnswerModel(domain.p_hat(1.0), domain.option_mask)
+    conversation = Clarifier(domain, prior, model, FixedTurns(10)).start("small bird with a red crest")
+    crown, crested, size = (domain.question_index(t) for t in ("has_crown_color::red", "has_head_pattern::crested", "has_size"))
+    assert {q for q, _ in conversation.understood} == {crown, crested, size}
+    assert not conversation.available[[crown, crested, size]].any()
+    assert conversation.turn == 0
+    asked = []
+    while (q := conversation.next_question()) is not None:
+        conversation.answer(q, 0)
+        asked.append(q)
+    assert not {crown, crested, size} & set(asked)

@@ -1,0 +1,133 @@
+"""Quality of the clarification engine against IC Table 1's baselines, on the bundled domains.
+
+For each domain: prepare it (build + train the encoder and the policies when missing, timed), then run
+`clarify evaluate`'s evaluation on 2,000 simulated test episodes (seed 0) for every system, and check the
+issue's targets. Birds is evaluated with all 200 species as candidates and with the 50 captioned ones
+(the setting comparable with IC Table 1).
+
+    python -m benchmarks engine_quality [--quick] [--domains birds faq banking] [--episodes 2000]
+
+Uses $CLARIFY_HOME when set, else bench-results/home (models are trained once and reused).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+from assistant.agent import AgentFactory, candidate_labels, policy_path, prepare
+from assistant.evaluation import evaluate
+from assistant.progress import run_job
+from assistant.simulator import sample_episodes
+from models.checkpoint import read_sidecar
+
+SETTINGS = {"birds": ("captioned", "all"), "faq": ("all",), "banking": ("all",)}
+
+
+def targets(domain: str, candidates: str, report) -> dict:
+    """The issue's targets for this setting, each as {value, target, met}."""
+    ours = report.row("ours")
+    checks: dict[str, dict] = {"mean_turns_at_most_5": {"value": ours["mean_turns"], "met": ours["mean_turns"] <= 5}}
+    if domain == "birds" and candidates == "captioned":
+        checks["acc1_at_least_0.49"] = {"value": ours["acc1"], "met": ours["acc1"] >= 0.49}
+        checks["acc3_at_least_0.69"] = {"value": ours["acc3"], "met": ours["acc3"] >= 0.69}
+    if domain == "birds" and candidates == "all":
+        base = report.row("no_interaction_neural")["acc1"]
+        checks["acc1_at_least_0.25"] = {"value": ours["acc1"], "met": ours["acc1"] >= 0.25}
+        checks["acc3_at_least_0.43"] = {"value": ours["acc3"], "met": ours["acc3"] >= 0.43}
+        checks["acc1_at_least_twice_no_interaction"] = {
+            "value": ours["acc1"] / max(base, 1e-9),
+            "met": ours["acc1"] >= 2 * base,
+        }
+    for system in ("threshold", "lambda_1", "random", "static_ig"):
+        row = report.row(system)
+        key = "not_below" if system == "static_ig" else "beats"
+        met = ours["acc1"] >= row["acc1"] if system == "static_ig" else ours["acc1"] > row["acc1"]
+        checks[f"{key}_{system}"] = {
+            "ours": ours["acc1"],
+            "other": row["acc1"],
+            "other_turns": row["mean_turns"],
+            "met": bool(met),
+        }
+    fixed = [r for r in report.rows if r["system"] == "fixed_turns" and r["turns"] <= ours["mean_turns"] + 1e-9]
+    best_fixed = max((r["acc1"] for r in fixed), default=0.0)
+    checks["beats_fixed_turns_at_no_more_turns"] = {
+        "ours": ours["acc1"],
+        "other": best_fixed,
+        "met": ours["acc1"] > best_fixed,
+    }
+    return checks
+
+
+def training_seconds(name: str, settings: tuple[str, ...]) -> dict:
+    from assistant.encoder import encoder_checkpoint_path
+
+    encoder = read_sidecar(encoder_checkpoint_path(name)) or {}
+    out = {"encoder": encoder.get("metrics", {}).get("train_seconds")}
+    for candidates in settings:
+        for variant in ("learned", "lambda_1"):
+            sidecar = read_sidecar(policy_path(name, candidates, variant)) or {}
+            out[f"policy-{candidates}-{variant}"] = sidecar.get("config", {}).get("seconds")
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="300 episodes, faq only")
+    parser.add_argument("--domains", nargs="*", default=None)
+    parser.add_argument("--episodes", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("CLARIFY_HOME", str(Path("bench-results/home").resolve()))
+    domains = args.domains or (["faq"] if args.quick else list(SETTINGS))
+    episodes = 300 if args.quick else args.episodes
+    result: dict = {"benchmark": "engine_quality", "episodes": episodes, "seed": args.seed, "domains": {}}
+    for name in domains:
+        start = time.perf_counter()
+        trained = run_job(prepare(name))
+        prepare_seconds = time.perf_counter() - start
+        factory = AgentFactory(name)
+        entry = {
+            "trained_now": trained,
+            "prepare_seconds": round(prepare_seconds, 1),
+            "training_seconds": training_seconds(name, SETTINGS.get(name, ("all",))),
+            "settings": {},
+        }
+        for candidates in SETTINGS.get(name, ("all",)):
+            setup = factory.evaluation_setup(candidates)
+            agent = factory.protocol.agent_domain
+            cands = candidate_labels(factory.domain, candidates)
+            test = sample_episodes(agent, episodes, args.seed, "test", cands)
+            dev = sample_episodes(agent, 500, args.seed + 7919, "dev", cands)
+            t0 = time.perf_counter()
+            report = run_job(evaluate(setup, test, dev))
+            seconds = time.perf_counter() - t0
+            entry["settings"][candidates] = {
+                "rows": report.rows,
+                "threshold": report.meta.get("threshold"),
+                "lambda": report.meta.get("lambda"),
+                "evaluation_seconds": round(seconds, 1),
+                "seconds_per_1000_episodes_per_system": round(1000 * seconds / episodes / len(report.rows), 2),
+                "targets": targets(name, candidates, report),
+            }
+            print(f"{name} ({candidates}):\n{report.to_markdown()}\n", flush=True)
+        result["domains"][name] = entry
+    print(json.dumps(result, indent=2))
+    parts = []
+    for name, entry in result["domains"].items():
+        for candidates, s in entry["settings"].items():
+            ours = next(r for r in s["rows"] if r["system"] == "ours")
+            missed = [k for k, v in s["targets"].items() if not v["met"]]
+            parts.append(
+                f"{name}/{candidates} ours Acc@1 {ours['acc1']:.3f} Acc@3 {ours['acc3']:.3f} in {ours['mean_turns']:.2f} turns"
+                + (f" (missed: {', '.join(missed)})" if missed else " (all targets met)")
+            )
+    print("engine_quality: " + "; ".join(parts))
+    return result
+
+
+if __name__ == "__main__":
+    main()
