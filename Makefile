@@ -23,9 +23,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,dev]'
 	touch $(STAMP)
 
+# Without a display clarify-gui explains the terminal mode and exits with 2: that is not a failure here.
 run: $(STAMP)
 	$(BIN)/clarify prepare $(DOMAIN)
-	$(BIN)/clarify-gui --domain $(DOMAIN)
+	$(BIN)/clarify-gui --domain $(DOMAIN) || test $$? -eq 2
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
