@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.session import FinalAnswer, QuestionView
+
 POSTERIOR_SIZE = 10
 
 
@@ -47,25 +49,6 @@ class ShortlistRow:
 
 
 @dataclass(frozen=True)
-class QuestionSnapshot:
-    index: int
-    text: str
-    kind: str
-    options: tuple[str, ...]
-    turn: int
-    allows_not_visible: bool
-
-
-@dataclass(frozen=True)
-class AnswerSnapshot:
-    label_key: str
-    label_name: str
-    text: str
-    probability: float
-    comparisons: int
-
-
-@dataclass(frozen=True)
 class SessionSnapshot:
     """Everything the Ask, Compare and History pages show about one session at one moment."""
 
@@ -75,7 +58,7 @@ class SessionSnapshot:
     phase: str
     status: str
     questions_answered: int
-    question: QuestionSnapshot | None
+    question: QuestionView | None
     posterior: tuple[LabelProbability, ...]
     explanation: dict[str, Any] | None
     pair: tuple[CandidateView, CandidateView] | None
@@ -84,8 +67,8 @@ class SessionSnapshot:
     comparisons: int
     budget: int
     shortlist: tuple[ShortlistRow, ...]
-    proposed: AnswerSnapshot | None
-    final: AnswerSnapshot | None
+    proposed: FinalAnswer | None
+    final: FinalAnswer | None
     stop_reason: str | None
     can_undo: bool
     can_ask_more: bool
@@ -95,12 +78,6 @@ class SessionSnapshot:
     @property
     def active(self) -> bool:
         return self.phase not in ("finished", "failed")
-
-
-def _answer(answer: Any) -> AnswerSnapshot | None:
-    if answer is None:
-        return None
-    return AnswerSnapshot(answer.label_key, answer.label_name, answer.text, answer.probability, answer.comparisons)
 
 
 def _candidate(candidate: Any) -> CandidateView:
@@ -132,28 +109,9 @@ def _transcript(session: Any) -> tuple[tuple[dict[str, Any], ...], dict[str, str
     return tuple(events), titles
 
 
-def _can_undo(session: Any) -> bool:
-    """Mirror of ``Session.undo``'s preconditions, to enable or disable the Undo controls."""
-    if session.phase in ("finished", "failed"):
-        return False
-    answered = bool(session.conversation.answers)
-    if session.phase == "clarifying":
-        return answered
-    if session.phase == "decided" and not session.comparisons:
-        # The ranker proposed an answer before any comparison: undoing that proposal only makes the session
-        # decide again at once (Session.undo), so the control stays off; "New question" starts over.
-        return False
-    return bool(session.comparisons) or answered or session.stop_reason == "user"
-
-
 def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
     """Read everything the pages show from ``session`` (call it in the session's own thread)."""
-    view = session.question
-    question = (
-        None
-        if view is None
-        else QuestionSnapshot(view.index, view.text, view.kind, tuple(view.options), view.turn, view.allows_not_visible)
-    )
+    question = session.question
     posterior = tuple(
         LabelProbability(rank + 1, item.label.key, item.label.name, float(item.probability))
         for rank, item in enumerate(session.posterior(POSTERIOR_SIZE))
@@ -177,10 +135,10 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         comparisons=int(session.comparisons),
         budget=int(config.ranking_budget),
         shortlist=_shortlist(session),
-        proposed=_answer(session.proposed),
-        final=_answer(session.final),
+        proposed=session.proposed,
+        final=session.final,
         stop_reason=session.stop_reason,
-        can_undo=_can_undo(session),
+        can_undo=session.can_undo,
         can_ask_more=session.phase == "comparing" and session.comparisons == 0,
         transcript=transcript,
         candidate_titles=titles,

@@ -25,9 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.session import FinalAnswer
 from gui.controller import SessionController
 from gui.qt_models import ShortlistModel
-from gui.snapshot import AnswerSnapshot, CandidateView, SessionSnapshot
+from gui.snapshot import CandidateView, SessionSnapshot
 from gui.widgets import Card, make_table, stretch_column
 
 DECIDED_REASONS = {
@@ -134,7 +135,7 @@ class FinalAnswerCard(Card):
         self.body.addLayout(row)
 
     def show_answer(self, snapshot: SessionSnapshot) -> None:
-        answer: AnswerSnapshot | None = snapshot.final or snapshot.proposed
+        answer: FinalAnswer | None = snapshot.final or snapshot.proposed
         decided = snapshot.phase == "decided"
         if answer is None:
             self.title.setText("No answer")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+from assistant.session import FinalAnswer
 from gui.import_wizard import guess_format, report_html
 from gui.pages.ask import explanation_html
 from gui.pages.compare import candidate_html
-from gui.snapshot import AnswerSnapshot, SessionSnapshot
+from gui.snapshot import SessionSnapshot
 from gui.transcript import event_html, transcript_html
 
 
@@ -29,7 +30,7 @@ def snapshot(**changes) -> SessionSnapshot:
         budget=8,
         shortlist=(),
         proposed=None,
-        final=AnswerSnapshot("faq-004", "Strikethrough in Gmail", "Use the toolbar.", 0.8, 1),
+        final=FinalAnswer("faq-004", "Strikethrough in Gmail", "Use the toolbar.", 0.8, 1),
         stop_reason="policy",
         can_undo=False,
         can_ask_more=False,
