@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from tests.support import clarify_home
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -13,7 +15,7 @@ os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
 @pytest.fixture(autouse=True)
-def clarify_home(tmp_path, monkeypatch):
+def fresh_clarify_home(tmp_path, monkeypatch):
     """A fresh data folder per test, so tests never touch the user's real knowledge bases."""
     home = tmp_path / "clarify-home"
     home.mkdir()
@@ -28,16 +30,9 @@ def built_home(tmp_path_factory):
     from crowdsourcing.adapters import build_domain
 
     home = tmp_path_factory.mktemp("built-home")
-    old = os.environ.get("CLARIFY_HOME")
-    os.environ["CLARIFY_HOME"] = str(home)
-    try:
+    with clarify_home(home):
         for name in ("birds", "faq", "banking"):
             run_job(build_domain(name))
-    finally:
-        if old is None:
-            os.environ.pop("CLARIFY_HOME", None)
-        else:
-            os.environ["CLARIFY_HOME"] = old
     return home
 
 

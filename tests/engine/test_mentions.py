@@ -139,7 +139,9 @@ def test_questions_the_query_answered_are_not_asked_again():
     prior = CombinedPrior(ZeroText(), detector, log_answers, np.array([True, True, False]), beta=1.0)
     model = AnswerModel(domain.p_hat(1.0), domain.option_mask)
     conversation = Clarifier(domain, prior, model, FixedTurns(10)).start("small bird with a red crest")
-    crown, crested, size = (domain.question_index(t) for t in ("has_crown_color::red", "has_head_pattern::crested", "has_size"))
+    crown, crested, size = (
+        domain.question_index(t) for t in ("has_crown_color::red", "has_head_pattern::crested", "has_size")
+    )
     assert {q for q, _ in conversation.understood} == {crown, crested, size}
     assert not conversation.available[[crown, crested, size]].any()
     assert conversation.turn == 0

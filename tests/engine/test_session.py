@@ -12,17 +12,7 @@ from assistant.policy import FixedTurns
 from assistant.session import Session, SessionConfig
 from assistant.store import KnowledgeBase
 from tests.engine.conftest import KeywordPrior, make_tiny_domain
-
-
-class WordHashEncoder:
-    """Deterministic bag-of-words features (a real encoder, just a cheap one)."""
-
-    def encode(self, texts):
-        out = np.zeros((len(texts), 16), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().split():
-                out[i, sum(map(ord, word)) % 16] += 1.0
-        return out
+from tests.support import WordHashEncoder
 
 
 class TinyAgents:

@@ -10,12 +10,13 @@ Two kinds of agents drive the window:
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 from gui_helpers import make_window
+
+from tests.support import clarify_home
 
 GUI_DIR = Path(__file__).resolve().parent
 
@@ -56,16 +57,9 @@ def trained_home(built_home, tmp_path_factory):
     (home / "domains").mkdir()
     for name in TRAINED_DOMAINS:
         shutil.copy(built_home / "domains" / f"{name}.db", home / "domains" / f"{name}.db")
-    old = os.environ.get("CLARIFY_HOME")
-    os.environ["CLARIFY_HOME"] = str(home)
-    try:
+    with clarify_home(home):
         for name in TRAINED_DOMAINS:
             print(f"trained {name} in {train_tiny_models(name):.1f} s")
-    finally:
-        if old is None:
-            os.environ.pop("CLARIFY_HOME", None)
-        else:
-            os.environ["CLARIFY_HOME"] = old
     return home
 
 

@@ -15,19 +15,9 @@ from assistant.progress import Progress
 from assistant.store import KnowledgeBase
 from gui.workers import is_running
 from tests.engine.conftest import KeywordPrior, make_tiny_domain
+from tests.support import WordHashEncoder
 
 TIMEOUT_MS = 20_000
-
-
-class WordHashEncoder:
-    """Deterministic bag-of-words features for the comparison phase (cheap stand-in for MiniLM)."""
-
-    def encode(self, texts):
-        out = np.zeros((len(texts), 16), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().split():
-                out[i, sum(map(ord, word)) % 16] += 1.0
-        return out
 
 
 class HashingEncoder:
