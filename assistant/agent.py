@@ -38,6 +38,8 @@ from models.checkpoint import data_hash, load_checkpoint, read_sidecar, save_che
 from models.policy_net import StopPolicyNet
 
 CANDIDATE_SETTINGS = ("all", "captioned")
+# The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
+TEXT_PRIORS = ("sru", "minilm")
 VARIANTS = ("learned", "lambda_1")
 PROTOCOL_SEED = 0
 SMOOTHING = 1.0
@@ -93,8 +95,9 @@ def load_bm25(domain: Domain) -> Prior:
 # ---- policies ----------------------------------------------------------------------------------------
 
 
-def policy_path(domain: str, candidates: str, variant: str):
-    return paths.models_dir(domain) / f"policy-{candidates}-{variant}"
+def policy_path(domain: str, candidates: str, variant: str, text_prior: str = "sru"):
+    suffix = "" if text_prior == "sru" else f"-{text_prior}"
+    return paths.models_dir(domain) / f"policy-{candidates}-{variant}{suffix}"
 
 
 def _policy_hash(protocol: SimulationProtocol, encoder_sidecar_hash: str, candidates: str, variant: str) -> str:
@@ -136,8 +139,11 @@ def load_policy(path, data: str | None = None) -> LoadedPolicy:
 class AgentFactory:
     """Loads (and on request trains) everything for one domain; caches the expensive parts."""
 
-    def __init__(self, domain_name: str, seed: int = PROTOCOL_SEED) -> None:
+    def __init__(self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru") -> None:
+        if text_prior not in TEXT_PRIORS:
+            raise ConfigError(f"unknown text prior {text_prior!r}: use one of {', '.join(TEXT_PRIORS)}")
         self.name = domain_name
+        self.text_prior = text_prior
         self.domain = load_domain(domain_name)
         self.protocol = simulation_protocol(self.domain, seed)
         self._encoder = None
@@ -156,8 +162,14 @@ class AgentFactory:
 
     @property
     def encoder(self):
+        """The text prior (and tag scorer): the trained SRU encoder, or the pooled MiniLM prior."""
         if self._encoder is None:
-            self._encoder = _load_encoder(self.protocol, self.domain)
+            if self.text_prior == "minilm":
+                from assistant.encoder import MiniLMPrior
+
+                self._encoder = MiniLMPrior.fit(self.domain)
+            else:
+                self._encoder = _load_encoder(self.protocol, self.domain)
         return self._encoder
 
     def combined_prior(self, domain: Domain | None = None) -> CombinedPrior:
@@ -183,7 +195,9 @@ class AgentFactory:
 
     def mention_weight(self) -> float:
         """beta of the mention evidence, fitted on the dev queries (cached next to the encoder)."""
-        path = paths.models_dir(self.name) / "prior.json"
+        path = paths.models_dir(self.name) / (
+            "prior.json" if self.text_prior == "sru" else f"prior-{self.text_prior}.json"
+        )
         stamp = self.encoder_hash()
         if path.is_file():
             saved = json.loads(path.read_text())
@@ -198,10 +212,12 @@ class AgentFactory:
         return beta
 
     def encoder_hash(self) -> str:
-        """Identity of the trained encoder (its data hash and training time): policies trained on top of
-        another encoder are stale, since the posterior they learned to read came from it."""
+        """Identity of the text prior (for the encoder: its data hash and training time): policies trained
+        on top of another prior are stale, since the posterior they learned to read came from it."""
         from assistant.encoder import encoder_checkpoint_path
 
+        if self.text_prior != "sru":
+            return f"{self.text_prior}:{data_hash([self.domain.counts, self.domain.query_texts])}"
         sidecar = read_sidecar(encoder_checkpoint_path(self.name)) or {}
         return f"{sidecar.get('data_hash', '')}@{sidecar.get('created_at', '')}"
 
@@ -253,7 +269,7 @@ class AgentFactory:
         last = result.history[-50:]
         metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
         save_policy(
-            policy_path(self.name, candidates, variant),
+            policy_path(self.name, candidates, variant, self.text_prior),
             result,
             _policy_hash(self.protocol, self.encoder_hash(), candidates, variant),
             metrics,
@@ -262,7 +278,7 @@ class AgentFactory:
 
     def load_policy(self, candidates: str = "all", variant: str = "learned") -> LoadedPolicy:
         return load_policy(
-            policy_path(self.name, candidates, variant),
+            policy_path(self.name, candidates, variant, self.text_prior),
             _policy_hash(self.protocol, self.encoder_hash(), candidates, variant),
         )
 
@@ -336,7 +352,7 @@ class AgentFactory:
 
 
 def prepare(
-    name: str, candidate_settings: tuple[str, ...] | None = None, seed: int = 0
+    name: str, candidate_settings: tuple[str, ...] | None = None, seed: int = 0, text_prior: str = "sru"
 ) -> Generator[Progress, None, list[str]]:
     """Build the domain if needed and train whatever is missing; returns what was trained."""
     from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
@@ -345,7 +361,7 @@ def prepare(
         if name not in BUNDLED_DOMAINS:
             raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
         yield from build_domain(name)
-    factory = AgentFactory(name)
+    factory = AgentFactory(name, text_prior=text_prior)
     if candidate_settings is None:
         has_uncaptioned = factory.domain.labels_with_queries("train").size < factory.domain.num_labels
         candidate_settings = ("all", "captioned") if has_uncaptioned else ("all",)

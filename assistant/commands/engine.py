@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from assistant.agent import CANDIDATE_SETTINGS, VARIANTS, AgentFactory, prepare
+from assistant.agent import CANDIDATE_SETTINGS, TEXT_PRIORS, VARIANTS, AgentFactory, prepare
 from assistant.commands.common import run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 from assistant.evaluation import SYSTEMS, evaluate
@@ -24,12 +24,23 @@ CANDIDATES_OPTION = click.option(
 )
 
 
+PRIOR_OPTION = click.option(
+    "--prior",
+    "text_prior",
+    type=click.Choice(TEXT_PRIORS),
+    default="sru",
+    show_default=True,
+    help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies).",
+)
+
+
 @click.command("prepare")
 @click.argument("name")
 @click.option("--seed", default=0, show_default=True, help="Seed for training.")
-def prepare_command(name: str, seed: int) -> None:
+@PRIOR_OPTION
+def prepare_command(name: str, seed: int, text_prior: str) -> None:
     """Build domain NAME if needed and train whatever model is missing (cached in CLARIFY_HOME)."""
-    trained = run_with_progress(prepare(name, seed=seed), f"preparing {name}")
+    trained = run_with_progress(prepare(name, seed=seed, text_prior=text_prior), f"preparing {name}")
     click.echo(f"{name} is ready" + (f" (trained: {', '.join(trained)})" if trained else " (nothing to train)"))
 
 
@@ -58,13 +69,32 @@ def train_encoder_command(name: str, seed: int) -> None:
 @click.option("--variant", type=click.Choice(VARIANTS), default=None, help="Only this variant (default: both).")
 @click.option("--iterations", default=PolicyConfig.iterations, show_default=True)
 @click.option("--turn-reward", default=PolicyConfig.turn_reward, show_default=True, help="r_a: reward per question.")
+@click.option("--turn-budget", default=PolicyConfig.turn_budget, show_default=True, help="Cap on mean questions.")
+@click.option(
+    "--estimator",
+    type=click.Choice(["expected", "reinforce"]),
+    default=PolicyConfig.estimator,
+    show_default=True,
+    help="Policy gradient: exact expectation over STOP/ASK draws, or sampled REINFORCE.",
+)
 @click.option("--seed", default=0, show_default=True)
+@PRIOR_OPTION
 def train_policy_command(
-    name: str, candidates: str, variant: str | None, iterations: int, turn_reward: float, seed: int
+    name: str,
+    candidates: str,
+    variant: str | None,
+    iterations: int,
+    turn_reward: float,
+    turn_budget: float,
+    estimator: str,
+    seed: int,
+    text_prior: str,
 ) -> None:
     """Train the STOP/ASK policy of domain NAME with REINFORCE against the simulator."""
-    factory = AgentFactory(name)
-    config = PolicyConfig(iterations=iterations, turn_reward=turn_reward)
+    factory = AgentFactory(name, text_prior=text_prior)
+    config = PolicyConfig(
+        iterations=iterations, turn_reward=turn_reward, turn_budget=turn_budget or None, estimator=estimator
+    )
     for v in [variant] if variant else list(VARIANTS):
         result = run_with_progress(factory.train_policy(candidates, v, config, seed), f"policy {candidates}/{v}")
         last = result.history[-1]
@@ -85,6 +115,7 @@ def train_policy_command(
 @click.option("--json", "json_file", type=click.Path(dir_okay=False), help="Write the results as JSON.")
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False), help="Write Acc@1 vs turns as PNG.")
 @click.option("--csv", "csv_file", type=click.Path(dir_okay=False), help="Write the table as CSV.")
+@PRIOR_OPTION
 def evaluate_command(
     name: str,
     episodes: int,
@@ -96,10 +127,11 @@ def evaluate_command(
     json_file: str | None,
     plot_file: str | None,
     csv_file: str | None,
+    text_prior: str,
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
-    factory = AgentFactory(name)
+    factory = AgentFactory(name, text_prior=text_prior)
     setup = factory.evaluation_setup(candidates)
     agent = factory.protocol.agent_domain
     if queries_file:
@@ -114,7 +146,9 @@ def evaluate_command(
         test = sample_episodes(agent, episodes, seed, "test", setup.candidates)
     dev = sample_episodes(agent, 500, seed + 7919, "dev", setup.candidates)
     report = run_with_progress(evaluate(setup, test, dev, max_turns, chosen), f"evaluating {name}")
-    report.meta.update({"seed": seed, "candidate_setting": candidates, "queries_file": queries_file})
+    report.meta.update(
+        {"seed": seed, "candidate_setting": candidates, "queries_file": queries_file, "text_prior": text_prior}
+    )
     click.echo(report.to_markdown())
     click.echo(
         f"({report.meta['episodes']} episodes, {report.meta['candidates']} candidates, {report.meta['seconds']} s)"

@@ -1,0 +1,63 @@
+"""AgentFactory's choice of text prior: the pooled MiniLM prior gets its own policies, next to the SRU ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.agent import AgentFactory, policy_path
+from assistant.errors import ConfigError, ModelMissingError
+from assistant.progress import run_job
+from assistant.store import KnowledgeBase
+from assistant.training import PolicyConfig
+from crowdsourcing.adapters import DomainData, write_domain
+from tests.engine.test_encoder import make_colour_domain
+
+
+def store_colour_domain() -> None:
+    domain = make_colour_domain()
+    annotations = [
+        (label.key, question.tag, option, float(domain.counts[q, o, y]))
+        for y, label in enumerate(domain.labels)
+        for q, question in enumerate(domain.questions)
+        for o, option in enumerate(question.options)
+        if domain.counts[q, o, y] > 0
+    ]
+    queries = [
+        (domain.labels[y].key, text, split)
+        for text, y, split in zip(domain.query_texts, domain.query_labels, domain.query_splits)
+    ]
+    data = DomainData(
+        name="colours",
+        title="Colour birds",
+        description="four birds told apart by colour",
+        labels=domain.labels,
+        questions=domain.questions,
+        annotations=annotations,
+        annotation_source="test",
+        queries=queries,
+    )
+    with KnowledgeBase.create("colours") as kb:
+        write_domain(kb, data)
+
+
+def test_unknown_text_prior_is_refused_with_the_choices():
+    with pytest.raises(ConfigError, match="sru, minilm"):
+        AgentFactory("colours", text_prior="glove")
+
+
+def test_minilm_prior_trains_and_loads_its_own_policy():
+    store_colour_domain()
+    factory = AgentFactory("colours", text_prior="minilm")
+    assert factory.missing() == ["policy-all-learned", "policy-all-lambda_1"]  # no encoder to train
+    run_job(factory.train_policy("all", "learned", PolicyConfig(iterations=3, batch_size=16), seed=0))
+    assert policy_path("colours", "all", "learned", "minilm").with_suffix(".pt").is_file()
+    assert factory.missing() == ["policy-all-lambda_1"]
+
+    probs = factory.clarifier().start("a bright red bird").probs
+    assert int(np.argmax(probs)) == 0  # the red Cardinal
+
+    sru = AgentFactory("colours")
+    assert not policy_path("colours", "all", "learned").with_suffix(".pt").exists()
+    with pytest.raises(ModelMissingError):
+        sru.load_policy("all", "learned")
