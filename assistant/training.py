@@ -163,6 +163,23 @@ class _Batch:
     entropy: list[torch.Tensor]
 
 
+def _ask(
+    a: torch.Tensor,
+    cond_entropy: torch.Tensor,
+    probs: torch.Tensor,
+    asked: torch.Tensor,
+    targets: torch.Tensor,
+    simulator: _BatchSimulator,
+    generator: torch.Generator,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The most informative unasked question [B] for each row of ``probs`` [B, Y] and the simulated answer
+    [B]. Question choice never carries gradients."""
+    with torch.no_grad():
+        ig = _information_gain(a, cond_entropy, probs.detach())
+        questions = ig.masked_fill(asked, float("-inf")).argmax(dim=1)
+        return questions, simulator.answer(questions, targets, generator)
+
+
 def _rollout(
     net: StopPolicyNet,
     value: torch.nn.Module | None,
@@ -210,10 +227,7 @@ def _rollout(
         if not asking.any():
             break
         rows = torch.nonzero(asking).squeeze(1)
-        with torch.no_grad():
-            ig = _information_gain(a_det, cond_entropy, probs[rows].detach())
-            questions = ig.masked_fill(asked[rows], float("-inf")).argmax(dim=1)
-            options = simulator.answer(questions, targets[rows], generator)
+        questions, options = _ask(a_det, cond_entropy, probs[rows], asked[rows], targets[rows], simulator, generator)
         log_p = log_p.index_add(0, rows, log_a[questions, options, :])
         log_p = log_p - torch.logsumexp(log_p, dim=1, keepdim=True)
         asked[rows, questions] = True
@@ -251,10 +265,7 @@ def _trajectories(
         if turn == config.max_turns:
             break
         features.append(_features(probs, turn, config.max_turns, config.top_k))
-        with torch.no_grad():
-            ig = _information_gain(a_det, cond_entropy, probs.detach())
-            questions = ig.masked_fill(asked, float("-inf")).argmax(dim=1)
-            options = simulator.answer(questions, targets, generator)
+        questions, options = _ask(a_det, cond_entropy, probs, asked, targets, simulator, generator)
         log_p = log_p + log_a[questions, options, :]
         log_p = log_p - torch.logsumexp(log_p, dim=1, keepdim=True)
         asked[rows, questions] = True

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,4 +35,20 @@ class WordHashEncoder:
         for i, text in enumerate(texts):
             for word in text.lower().split():
                 out[i, sum(map(ord, word)) % 16] += 1.0
+        return out
+
+
+class HashingEncoder:
+    """Bag of words hashed (md5) into ``dim`` dimensions, L2-normalised: a deterministic, instant stand-in for
+    MiniLM's sentence vectors (``dim=384`` where vectors must match MiniLM's width)."""
+
+    def __init__(self, dim: int = 64) -> None:
+        self.dim = dim
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+            out[i] /= max(float(np.linalg.norm(out[i])), 1e-6)
         return out

@@ -177,39 +177,41 @@ class ExpectedImprovement(AcquisitionFunction):
         return RandomPairs().select(posterior, seen, rng)
 
 
-class InformationGain(AcquisitionFunction):
+class _PooledPairScore(AcquisitionFunction):
+    """Scores every pair within a pool of likely-best candidates by its predictive moments; best unseen wins."""
+
+    def __init__(self, noise: float = 1.0, pool_size: int = 150) -> None:
+        self.noise = noise
+        self.pool_size = pool_size
+
+    @abstractmethod
+    def pair_scores(self, delta: np.ndarray, var: np.ndarray) -> np.ndarray:
+        """Score [P] of each pair from the mean [P] and variance [P] of f(a) - f(b); higher is better."""
+
+    def select(
+        self, posterior: Posterior, seen: set[tuple[int, int]], rng: np.random.Generator
+    ) -> tuple[int, int] | None:
+        a, b, delta, var = pair_moments(posterior, candidate_pool(posterior, self.pool_size))
+        found = _best_unseen(a, b, self.pair_scores(delta, var), seen)
+        return found if found is not None else RandomPairs().select(posterior, seen, rng)
+
+
+class InformationGain(_PooledPairScore):
     """EIG: the pair whose answer is most informative about the utilities (BALD, closed form)."""
 
     name = "eig"
 
-    def __init__(self, noise: float = 1.0, pool_size: int = 150) -> None:
-        self.noise = noise
-        self.pool_size = pool_size
-
-    def select(
-        self, posterior: Posterior, seen: set[tuple[int, int]], rng: np.random.Generator
-    ) -> tuple[int, int] | None:
-        a, b, delta, var = pair_moments(posterior, candidate_pool(posterior, self.pool_size))
-        found = _best_unseen(a, b, bald_information_gain(delta, var, self.noise), seen)
-        return found if found is not None else RandomPairs().select(posterior, seen, rng)
+    def pair_scores(self, delta: np.ndarray, var: np.ndarray) -> np.ndarray:
+        return bald_information_gain(delta, var, self.noise)
 
 
-class PairUncertainty(AcquisitionFunction):
+class PairUncertainty(_PooledPairScore):
     """UNPA: the pair whose predicted preference probability (integrating the posterior) is closest to 0.5."""
 
     name = "unpa"
 
-    def __init__(self, noise: float = 1.0, pool_size: int = 150) -> None:
-        self.noise = noise
-        self.pool_size = pool_size
-
-    def select(
-        self, posterior: Posterior, seen: set[tuple[int, int]], rng: np.random.Generator
-    ) -> tuple[int, int] | None:
-        a, b, delta, var = pair_moments(posterior, candidate_pool(posterior, self.pool_size))
-        p = preference_probability(delta, var, self.noise)
-        found = _best_unseen(a, b, -np.abs(p - 0.5), seen)
-        return found if found is not None else RandomPairs().select(posterior, seen, rng)
+    def pair_scores(self, delta: np.ndarray, var: np.ndarray) -> np.ndarray:
+        return -np.abs(preference_probability(delta, var, self.noise) - 0.5)
 
 
 class Uncertainty(AcquisitionFunction):

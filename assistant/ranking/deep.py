@@ -44,6 +44,23 @@ class RankingExample:
     utilities: np.ndarray
 
 
+def _training_pairs(
+    utilities: np.ndarray, rng: np.random.Generator, count: int, best_fraction: float, min_gap: float
+) -> torch.Tensor | None:
+    """Up to ``count`` (winner, loser) index pairs [P, 2] whose gold utilities differ by more than ``min_gap``,
+    or None if there is none. A share ``best_fraction`` puts the best candidate against another one: top-1
+    accuracy is what counts."""
+    g = np.asarray(utilities, dtype=np.float64)
+    i = rng.integers(0, len(g), count * 2)
+    i[rng.random(len(i)) < best_fraction] = int(np.argmax(g))
+    j = rng.integers(0, len(g), count * 2)
+    keep = np.abs(g[i] - g[j]) > min_gap
+    i, j = i[keep][:count], j[keep][:count]
+    if len(i) == 0:
+        return None
+    return torch.from_numpy(np.stack([np.where(g[i] > g[j], i, j), np.where(g[i] > g[j], j, i)], axis=1))
+
+
 def pretrain_deep_ranker(
     examples: Sequence[RankingExample],
     seed: int = 0,
@@ -81,18 +98,9 @@ def pretrain_deep_ranker(
         model.train()
         total = 0.0
         for q in rng.permutation(len(examples)):
-            g = np.asarray(examples[q].utilities, dtype=np.float64)
-            # A share of the pairs put the best answer against another one: top-1 accuracy is what counts.
-            i = rng.integers(0, len(g), pairs_per_question * 2)
-            i[rng.random(len(i)) < best_fraction] = int(np.argmax(g))
-            j = rng.integers(0, len(g), pairs_per_question * 2)
-            keep = np.abs(g[i] - g[j]) > min_gap
-            i, j = i[keep][:pairs_per_question], j[keep][:pairs_per_question]
-            if len(i) == 0:
+            pairs = _training_pairs(examples[q].utilities, rng, pairs_per_question, best_fraction, min_gap)
+            if pairs is None:
                 continue
-            win = np.where(g[i] > g[j], i, j)
-            lose = np.where(g[i] > g[j], j, i)
-            pairs = torch.from_numpy(np.stack([win, lose], axis=1))
             scores = model(feats[q], generator=gen)
             loss = margin_ranking_loss(scores, pairs, torch.ones(len(pairs)), margin)
             opt.zero_grad()
@@ -250,15 +258,9 @@ def collect_swag(
     for epoch in range(epochs):
         model.train()
         for q in rng.permutation(len(examples)):
-            g = np.asarray(examples[q].utilities, dtype=np.float64)
-            i = rng.integers(0, len(g), pairs_per_question * 2)
-            i[rng.random(len(i)) < best_fraction] = int(np.argmax(g))
-            j = rng.integers(0, len(g), pairs_per_question * 2)
-            keep = np.abs(g[i] - g[j]) > min_gap
-            i, j = i[keep][:pairs_per_question], j[keep][:pairs_per_question]
-            if len(i) == 0:
+            pairs = _training_pairs(examples[q].utilities, rng, pairs_per_question, best_fraction, min_gap)
+            if pairs is None:
                 continue
-            pairs = torch.from_numpy(np.stack([np.where(g[i] > g[j], i, j), np.where(g[i] > g[j], j, i)], axis=1))
             loss = margin_ranking_loss(model(feats[q], generator=gen), pairs, torch.ones(len(pairs)), margin)
             opt.zero_grad()
             loss.backward()

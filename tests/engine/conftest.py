@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from assistant.answer_model import AnswerModel
+from assistant.clarifier import Clarifier
 from assistant.domain import BINARY_OPTIONS, Domain, Label, Question
+from assistant.policy import FixedTurns
+from assistant.store import KnowledgeBase
+from tests.support import WordHashEncoder
 
 
 def make_tiny_domain(supports_not_visible: bool = True) -> Domain:
@@ -47,6 +52,23 @@ class KeywordPrior:
 
     def scores(self, texts):
         return np.array([[float(len(set(t.split()) & w)) for w in self.words] for t in texts], dtype=np.float32)
+
+
+class TinyAgents:
+    """What a Session needs from an agent factory, assembled from the tiny domain: a keyword prior, the crowd
+    answer model and a fixed number of questions. Writes the labels into the domain ``name``'s store."""
+
+    def __init__(self, turns: int = 2, name: str = "tiny") -> None:
+        self.name = name
+        self.domain = make_tiny_domain()
+        self.text_encoder = WordHashEncoder()
+        self.turns = turns
+        with KnowledgeBase.create(self.name) as kb:
+            kb.upsert_labels(self.domain.labels, "test")
+
+    def clarifier(self, candidates: str = "all") -> Clarifier:
+        model = AnswerModel(self.domain.p_hat(1.0), self.domain.option_mask)
+        return Clarifier(self.domain, KeywordPrior(self.domain), model, FixedTurns(self.turns))
 
 
 @pytest.fixture

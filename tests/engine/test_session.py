@@ -5,31 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.answer_model import AnswerModel
-from assistant.clarifier import Clarifier
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
-from assistant.policy import FixedTurns
 from assistant.session import Session, SessionConfig
 from assistant.store import KnowledgeBase
-from tests.engine.conftest import KeywordPrior, make_tiny_domain
-from tests.support import WordHashEncoder
-
-
-class TinyAgents:
-    """What a Session needs from an agent factory, assembled from the tiny domain."""
-
-    def __init__(self, turns: int = 2) -> None:
-        self.name = "tiny"
-        self.domain = make_tiny_domain()
-        self.text_encoder = WordHashEncoder()
-        self.turns = turns
-        with KnowledgeBase.create(self.name) as kb:
-            kb.upsert_labels(self.domain.labels, "test")
-
-    def clarifier(self, candidates: str = "all") -> Clarifier:
-        model = AnswerModel(self.domain.p_hat(1.0), self.domain.option_mask)
-        return Clarifier(self.domain, KeywordPrior(self.domain), model, FixedTurns(self.turns))
-
+from tests.engine.conftest import TinyAgents
 
 CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
 

@@ -4,59 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QPushButton, QTableView, QWidget
 
-from assistant.answer_model import AnswerModel
-from assistant.clarifier import Clarifier
-from assistant.policy import FixedTurns
 from assistant.progress import Progress
-from assistant.store import KnowledgeBase
 from gui.workers import is_running
-from tests.engine.conftest import KeywordPrior, make_tiny_domain
-from tests.support import WordHashEncoder
+from tests.engine.conftest import TinyAgents
 
 TIMEOUT_MS = 20_000
 
 
-class HashingEncoder:
-    """Bag-of-words hashed into 64 dimensions, L2-normalised: an instant stand-in for MiniLM (as in the
-    ranking tests)."""
-
-    dim = 64
-
-    def encode(self, texts):
-        import hashlib
-        import re
-
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
-                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
-            out[i] /= max(np.linalg.norm(out[i]), 1e-6)
-        return out
-
-
-class TinyAgents:
-    """What a Session needs from an agent factory, assembled from the tiny domain (as in the engine tests)."""
-
-    def __init__(self, turns: int = 3, name: str = "tiny") -> None:
-        self.name = name
-        self.domain = make_tiny_domain()
-        self.text_encoder = WordHashEncoder()
-        self.turns = turns
-        with KnowledgeBase.create(self.name) as kb:
-            kb.upsert_labels(self.domain.labels, "test")
-
-    def clarifier(self, candidates: str = "all") -> Clarifier:
-        model = AnswerModel(self.domain.p_hat(1.0), self.domain.option_mask)
-        return Clarifier(self.domain, KeywordPrior(self.domain), model, FixedTurns(self.turns))
-
-
 def tiny_loader(name: str) -> Generator[Progress, None, TinyAgents]:
     yield Progress(0, 1, f"preparing {name}")
-    agents = TinyAgents(name=name)
+    agents = TinyAgents(turns=3, name=name)
     yield Progress(1, 1, "ready")
     return agents
 

@@ -12,31 +12,15 @@ import time
 from assistant.agent import VARIANTS, AgentFactory
 from assistant.progress import run_job
 from assistant.training import PolicyConfig
+from tests.support import HashingEncoder
 
 ENCODER_STEPS = 1
 POLICY_ITERATIONS = 5
 TEXT_DIM = 384  # MiniLM's width: the cache's vectors must match the query's
 
 
-class HashedSentenceEncoder:
-    """Hashed bag of words in MiniLM's 384 dimensions: fills the comparison phase's text cache in no time."""
-
-    def encode(self, texts):
-        import hashlib
-        import re
-
-        import numpy as np
-
-        out = np.zeros((len(texts), TEXT_DIM), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
-                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % TEXT_DIM] += 1.0
-            out[i] /= max(float(np.linalg.norm(out[i])), 1e-6)
-        return out
-
-
 def prefill_text_cache(factory: AgentFactory) -> None:
-    """Embed every candidate text the comparisons may show with ``HashedSentenceEncoder`` into the factory's
+    """Embed every candidate text the comparisons may show with ``HashingEncoder`` into the factory's
     on-disk cache, so that the app's warm-up finds them all (MiniLM on 600 FAQ answers takes a minute on two
     busy cores). Only the user's query is then embedded by the real MiniLM."""
     from assistant import paths
@@ -46,7 +30,7 @@ def prefill_text_cache(factory: AgentFactory) -> None:
     for label in factory.domain.labels:
         texts.extend(a for a in label.answers if a.strip())
         texts.append(label.text or label.name)
-    cache = CachingSentenceEncoder(paths.models_dir(factory.name) / "text-embeddings.npz", HashedSentenceEncoder())
+    cache = CachingSentenceEncoder(paths.models_dir(factory.name) / "text-embeddings.npz", HashingEncoder(TEXT_DIM))
     cache.warm(texts)
 
 

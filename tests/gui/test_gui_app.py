@@ -129,7 +129,7 @@ def slow_loader(name: str):
     for i in range(2000):
         time.sleep(0.01)
         yield Progress(i, 2000, f"training {name}")
-    return TinyAgents(name=name)
+    return TinyAgents(turns=3, name=name)
 
 
 def failing_loader(name: str):

@@ -6,7 +6,7 @@ import csv
 import json
 
 import numpy as np
-from gui_helpers import TIMEOUT_MS, HashingEncoder, wait_idle
+from gui_helpers import TIMEOUT_MS, wait_idle
 from PySide6.QtWidgets import QMessageBox, QPushButton, QTableView
 
 from assistant.answer_model import AnswerModel
@@ -16,6 +16,7 @@ from assistant.progress import run_job
 from assistant.simulator import SimulatedUser, sample_episodes
 from assistant.training import PolicyConfig, train_policy
 from tests.engine.conftest import KeywordPrior, make_tiny_domain
+from tests.support import HashingEncoder
 
 
 def tiny_report():

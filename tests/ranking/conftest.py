@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
-
 import numpy as np
 import pytest
 
 from assistant.ranking.base import DensePosterior
-
-
-class HashingEncoder:
-    """Bag-of-words hashed into 64 dimensions, L2-normalised: deterministic and instant (tests only)."""
-
-    dim = 64
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
-                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
-            out[i] /= max(np.linalg.norm(out[i]), 1e-6)
-        return out
+from tests.support import HashingEncoder
 
 
 def random_posterior(n: int, seed: int, scale: float = 1.0) -> DensePosterior:

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from assistant.cli import main
-from tests.ranking.conftest import HashingEncoder
+from tests.support import HashingEncoder
 
 
 @pytest.fixture
