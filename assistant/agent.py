@@ -217,7 +217,9 @@ class AgentFactory:
         from assistant.encoder import encoder_checkpoint_path
 
         if self.text_prior != "sru":
-            return f"{self.text_prior}:{data_hash([self.domain.counts, self.domain.query_texts])}"
+            enc = self.encoder
+            fitted = f"{enc.temperature:.6g}/{enc.short_temperature}/{enc.centroid_weight:.6g}"
+            return f"{self.text_prior}:{data_hash([self.domain.counts, self.domain.query_texts])}:{fitted}"
         sidecar = read_sidecar(encoder_checkpoint_path(self.name)) or {}
         return f"{sidecar.get('data_hash', '')}@{sidecar.get('created_at', '')}"
 

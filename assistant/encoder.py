@@ -122,6 +122,40 @@ def tune_temperature(scores: np.ndarray, labels: np.ndarray) -> float:
     return float(grid[int(np.argmin(nll))])
 
 
+# Queries of at most this many words get their own softmax temperature (see ``short_query_windows``).
+SHORT_QUERY_WORDS = 3
+
+
+def short_query_windows(texts: Sequence[str], labels: np.ndarray, seed: int = 0) -> tuple[list[str], np.ndarray]:
+    """A window of 1 to ``SHORT_QUERY_WORDS`` consecutive words of each longer query, with its label.
+
+    People type "cannot log in" or "red crest", shorter than the crowd's dev queries, and one temperature
+    tuned on the dev queries is far too sharp for them (pooled MiniLM on FAQ: T at the grid's floor, 0.01,
+    so that "gmail" gave one FAQ 100%). Short queries get a temperature tuned on these windows instead;
+    longer ones keep the dev-tuned one, so that neither kind is miscalibrated for the other.
+    """
+    rng = np.random.default_rng(seed)
+    out_texts, out_labels = [], []
+    for text, label in zip(texts, labels):
+        words = text.split()
+        if len(words) > 1:
+            size = int(rng.integers(1, min(SHORT_QUERY_WORDS, len(words) - 1) + 1))
+            start = int(rng.integers(0, len(words) - size + 1))
+            out_texts.append(" ".join(words[start : start + size]))
+            out_labels.append(label)
+    return out_texts, np.asarray(out_labels, dtype=np.int64)
+
+
+def query_temperatures(texts: Sequence[str], temperature: float, short_temperature: float | None) -> np.ndarray:
+    """[N, 1] the temperature of each query: ``short_temperature`` for queries of at most
+    ``SHORT_QUERY_WORDS`` words (when set), ``temperature`` otherwise."""
+    out = np.full((len(texts), 1), temperature, dtype=np.float64)
+    if short_temperature is not None:
+        short = np.array([len(t.split()) <= SHORT_QUERY_WORDS for t in texts], dtype=bool)
+        out[short] = short_temperature
+    return out
+
+
 def _check_texts(texts: Sequence[str]) -> list[str]:
     if isinstance(texts, str):
         raise ConfigError("scores() takes a list of texts, not one string")
@@ -183,7 +217,9 @@ class LabelBank:
 
 
 class EncoderPrior:
-    """The trained SRU prior: scores(texts) = enc(x) . (label vector + w * query centroid) / T.
+    """The trained SRU prior: scores(texts) = enc(x) . (label vector + w * query centroid) / T, where T is
+    ``short_temperature`` for queries of at most ``SHORT_QUERY_WORDS`` words (if set) and ``temperature``
+    otherwise.
 
     ``domain`` is the agent's view the encoder was trained on; ``similarity`` gives S(x, y) itself (no
     temperature, no centroid), which is also what ``tag_scores`` returns for "tag # answer" texts.
@@ -200,12 +236,14 @@ class EncoderPrior:
         temperature: float = 1.0,
         centroid_weight: float = 0.0,
         _cache: dict | None = None,
+        short_temperature: float | None = None,
     ) -> None:
         self.domain = domain
         self.encoder = encoder
         self.bank = bank
         self.config = config
         self.temperature = float(temperature)
+        self.short_temperature = None if short_temperature is None else float(short_temperature)
         self.centroid_weight = float(centroid_weight)
         self._cache = {} if _cache is None else _cache
 
@@ -241,14 +279,19 @@ class EncoderPrior:
         return self.label_vectors() + self.centroid_weight * self.centroids()
 
     # -- Prior --
+    def raw_scores_from_ids(self, ids: list[list[int]]) -> np.ndarray:
+        """[N, Y] float32 scores for pre-tokenised queries, before the temperature."""
+        return self._encode_ids(ids) @ self._label_side().T
+
     def scores_from_ids(self, ids: list[list[int]]) -> np.ndarray:
-        """[N, Y] float32 logits for pre-tokenised queries."""
-        return (self._encode_ids(ids) @ self._label_side().T / self.temperature).astype(np.float32)
+        """[N, Y] float32 logits for pre-tokenised queries, all at ``temperature``."""
+        return (self.raw_scores_from_ids(ids) / self.temperature).astype(np.float32)
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         """[N, Y] float32 logits: p(y | x) = softmax_y(scores)."""
         texts = _check_texts(texts)
-        return self.scores_from_ids(self.encoder.vectors.token_ids(texts, self.encoder.config.max_len))
+        raw = self.raw_scores_from_ids(self.encoder.vectors.token_ids(texts, self.encoder.config.max_len))
+        return (raw / query_temperatures(texts, self.temperature, self.short_temperature)).astype(np.float32)
 
     def similarity(self, texts: Sequence[str]) -> np.ndarray:
         """[N, Y] S(x, y) = enc(x) . enc(y), without temperature or centroid."""
@@ -265,13 +308,29 @@ class EncoderPrior:
         return self._cache["tags"]
 
     # -- variants --
-    def with_temperature(self, temperature: float) -> EncoderPrior:
+    def with_temperature(self, temperature: float, short_temperature: float | None = None) -> EncoderPrior:
         return EncoderPrior(
-            self.domain, self.encoder, self.bank, self.config, temperature, self.centroid_weight, self._cache
+            self.domain,
+            self.encoder,
+            self.bank,
+            self.config,
+            temperature,
+            self.centroid_weight,
+            self._cache,
+            short_temperature,
         )
 
     def with_centroids(self, weight: float) -> EncoderPrior:
-        return EncoderPrior(self.domain, self.encoder, self.bank, self.config, self.temperature, weight, self._cache)
+        return EncoderPrior(
+            self.domain,
+            self.encoder,
+            self.bank,
+            self.config,
+            self.temperature,
+            weight,
+            self._cache,
+            self.short_temperature,
+        )
 
 
 def load_encoder_prior(domain: Domain, variant: str = "") -> EncoderPrior:
@@ -307,7 +366,15 @@ def load_encoder_prior(domain: Domain, variant: str = "") -> EncoderPrior:
     encoder.eval()
     agent = agent_view(domain, config.protocol_seed)
     bank = LabelBank.build(agent, agent.p_hat(), config.text, vectors, config.model.max_len)
-    return EncoderPrior(agent, encoder, bank, config, saved.get("temperature", 1.0), saved.get("centroid_weight", 0.0))
+    return EncoderPrior(
+        agent,
+        encoder,
+        bank,
+        config,
+        saved.get("temperature", 1.0),
+        saved.get("centroid_weight", 0.0),
+        short_temperature=saved.get("short_temperature"),  # None in checkpoints from before it existed
+    )
 
 
 def load_or_train_encoder(
@@ -349,7 +416,8 @@ def cached_sentence_embeddings(domain_name: str, texts: Sequence[str], kind: str
 class MiniLMPrior:
     """Pooled MiniLM prior: scores = cos(x, label document) [+ w * cos(x, query centroid)] / T.
 
-    Needs no training; w (where every label has training queries) and T are tuned on the dev split.
+    Needs no training; w (where every label has training queries) and T are tuned on the dev split, the
+    short queries' T on windows of the dev queries (``short_query_windows``).
     ``tag_scores`` is cos("tag # answer", label document), for an answer model without a trained encoder.
     """
 
@@ -363,6 +431,7 @@ class MiniLMPrior:
         self.centroids = centroids
         self.centroid_weight = weight
         self.temperature = temperature
+        self.short_temperature: float | None = None
         self._tags: np.ndarray | None = None
 
     @classmethod
@@ -395,6 +464,10 @@ class MiniLMPrior:
                     if m["acc1"] + 0.5 * m["acc3"] > best + 1e-9:
                         best, prior.centroid_weight = m["acc1"] + 0.5 * m["acc3"], w
             prior.temperature = tune_temperature(prior._raw(dev, prior.centroid_weight), dev_labels)
+            short_texts, short_labels = short_query_windows(dev_texts, dev_labels, protocol_seed)
+            if short_texts:
+                short = cached_sentence_embeddings(domain.name, short_texts, "dev-short")
+                prior.short_temperature = tune_temperature(prior._raw(short, prior.centroid_weight), short_labels)
         return prior
 
     def _raw(self, emb: np.ndarray, weight: float) -> np.ndarray:
@@ -403,14 +476,19 @@ class MiniLMPrior:
             out = out + weight * (emb @ self.centroids.T)
         return out
 
-    def scores_from_embeddings(self, emb: np.ndarray) -> np.ndarray:
-        return (self._raw(emb, self.centroid_weight) / self.temperature).astype(np.float32)
+    def scores_from_embeddings(self, emb: np.ndarray, texts: Sequence[str] | None = None) -> np.ndarray:
+        """[N, Y] float32 logits of embedded queries; with ``texts``, short ones get the short temperature."""
+        temperature = (
+            self.temperature if texts is None else query_temperatures(texts, self.temperature, self.short_temperature)
+        )
+        return (self._raw(emb, self.centroid_weight) / temperature).astype(np.float32)
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         """[N, Y] float32 logits."""
         from models.pretrained import SentenceEncoder
 
-        return self.scores_from_embeddings(SentenceEncoder().encode(_check_texts(texts)))
+        texts = _check_texts(texts)
+        return self.scores_from_embeddings(SentenceEncoder().encode(texts), texts)
 
     def tag_scores(self) -> np.ndarray:
         """[Q, R, Y] float32 cos("tag # answer", label document), 0 on padded options."""

@@ -10,7 +10,8 @@
 Each step scores the batch against the label documents of all labels (or, above ``negatives`` labels,
 against the batch's labels plus uniformly sampled negatives). Early stopping on the dev split; the best
 weights are kept, the prior's temperature (and, where every label has training queries, the weight of the
-label's query centroid) are tuned on dev afterwards. Everything the encoder sees comes from the agent's view
+label's query centroid) are tuned on dev afterwards, and short queries' temperature on windows of the dev
+queries (``short_query_windows``). Everything the encoder sees comes from the agent's view
 of the domain (``simulation_protocol(domain, protocol_seed).agent_domain``).
 """
 
@@ -33,6 +34,7 @@ from assistant.encoder import (
     encoder_checkpoint_path,
     encoder_data_hash,
     ranking_metrics,
+    short_query_windows,
     tune_temperature,
 )
 from assistant.errors import ConfigError
@@ -291,7 +293,12 @@ def train_encoder(
     if use_centroid:
         prior = prior.with_centroids(_tune_centroid_weight(prior, dev_ids, dev_labels))
     temperature = tune_temperature(prior.scores_from_ids(dev_ids), dev_labels) if len(dev_ids) else 1.0
-    prior = prior.with_temperature(temperature)
+    short_temperature = None
+    short_texts, short_labels = short_query_windows(dev_texts, dev_labels, config.protocol_seed)
+    if short_texts:
+        short_ids = vectors.token_ids(short_texts, config.model.max_len)
+        short_temperature = tune_temperature(prior.raw_scores_from_ids(short_ids), short_labels)
+    prior = prior.with_temperature(temperature, short_temperature)
     final = _dev_metrics(prior, dev_ids, dev_labels, with_queries) if len(dev_ids) else {}
     seconds = time.perf_counter() - start
     metrics = {
@@ -300,6 +307,7 @@ def train_encoder(
         "steps": float(step),
         "train_seconds": seconds,
         "temperature": temperature,
+        "short_temperature": short_temperature,
         "centroid_weight": prior.centroid_weight,
     }
     path = None
@@ -312,6 +320,7 @@ def train_encoder(
                 "train": config.to_dict(),
                 "seed": seed,
                 "temperature": temperature,
+                "short_temperature": short_temperature,
                 "centroid_weight": prior.centroid_weight,
             },
             data=encoder_data_hash(domain, config.protocol_seed),

@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> dict:
         start = time.perf_counter()
         minilm = MiniLMPrior.fit(domain)
         minilm_scores = {
-            s: minilm.scores_from_embeddings(cached_sentence_embeddings(name, texts[s], s)) for s in splits
+            s: minilm.scores_from_embeddings(cached_sentence_embeddings(name, texts[s], s), texts[s]) for s in splits
         }
         rows += _rows(domain, "minilm", minilm_scores, time.perf_counter() - start)
 

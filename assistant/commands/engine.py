@@ -178,8 +178,16 @@ DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
 @click.option("--no-compare", is_flag=True, help="Stop at the shortlist instead of comparing candidates.")
 @click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
 @click.option("--top", default=5, show_default=True, help="Length of the shortlist shown.")
+@PRIOR_OPTION
 def ask_command(
-    name: str, query: str | None, candidates: str, resume_id: int | None, no_compare: bool, json_lines: bool, top: int
+    name: str,
+    query: str | None,
+    candidates: str,
+    resume_id: int | None,
+    no_compare: bool,
+    json_lines: bool,
+    top: int,
+    text_prior: str,
 ) -> None:
     """Clarify QUERY in domain NAME in the terminal: questions, shortlist, comparisons, answer.
 
@@ -187,7 +195,7 @@ def ask_command(
     """
     from assistant.session import Session, SessionConfig
 
-    factory = AgentFactory(name)
+    factory = AgentFactory(name, text_prior=text_prior)
     if resume_id is not None:
         session = Session.resume(factory, resume_id)
     elif query:

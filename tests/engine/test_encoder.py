@@ -5,6 +5,7 @@ Everything runs on a tiny four-colour bird domain with a tiny SRU and a few doze
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import numpy as np
@@ -19,7 +20,9 @@ from assistant.encoder import (
     encoder_checkpoint_path,
     load_encoder_prior,
     load_or_train_encoder,
+    query_temperatures,
     ranking_metrics,
+    short_query_windows,
     tune_temperature,
 )
 from assistant.encoder_training import EncoderTrainConfig, train_encoder
@@ -218,6 +221,7 @@ def test_checkpoint_round_trip_gives_identical_scores(domain, trained, monkeypat
     np.testing.assert_array_equal(loaded.scores(texts), result.prior.scores(texts))
     np.testing.assert_array_equal(loaded.tag_scores(), result.prior.tag_scores())
     assert loaded.temperature == result.prior.temperature
+    assert loaded.short_temperature == result.prior.short_temperature is not None
 
 
 def test_stale_or_missing_checkpoint_raises_model_missing(domain, trained, monkeypatch):
@@ -284,6 +288,15 @@ def test_bm25_prior_finds_the_label_by_its_words(domain):
 
 def test_minilm_prior_scores_and_caches(domain):
     prior = MiniLMPrior.fit(domain)
+    assert prior.short_temperature is not None  # tuned on windows of the dev queries
+    one_temperature = copy.copy(prior)
+    one_temperature.short_temperature = None
+    np.testing.assert_allclose(
+        prior.scores(["red"]) * prior.short_temperature,
+        one_temperature.scores(["red"]) * prior.temperature,
+        rtol=1e-4,
+        atol=1e-5,
+    )
     scores = prior.scores(["a bright red bird"])
     assert scores.shape == (1, domain.num_labels) and int(np.argmax(scores[0])) == 0
     tags = prior.tag_scores()
@@ -291,3 +304,24 @@ def test_minilm_prior_scores_and_caches(domain):
     assert np.all(tags[~domain.option_mask] == 0.0)
     texts, labels = domain.queries("test")
     assert ranking_metrics(prior.scores(texts), labels)["acc1"] >= 0.75
+
+
+def test_short_query_windows_are_consecutive_words_of_longer_queries():
+    texts = ["a bright red bird", "red", "the bird has a red crown", "two words"]
+    windows, labels = short_query_windows(texts, np.array([0, 1, 2, 3]), seed=0)
+    assert list(labels) == [0, 2, 3]  # one-word queries have no shorter window
+    for window, source in zip(windows, [texts[0], texts[2], texts[3]]):
+        assert 1 <= len(window.split()) <= 3 and len(window.split()) < len(source.split())
+        assert f" {window} " in f" {source} "
+    assert short_query_windows(texts, np.array([0, 1, 2, 3]), seed=0)[0] == windows  # same seed, same windows
+
+
+def test_short_queries_get_the_short_temperature(domain, trained):
+    _, _, result = trained
+    prior = result.prior.with_temperature(2.0, 8.0)
+    texts = ["red", "a bright red bird with dark eyes"]
+    np.testing.assert_allclose(query_temperatures(texts, 2.0, 8.0)[:, 0], [8.0, 2.0])
+    ids = prior.encoder.vectors.token_ids(texts, prior.encoder.config.max_len)
+    raw = prior.raw_scores_from_ids(ids)
+    np.testing.assert_allclose(prior.scores(texts), raw / np.array([[8.0], [2.0]]), rtol=1e-5)
+    np.testing.assert_allclose(result.prior.with_temperature(2.0).scores(texts), raw / 2.0, rtol=1e-5)
