@@ -67,7 +67,7 @@ VALUE_WORDS = {
     "eyerings": "eyering",
 }
 # words that may stand between a value and the part it modifies ("black and white wings")
-LINKING_WORDS = frozenset("and or with a an its light dark bright pale deep shaped colored coloured very".split())
+LINKING_WORDS = frozenset("and or with a an its light dark bright pale deep shaped colored coloured very".split())  # noqa: SIM905 - a word list reads better as one string
 PREDICATE_WORDS = frozenset({"is", "are", "looks", "look"})
 # value words that identify their tag without a part ("a crested bird")
 STANDALONE_GROUPS = frozenset({"has_head_pattern"})
@@ -219,7 +219,7 @@ class MentionDetector:
 
 
 _COLOURS = frozenset(
-    "blue brown iridescent purple rufous grey yellow olive green pink orange black white red buff".split()
+    "blue brown iridescent purple rufous grey yellow olive green pink orange black white red buff".split()  # noqa: SIM905 - a word list reads better as one string
 )
 
 

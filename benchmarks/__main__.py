@@ -1,6 +1,8 @@
-"""Run benchmarks: `python -m benchmarks [NAME ...] [--quick]` (all when no name is given).
+"""Run benchmarks: `python -m benchmarks [NAME ...] [--quick] [OPTIONS]` (all when no name is given).
 
-Results are also written to bench-results/<name>.json.
+Other options go to each named benchmark (`python -m benchmarks ranking_quality --split dev`). Results
+are also written to bench-results/<name>.json. Data and models live in $CLARIFY_HOME when set, else in
+bench-results/home for every benchmark (built and trained once, then reused).
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import pkgutil
 import sys
 import time
@@ -26,18 +29,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("names", nargs="*", help=f"benchmarks to run (default: all of {', '.join(available())})")
     parser.add_argument("--quick", action="store_true", help="smaller problem sizes, for a smoke run")
-    args = parser.parse_args(argv)
+    args, passed = parser.parse_known_args(argv)
     names = args.names or available()
     unknown = sorted(set(names) - set(available()))
     if unknown:
         parser.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(available())}")
     out_dir = Path("bench-results")
     out_dir.mkdir(exist_ok=True)
+    os.environ.setdefault("CLARIFY_HOME", str((out_dir / "home").resolve()))
     for name in names:
         module = importlib.import_module(f"benchmarks.bench_{name}")
         print(f"== {name}", file=sys.stderr)
         start = time.perf_counter()
-        result = module.main(["--quick"] if args.quick else [])
+        result = module.main((["--quick"] if args.quick else []) + passed)
         result.setdefault("wall_seconds", round(time.perf_counter() - start, 2))
         (out_dir / f"{name}.json").write_text(json.dumps(result, indent=2))
     return 0

@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--episodes", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    os.environ.setdefault("CLARIFY_HOME", str(Path("bench-results/home").resolve()))
+    os.environ.setdefault("CLARIFY_HOME", str(Path("bench-results/home").resolve()))  # as benchmarks/__main__
     domains = args.domains or (["faq"] if args.quick else list(SETTINGS))
     episodes = 300 if args.quick else args.episodes
     result: dict = {"benchmark": "engine_quality", "episodes": episodes, "seed": args.seed, "domains": {}}

@@ -26,7 +26,7 @@ STOPWORDS = frozenset(
     gets want wanted need needs like still yet way ways thing things using use used one someone something anyone
     anything please hi hello thanks thank possible able know make made many much even really go going im ive id
     dont cant doesnt isnt wont didnt via etc making great tried actually com www http https html org net best
-    trying try new anymore recently currently ago already since every always never sure okay ok""".split()
+    trying try new anymore recently currently ago already since every always never sure okay ok""".split()  # noqa: SIM905 - a word list reads better as one string
 )
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
