@@ -27,11 +27,17 @@ from assistant.answer_model import AnswerModel
 from assistant.clarifier import Clarifier, ClarifierConfig
 from assistant.domain import Domain
 from assistant.errors import ConfigError, DomainNotFoundError, ModelMissingError
-from assistant.evaluation import EvaluationSetup
+from assistant.evaluation import SYSTEMS, EvaluationReport, EvaluationSetup, evaluate
 from assistant.policy import LearnedPolicy
 from assistant.prior import CombinedPrior, Prior, fit_mention_weight, restrict
 from assistant.progress import Progress
-from assistant.simulator import SimulatedUser, SimulationProtocol, sample_episodes, simulation_protocol
+from assistant.simulator import (
+    SimulatedUser,
+    SimulationProtocol,
+    episodes_from_file,
+    sample_episodes,
+    simulation_protocol,
+)
 from assistant.store import KnowledgeBase
 from assistant.training import PolicyConfig, PolicyResult, fit_answer_scale, train_policy
 from models.checkpoint import data_hash, load_checkpoint, read_sidecar, save_checkpoint
@@ -41,6 +47,8 @@ CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
 TEXT_PRIORS = ("sru", "minilm")
 VARIANTS = ("learned", "lambda_1")
+# The threshold baseline is tuned on dev episodes drawn with the test seed plus this offset.
+DEV_SEED_OFFSET = 7919
 PROTOCOL_SEED = 0
 SMOOTHING = 1.0
 POLICY_EPISODES = 4000
@@ -63,26 +71,6 @@ def candidate_labels(domain: Domain, setting: str) -> np.ndarray:
             raise ConfigError(f"domain {domain.name!r} has no training queries, so no 'captioned' labels")
         return found
     raise ConfigError(f"unknown candidate setting {setting!r}: use one of {', '.join(CANDIDATE_SETTINGS)}")
-
-
-# ---- the encoder (assistant.encoder owns the model; these two functions are the seam) ---------------
-
-
-def _load_encoder(protocol: SimulationProtocol, domain: Domain | None = None):
-    """The trained SRU prior. ``domain``: the stored domain (the encoder takes the agent's view itself);
-    default: read it again from the knowledge base."""
-    from assistant.encoder import load_encoder_prior
-
-    return load_encoder_prior(domain if domain is not None else load_domain(protocol.agent_domain.name))
-
-
-def _train_encoder(
-    protocol: SimulationProtocol, seed: int, domain: Domain | None = None
-) -> Generator[Progress, None, object]:
-    from assistant.encoder_training import train_encoder
-
-    stored = domain if domain is not None else load_domain(protocol.agent_domain.name)
-    return (yield from train_encoder(stored, seed=seed, save=True))
 
 
 def load_bm25(domain: Domain) -> Prior:
@@ -169,8 +157,18 @@ class AgentFactory:
 
                 self._encoder = MiniLMPrior.fit(self.domain)
             else:
-                self._encoder = _load_encoder(self.protocol, self.domain)
+                from assistant.encoder import load_encoder_prior
+
+                self._encoder = load_encoder_prior(self.domain)
         return self._encoder
+
+    def train_encoder(self, seed: int = 0) -> Generator[Progress, None, object]:
+        """Train the SRU encoder on this domain and save it (the policies trained on the old one go stale)."""
+        from assistant.encoder_training import train_encoder
+
+        result = yield from train_encoder(self.domain, seed=seed, save=True)
+        self._encoder = None
+        return result
 
     def combined_prior(self, domain: Domain | None = None) -> CombinedPrior:
         """The prior the agent uses: the encoder joined with tag mentions (assistant.prior.CombinedPrior).
@@ -352,6 +350,38 @@ class AgentFactory:
             protocol=self.protocol.description,
         )
 
+    def evaluate(
+        self,
+        candidates: str = "all",
+        episodes: int = 2000,
+        seed: int = 0,
+        systems: tuple[str, ...] = SYSTEMS,
+        max_turns: int = 10,
+        dev_episodes: int = 500,
+        queries_file: str | None = None,
+    ) -> Generator[Progress, None, EvaluationReport]:
+        """`clarify evaluate` (also the Lab page and the benchmark): every system on the same test episodes,
+        sampled from the held-out queries or started from ``queries_file`` (label<TAB>query)."""
+        setup = self.evaluation_setup(candidates)
+        agent = self.protocol.agent_domain
+        if queries_file:
+            test = episodes_from_file(agent, queries_file, episodes, seed)
+            allowed = set(setup.candidates.tolist())
+            outside = [e for e in test if e.target not in allowed]
+            if outside:
+                raise ConfigError(
+                    f"{queries_file}: label {agent.labels[outside[0].target].name!r} is not among the "
+                    f"{candidates} candidates; use --candidates all"
+                )
+        else:
+            test = sample_episodes(agent, episodes, seed, "test", setup.candidates)
+        dev = sample_episodes(agent, dev_episodes, seed + DEV_SEED_OFFSET, "dev", setup.candidates)
+        report = yield from evaluate(setup, test, dev, max_turns, tuple(systems))
+        report.meta.update(
+            {"seed": seed, "candidate_setting": candidates, "queries_file": queries_file, "text_prior": self.text_prior}
+        )
+        return report
+
 
 def prepare(
     name: str, candidate_settings: tuple[str, ...] | None = None, seed: int = 0, text_prior: str = "sru"
@@ -370,8 +400,7 @@ def prepare(
     trained = []
     todo = factory.missing(candidate_settings)
     if "encoder" in todo:
-        yield from _train_encoder(factory.protocol, seed, factory.domain)
-        factory._encoder = None
+        yield from factory.train_encoder(seed)
         trained.append("encoder")
         todo = factory.missing(candidate_settings)
     for item in todo:

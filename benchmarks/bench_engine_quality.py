@@ -18,10 +18,8 @@ import os
 import time
 from pathlib import Path
 
-from assistant.agent import AgentFactory, candidate_labels, policy_path, prepare
-from assistant.evaluation import evaluate
+from assistant.agent import AgentFactory, policy_path, prepare
 from assistant.progress import run_job
-from assistant.simulator import sample_episodes
 from models.checkpoint import read_sidecar
 
 SETTINGS = {"birds": ("captioned", "all"), "faq": ("all",), "banking": ("all",)}
@@ -97,13 +95,8 @@ def main(argv: list[str] | None = None) -> dict:
             "settings": {},
         }
         for candidates in SETTINGS.get(name, ("all",)):
-            setup = factory.evaluation_setup(candidates)
-            agent = factory.protocol.agent_domain
-            cands = candidate_labels(factory.domain, candidates)
-            test = sample_episodes(agent, episodes, args.seed, "test", cands)
-            dev = sample_episodes(agent, 500, args.seed + 7919, "dev", cands)
             t0 = time.perf_counter()
-            report = run_job(evaluate(setup, test, dev))
+            report = run_job(factory.evaluate(candidates, episodes, args.seed))
             seconds = time.perf_counter() - t0
             entry["settings"][candidates] = {
                 "rows": report.rows,

@@ -11,8 +11,7 @@ import click
 from assistant.agent import CANDIDATE_SETTINGS, TEXT_PRIORS, VARIANTS, AgentFactory, prepare
 from assistant.commands.common import run_with_progress
 from assistant.errors import ClarifyError, ConfigError
-from assistant.evaluation import SYSTEMS, evaluate
-from assistant.simulator import episodes_from_file, sample_episodes
+from assistant.evaluation import SYSTEMS
 from assistant.training import PolicyConfig
 
 CANDIDATES_OPTION = click.option(
@@ -54,10 +53,8 @@ def train() -> None:
 @click.option("--seed", default=0, show_default=True)
 def train_encoder_command(name: str, seed: int) -> None:
     """Train the prior's text encoder on domain NAME (replaces the cached one)."""
-    from assistant.agent import _train_encoder
-
     factory = AgentFactory(name)
-    result = run_with_progress(_train_encoder(factory.protocol, seed), f"training the {name} encoder")
+    result = run_with_progress(factory.train_encoder(seed), f"training the {name} encoder")
     metrics = getattr(result, "metrics", None)
     click.echo(f"trained the {name} encoder" + (f": {json.dumps(metrics)}" if metrics else ""))
     click.echo(f"retrain the policies now: clarify train policy {name}")
@@ -132,23 +129,8 @@ def evaluate_command(
     """Run every system on the same simulated episodes of domain NAME (IC Table 1)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
     factory = AgentFactory(name, text_prior=text_prior)
-    setup = factory.evaluation_setup(candidates)
-    agent = factory.protocol.agent_domain
-    if queries_file:
-        test = episodes_from_file(agent, queries_file, episodes, seed)
-        outside = [e for e in test if e.target not in set(setup.candidates.tolist())]
-        if outside:
-            raise ConfigError(
-                f"{queries_file}: label {agent.labels[outside[0].target].name!r} is not among the {candidates} "
-                "candidates; use --candidates all"
-            )
-    else:
-        test = sample_episodes(agent, episodes, seed, "test", setup.candidates)
-    dev = sample_episodes(agent, 500, seed + 7919, "dev", setup.candidates)
-    report = run_with_progress(evaluate(setup, test, dev, max_turns, chosen), f"evaluating {name}")
-    report.meta.update(
-        {"seed": seed, "candidate_setting": candidates, "queries_file": queries_file, "text_prior": text_prior}
-    )
+    job = factory.evaluate(candidates, episodes, seed, chosen, max_turns, queries_file=queries_file)
+    report = run_with_progress(job, f"evaluating {name}")
     click.echo(report.to_markdown())
     click.echo(
         f"({report.meta['episodes']} episodes, {report.meta['candidates']} candidates, {report.meta['seconds']} s)"

@@ -54,27 +54,21 @@ def evaluation_job(
 ) -> Generator[Progress, None, Any]:
     """``clarify evaluate DOMAIN``: every system on the same simulated test episodes."""
     from assistant.agent import AgentFactory
-    from assistant.evaluation import SYSTEMS, evaluate
-    from assistant.simulator import sample_episodes
+    from assistant.evaluation import SYSTEMS
 
     yield Progress(0, 0, f"loading the models of {domain}")
     factory = AgentFactory(domain)
-    setup = factory.evaluation_setup(candidates)
-    agent = factory.protocol.agent_domain
-    test = sample_episodes(agent, episodes, seed, "test", setup.candidates)
-    dev = sample_episodes(agent, dev_episodes, seed + 7919, "dev", setup.candidates)
-    report = yield from evaluate(setup, test, dev, max_turns, tuple(systems or SYSTEMS))
-    report.meta.update({"seed": seed, "candidate_setting": candidates, "queries_file": None})
-    return report
+    systems = tuple(systems or SYSTEMS)
+    return (yield from factory.evaluate(candidates, episodes, seed, systems, max_turns, dev_episodes))
 
 
 def train_encoder_job(domain: str, seed: int = 0) -> Generator[Progress, None, Any]:
     """``clarify train encoder DOMAIN`` (the policies must be retrained afterwards)."""
-    from assistant.agent import AgentFactory, _train_encoder
+    from assistant.agent import AgentFactory
 
     yield Progress(0, 0, f"loading {domain}")
     factory = AgentFactory(domain)
-    return (yield from _train_encoder(factory.protocol, seed, factory.domain))
+    return (yield from factory.train_encoder(seed))
 
 
 def train_policy_job(
