@@ -1,4 +1,5 @@
-"""PNG plots for reports, with matplotlib's Agg canvas (no pyplot, no GUI backend, no Qt)."""
+"""PNG plots for reports, with matplotlib's Agg canvas (no pyplot, no GUI backend, no Qt): safe in worker
+threads, where pyplot's global state is not."""
 
 from __future__ import annotations
 
@@ -49,6 +50,34 @@ def plot_accuracy_vs_turns(report: EvaluationReport, path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    return path
+
+
+def plot_ranking_curves(result: dict, path: str | Path) -> Path:
+    """NDCG@5 and top-1 accuracy against the number of comparisons (BO Figures 3-4) for a result of
+    ``assistant.ranking.evaluation.evaluate``, the prior as a dashed line."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(11, 4.2), dpi=110)
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(1, 2)
+    rows = result["rows"]
+    prior = next(r for r in rows if r["model"] == "prior")
+    for ax, metric, title in ((axes[0], "ndcg5", "NDCG@5"), (axes[1], "accuracy", "accuracy (top-1)")):
+        for key in dict.fromkeys((r["model"], r["strategy"]) for r in rows if r["model"] != "prior"):
+            pts = sorted((r["interactions"], r[metric]) for r in rows if (r["model"], r["strategy"]) == key)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=f"{key[0]}+{key[1]}")
+        ax.axhline(prior[metric], color="grey", linestyle="--", label="prior")
+        ax.set_xlabel("interactions")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=7, ncol=2)
+    figure.suptitle(f"{result['dataset']} ({result['split']}, {result['questions']} questions, t = {result['t']})")
+    figure.tight_layout()
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
     return path

@@ -14,14 +14,13 @@ Shapes: x [..., D_in] -> scores [...].
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
-from assistant.errors import ModelMissingError
+from models.checkpoint import load_checkpoint, save_checkpoint
 
 
 def pair_features(question: np.ndarray, candidates: np.ndarray) -> np.ndarray:
@@ -102,21 +101,14 @@ def margin_ranking_loss(
 
 
 def save_ranker(model: SiameseRanker, path: Path, meta: dict | None = None) -> None:
-    """state_dict to ``path`` and a JSON sidecar (config + meta) next to it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(model.state_dict(), path)
-    path.with_suffix(".json").write_text(json.dumps({"config": model.config, "meta": meta or {}}, indent=2))
+    """The head's weights and config (+ ``meta``) as a checkpoint (``models.checkpoint``, atomic)."""
+    save_checkpoint(path, model.state_dict(), {"net": model.config, "meta": meta or {}})
 
 
 def load_ranker(path: Path) -> tuple[SiameseRanker, dict]:
-    """(model in eval mode, meta) from ``save_ranker``'s files (weights_only loading)."""
-    path = Path(path)
-    sidecar = path.with_suffix(".json")
-    if not path.is_file() or not sidecar.is_file():
-        raise ModelMissingError(f"deep ranker checkpoint {path} (or its .json sidecar) is missing: train it again")
-    info = json.loads(sidecar.read_text())
-    model = SiameseRanker(**info["config"])
-    model.load_state_dict(torch.load(path, weights_only=True))
+    """(model in eval mode, meta) from ``save_ranker``'s checkpoint; ModelMissingError if absent or stale."""
+    state, sidecar = load_checkpoint(path)
+    model = SiameseRanker(**sidecar["config"]["net"])
+    model.load_state_dict(state)
     model.eval()
-    return model, info.get("meta", {})
+    return model, sidecar["config"].get("meta", {})

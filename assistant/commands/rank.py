@@ -78,7 +78,8 @@ def evaluate_cmd(
     step; the deep rankers (mcd, deep, swag) 0.15-0.35 s, so a full run on beer takes several minutes.
     The first run on a data set computes ROUGE-L and MiniLM embeddings once and caches them.
     """
-    from assistant.ranking.evaluation import evaluate, final_table, plot_curves
+    from assistant.plotting import plot_ranking_curves
+    from assistant.ranking.evaluation import evaluate, final_table
 
     result = run_with_progress(
         evaluate(
@@ -106,7 +107,7 @@ def evaluate_cmd(
         Path(json_path).write_text(json.dumps(result, indent=2))
         click.echo(f"wrote {json_path}")
     if plot_path:
-        click.echo(f"wrote {plot_curves(result, plot_path)}")
+        click.echo(f"wrote {plot_ranking_curves(result, plot_path)}")
 
 
 def _show(label: str, text: str, width: int = 100, limit: int = 700) -> None:

@@ -360,33 +360,3 @@ def final_table(result: dict, at: Sequence[int] | None = None) -> str:
         )
         lines.append(f"{key[0]:<6} {key[1]:<8} " + " ".join(cells) + f" {ms:8.2f} {p}")
     return "\n".join(lines)
-
-
-def plot_curves(result: dict, path: str | Path) -> Path:
-    """NDCG@5 and accuracy against interactions (BO Figures 3-4) as an image (matplotlib, headless)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
-        raise ConfigError("plotting needs matplotlib: pip install matplotlib") from exc
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    rows = result["rows"]
-    prior = next(r for r in rows if r["model"] == "prior")
-    for ax, metric, title in ((axes[0], "ndcg5", "NDCG@5"), (axes[1], "accuracy", "accuracy (top-1)")):
-        for key in dict.fromkeys((r["model"], r["strategy"]) for r in rows if r["model"] != "prior"):
-            pts = sorted((r["interactions"], r[metric]) for r in rows if (r["model"], r["strategy"]) == key)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=f"{key[0]}+{key[1]}")
-        ax.axhline(prior[metric], color="grey", linestyle="--", label="prior")
-        ax.set_xlabel("interactions")
-        ax.set_title(title)
-        ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=7, ncol=2)
-    fig.suptitle(f"{result['dataset']} ({result['split']}, {result['questions']} questions, t = {result['t']})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path

@@ -541,13 +541,13 @@ class RankingPanel(_Panel):
         return self.write_later("Export CSV", target, lambda p: p.write_text(text))
 
     def export_png(self, path: str | Path | None = None) -> JobWorker | None:
-        from assistant.ranking.evaluation import plot_curves
+        from assistant.plotting import plot_ranking_curves
 
         target = self.save_path("Export the plot as PNG", ".png", path) if self.result else None
         if target is None:
             return None
         result = self.result
-        return self.write_later("Export PNG", target, lambda p: plot_curves(result, p))
+        return self.write_later("Export PNG", target, lambda p: plot_ranking_curves(result, p))
 
     def export_json(self, path: str | Path | None = None) -> JobWorker | None:
         target = self.save_path("Export the results as JSON", ".json", path) if self.result else None

@@ -99,6 +99,8 @@ def test_checkpoint_round_trip(tmp_path):
     save_ranker(head, tmp_path / "ranker.pt", {"dataset": "x"})
     loaded, meta = load_ranker(tmp_path / "ranker.pt")
     assert meta == {"dataset": "x"} and loaded.config == head.config
+    for name, tensor in head.state_dict().items():
+        assert torch.equal(loaded.state_dict()[name], tensor), name
     with pytest.raises(ModelMissingError):
         load_ranker(tmp_path / "missing.pt")
 
