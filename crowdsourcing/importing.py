@@ -131,6 +131,11 @@ def _remove_database(path: Path) -> None:
         path.with_name(path.name + suffix).unlink(missing_ok=True)
 
 
+def _check_split(split: str) -> None:
+    if split not in SPLITS:
+        raise ConfigError(f"unknown split {split!r}: use one of {', '.join(SPLITS)}")
+
+
 def _templates(templates: TemplateSet | str | Path | None) -> TemplateSet:
     if templates is None:
         return TemplateSet.builtin("default")
@@ -153,6 +158,7 @@ def preview_import(
     problems of the file itself are in ``plan.problems`` (``plan.ok`` is False) with their line numbers.
     """
     paths.check_domain_name(domain)
+    _check_split(default_split)
     template_set = _templates(templates)
     parsed = parse_file(path, fmt, kind)
     kb = _open_checked(domain, parsed)
@@ -192,8 +198,7 @@ def import_file(
     paths.check_domain_name(domain)
     if alpha < 0:
         raise ConfigError(f"smoothing alpha must be >= 0, got {alpha}")
-    if default_split not in SPLITS:
-        raise ConfigError(f"unknown split {default_split!r}: use one of {', '.join(SPLITS)}")
+    _check_split(default_split)
     template_set = _templates(templates)
     name = Path(path).name
     yield Progress(0, 3, f"reading {name}")

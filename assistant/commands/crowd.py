@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from assistant.commands.common import echo_json, run_with_progress
+from assistant.domain import SPLITS
 from assistant.errors import ConfigError, ValidationError
 from assistant.store import KnowledgeBase
 from crowdsourcing.importers import KINDS
@@ -69,7 +70,7 @@ def _import_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--split",
-            type=click.Choice(["train", "dev", "test"]),
+            type=click.Choice(SPLITS),
             default="train",
             show_default=True,
             help="Split for imported queries whose file does not give one.",

@@ -8,7 +8,7 @@ import pytest
 from crowd_helpers import dump
 
 from assistant import paths
-from assistant.errors import DomainNotFoundError, ValidationError
+from assistant.errors import ConfigError, DomainNotFoundError, ValidationError
 from assistant.progress import collect, run_job
 from assistant.store import KnowledgeBase
 from crowdsourcing.importers import parse_file
@@ -298,3 +298,12 @@ def test_two_spellings_in_one_task_collapse_to_one_answer(bank, tmp_path):
             )
         )
     assert answers == {"W1": "yes", "W2": "no"}  # W1 ticked one spelling: 'yes' wins over the other's 'no'
+
+
+def test_an_unknown_default_split_is_refused_before_anything_is_read_or_written(bank, data):
+    before = dump(bank)
+    with pytest.raises(ConfigError, match="unknown split 'holdout'"):
+        do_import(data / "mturk_queries_bank.csv", bank, default_split="holdout")
+    with pytest.raises(ConfigError, match="unknown split 'holdout'"):
+        preview_import(data / "mturk_queries_bank.csv", bank, "mturk", default_split="holdout")
+    assert dump(bank) == before
