@@ -183,6 +183,15 @@ def test_characteristic_tags_rank_by_lift_and_skip_common_values(domain):
     assert tags[0][0] == (0, 0)  # red is what sets the cardinal apart
     # "small" is likely for the cardinal but about as likely for others: it ranks after red, if at all
     assert all(slot != (4, 0) for slot in tags[0][:1])
+    assert (4, 0) not in tags[0] or tags[0].index((4, 0)) > tags[0].index((0, 0))
+    # every kept value is more likely for its label than on average, most distinctive first
+    p = domain.p_hat()
+    lift = p - p.mean(axis=2, keepdims=True)
+    for y, label_tags in enumerate(tags):
+        lifts = [lift[q, r, y] for q, r in label_tags]
+        assert all(v > 0 for v in lifts) and lifts == sorted(lifts, reverse=True)
+    # the colour of another bird never describes this one
+    assert all((q, 0) not in tags[0] for q in (1, 2, 3))
 
 
 # ---- training --------------------------------------------------------------------------------------------------
@@ -258,6 +267,23 @@ def test_centroids_are_used_where_every_label_has_training_queries(domain, train
     assert trained[2].metrics["centroid_weight"] >= 0.0
     prior = trained[2].prior
     assert prior.centroids().shape == (domain.num_labels, TINY_MODEL.out_dim)
+    # the weight is the dev-best of the grid (ties go to the smaller weight)
+    dev_texts, dev_labels = prior.domain.queries("dev")
+    dev_ids = prior.encoder.vectors.token_ids(dev_texts, prior.encoder.config.max_len)
+
+    def dev_score(weight):
+        m = ranking_metrics(prior.with_centroids(weight).scores_from_ids(dev_ids), dev_labels)
+        return m["acc1"] + 0.5 * m["acc3"]
+
+    grid = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+    chosen = trained[2].metrics["centroid_weight"]
+    assert chosen in grid
+    assert dev_score(chosen) >= max(dev_score(w) for w in grid) - 1e-9
+    assert all(dev_score(w) < dev_score(chosen) - 1e-9 for w in grid if w < chosen)
+    # each centroid is the mean vector of its label's training queries
+    train_texts, train_labels = prior.domain.queries("train")
+    emb = prior._encode_ids(prior.encoder.vectors.token_ids(train_texts, prior.encoder.config.max_len))
+    np.testing.assert_allclose(prior.centroids()[0], emb[train_labels == 0].mean(axis=0), rtol=1e-4, atol=1e-5)
 
 
 # ---- metrics and the baselines -------------------------------------------------------------------------------

@@ -90,6 +90,8 @@ def test_an_evaluation_without_trained_models_explains_itself(qtbot, tiny_window
     assert wait_for(qtbot, worker) == "failed"
     qtbot.waitUntil(lambda: window.last_error is not None, timeout=TIMEOUT_MS)
     assert window.last_error[0] == "Evaluating tiny"
+    # the model is missing: the message says so and how to fix it (not some other failure)
+    assert "clarify" in window.last_error[1] and "train" in window.last_error[1], window.last_error
     qtbot.waitUntil(panel.run_button.isEnabled, timeout=TIMEOUT_MS)
     for box in window.findChildren(QMessageBox):
         box.close()

@@ -16,6 +16,7 @@ from assistant.ranking.acquisition import (
     ThompsonPairs,
     Uncertainty,
     bald_information_gain,
+    candidate_pool,
     expected_improvement,
     first_pair,
     make_acquisition,
@@ -185,8 +186,14 @@ def test_pool_keeps_large_candidate_sets_cheap():
     n = 2000
     post = SamplePosterior(rng.normal(size=(20, n)) + np.linspace(0, 5, n))
     for name in ("eig", "unpa", "tp", "unc", "imp"):
-        a, b = make_acquisition(name).select(post, set(), np.random.default_rng(0))
+        acquisition = make_acquisition(name)
+        a, b = acquisition.select(post, set(), np.random.default_rng(0))
         assert 0 <= a < n and 0 <= b < n and a != b
+        if name in ("eig", "unpa", "tp"):  # only candidates of the pool of likely-best ones are considered
+            pool = set(candidate_pool(post, acquisition.pool_size).tolist())
+            assert len(pool) == acquisition.pool_size < n
+            # EIG and UNPA pair within the pool; TP's Thompson draw is from the pool, its partner from all
+            assert {a, b} <= pool if name != "tp" else bool({a, b} & pool)
 
 
 def test_first_pair_is_best_prior_against_least_similar():
@@ -206,3 +213,4 @@ def test_sample_posterior_moments():
     np.testing.assert_allclose(post.cov_rows(np.arange(4)), np.cov(samples.T), atol=1e-12)
     np.testing.assert_allclose(post.mean, samples.mean(0))
     assert isinstance(post, SamplePosterior) and not isinstance(post, DensePosterior)
+    np.testing.assert_allclose(post.variance, samples.var(axis=0, ddof=1), atol=1e-12)

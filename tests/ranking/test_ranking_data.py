@@ -21,6 +21,7 @@ from assistant.ranking.data import (
     shared_data_dir,
     strip_html,
 )
+from tests.support import HashingEncoder
 
 
 def test_bundled_coffee_loads_with_the_documented_counts():
@@ -139,3 +140,18 @@ def test_build_problems_follows_the_protocol_and_caches(hashing_encoder):
     assert lists[0]["candidates"][:2] == [0, 1]
     again = run_job(build_problems(_tiny_dataset(), n_candidates=4, encoder=hashing_encoder))
     np.testing.assert_array_equal(again[1].utilities, problems[1].utilities)
+
+    class CountingEncoder(HashingEncoder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.texts = 0
+
+        def encode(self, texts):
+            self.texts += len(texts)
+            return super().encode(texts)
+
+    first, second = CountingEncoder(), CountingEncoder()
+    run_job(build_problems(_tiny_dataset(), n_candidates=4, encoder=first))
+    cached_run = run_job(build_problems(_tiny_dataset(), n_candidates=4, encoder=second))
+    assert first.texts > 0 and second.texts == 0  # the second run reads every embedding from the cache
+    np.testing.assert_array_equal(cached_run[0].embeddings, problems[0].embeddings)

@@ -42,6 +42,7 @@ def test_same_seed_same_dialogue_and_different_seeds_can_differ():
     assert runs[0].history == runs[1].history
     assert runs[0].to_dict() == runs[1].to_dict()
     assert len(runs[0].history) == 8 and runs[0].stop_reason == "budget"
+    assert runs[2].history != runs[0].history  # Thompson sampling draws from the seed
 
 
 def test_undo_restores_the_exact_previous_state():
