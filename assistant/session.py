@@ -232,7 +232,7 @@ class Session:
 
     def ask_more(self) -> None:
         """Ask another question although the agent stopped (from the comparisons, before any comparison)."""
-        if self.phase not in ("comparing", "decided") or self.comparisons:
+        if not self.can_ask_more:
             raise SessionStateError("more questions can be asked only before the first comparison")
         self._act("more", {})
 
@@ -256,6 +256,11 @@ class Session:
         if self.phase in ("finished", "failed"):
             raise SessionStateError(f"the session is already {self.phase}")
         self._act("reject", {"reason": reason})
+
+    @property
+    def can_ask_more(self) -> bool:
+        """Whether ``ask_more`` is allowed now: the agent stopped and no comparison was made yet."""
+        return self.phase in ("comparing", "decided") and not self.comparisons
 
     @property
     def can_undo(self) -> bool:

@@ -82,7 +82,6 @@ class SessionController(QObject):
     busyChanged = Signal(bool)
     errorOccurred = Signal(str, str, str)  # title, message (what went wrong and what to do), details
     sessionsListed = Signal(list)  # list[assistant.session.SessionSummary]
-    domainAttached = Signal(str)
     _request = Signal(int, object)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -180,11 +179,7 @@ class SessionController(QObject):
 
         self.domain = factory.name
         self.config = config
-        self._send("Open domain", request, lambda _: self._attached(factory.name))
-
-    def _attached(self, name: str) -> None:
-        self._publish(None)
-        self.domainAttached.emit(name)
+        self._send("Open domain", request, lambda _: self._publish(None))
 
     def set_config(self, config: Any) -> None:
         """Session settings for the next new session."""

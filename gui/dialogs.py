@@ -144,8 +144,6 @@ def about_html() -> str:
 class SettingsDialog(QDialog):
     """Session settings (saved in QSettings): shortlist size, ranking budget and confidence, candidates."""
 
-    FIELDS = ("candidates", "shortlist_size", "ranking_budget", "ranking_threshold", "ranking_model", "acquisition")
-
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")

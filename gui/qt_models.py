@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from gui.snapshot import LabelProbability, ShortlistRow
+from gui.snapshot import LabelProbability
 
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 1
 BAR_ROLE = Qt.ItemDataRole.UserRole + 2  # a value in [0, 1] drawn as a bar by ProbabilityBarDelegate
@@ -203,9 +203,6 @@ class ShortlistModel(RecordTableModel):
         Column("Answer", lambda r: _snippet(r.text), tooltip=lambda r: _snippet(r.text, 600)),
         Column("Utility", lambda r: r.score, number(2), RIGHT, tooltip=lambda r: "the ranker's posterior mean"),
     )
-
-    def set_rows(self, rows: Sequence[ShortlistRow]) -> None:
-        self.set_records(rows)
 
 
 # ---- results ------------------------------------------------------------------------------------------

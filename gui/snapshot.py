@@ -139,7 +139,7 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         final=session.final,
         stop_reason=session.stop_reason,
         can_undo=session.can_undo,
-        can_ask_more=session.phase == "comparing" and session.comparisons == 0,
+        can_ask_more=session.can_ask_more,
         transcript=transcript,
         candidate_titles=titles,
     )

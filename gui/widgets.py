@@ -70,7 +70,7 @@ class ProbabilityBarDelegate(QStyledItemDelegate):
         super().paint(painter, option, index)
 
 
-def make_table(name: str, accessible: str, parent: QWidget | None = None, stretch: int | None = None) -> QTableView:
+def make_table(name: str, accessible: str, parent: QWidget | None = None) -> QTableView:
     """A read-only, row-selecting table view with sensible defaults."""
     view = QTableView(parent)
     view.setObjectName(name)
@@ -86,8 +86,6 @@ def make_table(name: str, accessible: str, parent: QWidget | None = None, stretc
     header = view.horizontalHeader()
     header.setHighlightSections(False)
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    if stretch is not None:
-        view.setProperty("stretchColumn", stretch)
     return view
 
 

@@ -7,6 +7,7 @@ conversation's state lives in the engine's ``Session``.
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -56,17 +57,13 @@ def explanation_html(explanation: dict[str, Any] | None) -> str:
         "<tr><th align='left'>If you answer</th><th align='right'>chance</th><th align='left'>top labels then</th></tr>",
     ]
     for outcome in explanation["outcomes"]:
-        tops = ", ".join(f"{_escape(name)} {100 * p:.0f}%" for name, p in outcome["top"][:3])
+        tops = ", ".join(f"{html.escape(str(name), quote=False)} {100 * p:.0f}%" for name, p in outcome["top"][:3])
         parts.append(
-            f"<tr><td><b>{_escape(outcome['option'])}</b></td><td align='right'>{100 * outcome['probability']:.0f}%</td>"
+            f"<tr><td><b>{html.escape(str(outcome['option']), quote=False)}</b></td><td align='right'>{100 * outcome['probability']:.0f}%</td>"
             f"<td>{tops}</td></tr>"
         )
     parts.append("</table>")
     return "".join(parts)
-
-
-def _escape(text: str) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class AskPage(QWidget):
@@ -317,6 +314,3 @@ class AskPage(QWidget):
         self.undo_button.setEnabled(snapshot is not None and snapshot.can_undo)
         if snapshot is not None and not clarifying and snapshot.phase in ("comparing", "decided"):
             self.compare_button.setFocus()
-
-    def option_texts(self) -> list[str]:
-        return [b.text() for b in self.option_buttons]

@@ -289,7 +289,7 @@ class ComparePage(QWidget):
 
     def render(self, snapshot: SessionSnapshot | None) -> None:
         self.snapshot = snapshot
-        self.shortlist_model.set_rows(snapshot.shortlist if snapshot else ())
+        self.shortlist_model.set_records(snapshot.shortlist if snapshot else ())
         self.query_label.setText(f"Your question: “{snapshot.query}”" if snapshot else "")
         confidence = snapshot.confidence if snapshot else None
         self.confidence.setValue(int(1000 * (confidence or 0.0)))

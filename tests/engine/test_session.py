@@ -80,11 +80,17 @@ def test_skip_reject_and_more_questions(agents):
     assert session.phase == "comparing" and session.stop_reason == "user"
     session.undo()  # back to the skipped question
     assert session.phase == "clarifying" and session.question.turn == 1
+    assert not session.can_ask_more  # still clarifying
     session.skip_to_shortlist()
+    assert session.can_ask_more
     session.ask_more()
     assert session.phase == "clarifying" and session.question is not None
     session.answer(0)
     session.skip_to_shortlist()
+    session.prefer("left")
+    assert not session.can_ask_more  # a comparison was made
+    with pytest.raises(SessionStateError, match="before the first comparison"):
+        session.ask_more()
     session.reject("none of these")
     assert session.status == "failed"
     with pytest.raises(SessionStateError):

@@ -64,7 +64,7 @@ def test_posterior_model_shows_probabilities_bars_and_changes(qtbot):
 
 def test_shortlist_and_results_models():
     shortlist = ShortlistModel()
-    shortlist.set_rows(
+    shortlist.set_records(
         [
             ShortlistRow(1, "k1", "Cardinal", "bright red crest " * 20, 1.234, True),
             ShortlistRow(2, "k2", "Robin", "", -0.5, False),
