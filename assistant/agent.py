@@ -205,7 +205,7 @@ class AgentFactory:
         texts, labels = agent.queries("dev")
         if not texts:
             return 0.0
-        beta, nll = fit_mention_weight(lambda b: self._make_prior(agent, b), texts, labels)
+        beta, nll = fit_mention_weight(self._make_prior(agent, 0.0), texts, labels)
         path.write_text(json.dumps({"encoder": stamp, "beta": beta, "dev_nll": nll}, indent=2))
         return beta
 

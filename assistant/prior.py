@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from scipy.special import logsumexp
 
 from assistant.mentions import MentionDetector
 
@@ -61,11 +62,6 @@ class UniformPrior:
         return np.zeros((len(texts), self.num_labels), dtype=np.float32)
 
 
-def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
-    top = x.max(axis=axis, keepdims=True)
-    return (top + np.log(np.exp(x - top).sum(axis=axis, keepdims=True))).squeeze(axis)
-
-
 class CombinedPrior:
     """A text prior for labels with training queries, joined with the evidence of tag mentions.
 
@@ -100,29 +96,43 @@ class CombinedPrior:
         return [(m.question, m.option) for m in self.detector.detect(text)]
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
-        text = np.asarray(self.text_prior.scores(texts), dtype=np.float64)
-        evidence = self.beta * self.detector.evidence(texts, self.log_answers)
+        return self.combine(self.text_prior.scores(texts), self.detector.evidence(texts, self.log_answers))
+
+    def combine(self, text_scores: np.ndarray, mentions: np.ndarray) -> np.ndarray:
+        """[N, Y] float32 log p(y | x) from the text prior's scores [N, Y] and the mentions' log-likelihood
+        [N, Y] (before beta): what ``scores`` does once both are computed."""
+        text = np.asarray(text_scores, dtype=np.float64)
+        evidence = self.beta * np.asarray(mentions, dtype=np.float64)
         if self.seen.all() or not self.seen.any():
             return (text + evidence).astype(np.float32)
         by_mentions = log_softmax(evidence)
         out = np.empty_like(text)
-        out[:, self.seen] = _logsumexp(by_mentions[:, self.seen], 1)[:, None] + log_softmax(
-            text[:, self.seen] + evidence[:, self.seen]
-        )
-        out[:, ~self.seen] = _logsumexp(by_mentions[:, ~self.seen], 1)[:, None] + log_softmax(evidence[:, ~self.seen])
+        seen, unseen = self.seen, ~self.seen
+        out[:, seen] = logsumexp(by_mentions[:, seen], axis=1)[:, None] + log_softmax(text[:, seen] + evidence[:, seen])
+        out[:, unseen] = logsumexp(by_mentions[:, unseen], axis=1)[:, None] + log_softmax(evidence[:, unseen])
         return out.astype(np.float32)
+
+    def with_beta(self, beta: float) -> CombinedPrior:
+        return CombinedPrior(self.text_prior, self.detector, self.log_answers, self.seen, beta)
 
 
 def fit_mention_weight(
-    make_prior, texts: Sequence[str], labels: np.ndarray, grid: Sequence[float] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+    prior: CombinedPrior,
+    texts: Sequence[str],
+    labels: np.ndarray,
+    grid: Sequence[float] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5),
 ) -> tuple[float, dict[float, float]]:
     """The beta in ``grid`` with the lowest mean negative log-likelihood of ``labels`` (dev queries).
 
-    ``make_prior(beta)`` builds the prior for one beta. Returns (best beta, {beta: NLL}).
+    The text scores and the mentions of ``texts`` are computed once; each beta only recombines them.
+    Returns (best beta, {beta: NLL}).
     """
+    text = prior.text_prior.scores(texts)
+    mentions = prior.detector.evidence(texts, prior.log_answers)
+    rows = np.arange(len(labels))
     nll = {}
     for beta in grid:
-        log_p = log_softmax(np.asarray(make_prior(beta).scores(texts), dtype=np.float64))
-        nll[float(beta)] = float(-log_p[np.arange(len(labels)), labels].mean())
+        log_p = log_softmax(np.asarray(prior.with_beta(beta).combine(text, mentions), dtype=np.float64))
+        nll[float(beta)] = float(-log_p[rows, labels].mean())
     best = min(nll, key=lambda b: (nll[b], b))
     return best, nll

@@ -121,11 +121,24 @@ def test_mention_weight_is_fitted_on_held_out_likelihood():
     detector = MentionDetector.from_domain(domain)
     log_answers = np.log(np.maximum(domain.p_hat(1.0), 1e-12))
 
-    def make(beta):
-        return CombinedPrior(ZeroText(), detector, log_answers, np.ones(3, bool), beta)
+    class CountingText(ZeroText):
+        calls = 0
 
-    beta, nll = fit_mention_weight(make, ["red crest", "cone bill small"], np.array([0, 0]))
+        def scores(self, texts):
+            CountingText.calls += 1
+            return super().scores(texts)
+
+    prior = CombinedPrior(CountingText(), detector, log_answers, np.ones(3, bool), 0.0)
+    beta, nll = fit_mention_weight(prior, ["red crest", "cone bill small"], np.array([0, 0]))
     assert beta > 0 and nll[beta] < nll[0.0]
+    assert CountingText.calls == 1  # the text prior scores the queries once, not once per beta
+    # recombining gives what a prior built with that beta scores
+    texts = ["red crest", "cone bill small"]
+    np.testing.assert_allclose(
+        prior.with_beta(beta).combine(prior.text_prior.scores(texts), detector.evidence(texts, log_answers)),
+        CombinedPrior(ZeroText(), detector, log_answers, np.ones(3, bool), beta).scores(texts),
+        rtol=1e-6,
+    )
 
 
 def test_questions_the_query_answered_are_not_asked_again():
