@@ -16,7 +16,7 @@ The GUI and the terminal render a session and send it the user's actions; neithe
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -32,7 +32,8 @@ Phase = Literal["clarifying", "comparing", "decided", "finished", "failed"]
 @dataclass(frozen=True)
 class SessionConfig:
     """``shortlist_size`` labels go to the comparison phase; the ranker stops at ``ranking_threshold``
-    confidence or after ``ranking_budget`` comparisons."""
+    confidence or after ``ranking_budget`` comparisons. ``text_prior`` is the agent factory's, recorded when
+    the session starts so that it is resumed with the same one."""
 
     candidates: str = "all"
     shortlist_size: int = 5
@@ -41,6 +42,7 @@ class SessionConfig:
     ranking_budget: int = 8
     ranking_threshold: float = 0.9
     seed: int = 0
+    text_prior: str = "sru"
 
     def __post_init__(self) -> None:
         if self.shortlist_size < 1:
@@ -105,7 +107,7 @@ class Session:
         cls, factory: AgentFactory, query: str, config: SessionConfig | None = None, kb: KnowledgeBase | None = None
     ) -> Session:
         """Open a new session for ``query``; the query and the first decision are logged at once."""
-        config = config or SessionConfig()
+        config = replace(config or SessionConfig(), text_prior=factory.text_prior)
         kb = kb or KnowledgeBase.open(factory.name)
         session = cls(factory, kb, 0, query, config)  # validates the query before anything is written
         now = utc_now()
@@ -126,7 +128,14 @@ class Session:
         row = kb.db.execute("SELECT query, config FROM sessions WHERE id = ?", [session_id]).fetchone()
         if row is None:
             raise SessionStateError(f"there is no session {session_id} in domain {factory.name!r}")
-        session = cls(factory, kb, session_id, row[0], SessionConfig(**json.loads(row[1])))
+        config = SessionConfig(**json.loads(row[1]))
+        if config.text_prior != factory.text_prior:
+            raise SessionStateError(
+                f"session {session_id} was started with the {config.text_prior!r} text prior, this assistant uses "
+                f"{factory.text_prior!r}: resume it with the same prior (clarify ask {factory.name} --resume "
+                f"{session_id} --prior {config.text_prior})"
+            )
+        session = cls(factory, kb, session_id, row[0], config)
         for kind, payload in kb.db.execute(
             "SELECT kind, payload FROM turns WHERE session_id = ? AND kind != 'query' ORDER BY position", [session_id]
         ).fetchall():

@@ -58,6 +58,8 @@ class TinyAgents:
     """What a Session needs from an agent factory, assembled from the tiny domain: a keyword prior, the crowd
     answer model and a fixed number of questions. Writes the labels into the domain ``name``'s store."""
 
+    text_prior = "keywords"
+
     def __init__(self, turns: int = 2, name: str = "tiny") -> None:
         self.name = name
         self.domain = make_tiny_domain()

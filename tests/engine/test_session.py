@@ -72,6 +72,11 @@ def test_resume_replays_to_the_same_state(agents):
     assert resumed.confidence == pytest.approx(session.confidence)
     assert resumed.proposed == session.proposed
     assert len(resumed.transcript()) == len(session.transcript())  # resuming writes nothing by itself
+    # another text prior would replay the answers onto other posteriors: refused, saying how to resume
+    other = TinyAgents()
+    other.text_prior = "minilm"
+    with pytest.raises(SessionStateError, match="--prior keywords"):
+        Session.resume(other, session.id)
 
 
 def test_skip_reject_and_more_questions(agents):
