@@ -316,9 +316,11 @@ def train_policy(
     net = StopPolicyNet(config.top_k, config.hidden)
     with torch.no_grad():  # start out asking, so that early batches show what questions are worth
         net.layers[2].bias.copy_(torch.tensor([config.initial_ask_bias, 0.0]))
-    value = torch.nn.Sequential(
-        torch.nn.Linear(config.top_k + 1, config.hidden), torch.nn.Tanh(), torch.nn.Linear(config.hidden, 1)
-    )
+    value = None  # REINFORCE's baseline; the exact expectation needs none
+    if config.estimator == "reinforce":
+        value = torch.nn.Sequential(
+            torch.nn.Linear(config.top_k + 1, config.hidden), torch.nn.Tanh(), torch.nn.Linear(config.hidden, 1)
+        )
     p_hat = torch.from_numpy(base.p_hat)
     mask = torch.from_numpy(base.option_mask)
     scores = None if base.tag_scores is None else torch.from_numpy(base.tag_scores.astype(np.float32))
@@ -327,10 +329,9 @@ def train_policy(
     lam_raw = torch.tensor(math.log(max(lam0, 1e-4) / max(1 - lam0, 1e-4)), requires_grad=learn_answer)
     w = torch.tensor(float(base.w), requires_grad=learn_answer)
     b = torch.tensor(base.b, requires_grad=learn_answer)
-    groups = [
-        {"params": net.parameters(), "lr": config.learning_rate},
-        {"params": value.parameters(), "lr": config.learning_rate},
-    ]
+    groups = [{"params": net.parameters(), "lr": config.learning_rate}]
+    if value is not None:
+        groups.append({"params": value.parameters(), "lr": config.learning_rate})
     if learn_answer:
         groups.append({"params": [lam_raw, w, b], "lr": config.answer_model_learning_rate})
     optimizer = torch.optim.Adam(groups)
