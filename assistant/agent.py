@@ -298,16 +298,17 @@ class AgentFactory:
         return todo
 
     def warm_up(self, candidates: str = "all") -> Generator[Progress, None, None]:
-        """Load the models and embed every label text the comparison phase may show (cached on disk), so
-        that sessions then respond at once. Run it in a worker: the first time it takes a while."""
+        """Load the models, embed every text the comparison phase may show (cached on disk) and load the
+        sentence encoder that embeds the user's query, so that sessions then respond at once. Run it in a
+        worker: the first time it takes a while."""
+        from assistant.ranking.session import candidate_texts
+
         yield Progress(0, 3, "loading the models")
         self.clarifier(candidates)
         yield Progress(1, 3, "embedding the answers for the comparisons")
-        texts = []
-        for label in self.domain.labels:
-            texts.extend(a for a in label.answers if a.strip())
-            texts.append(label.text or label.name)
-        self.text_encoder.warm(texts)
+        self.text_encoder.warm([text for label in self.domain.labels for text in candidate_texts(label)])
+        yield Progress(2, 3, "loading the sentence encoder")
+        self.text_encoder.encoder.encode(["warm up"])  # not cached: only loads the model
         yield Progress(3, 3, "ready")
 
     # ---- products ----

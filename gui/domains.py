@@ -50,9 +50,4 @@ def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None,
         yield from prepare(name)
         factory = AgentFactory(name)
     yield from factory.warm_up(candidates)
-    # The comparison phase embeds the user's query with MiniLM: load it here, not in the first comparison.
-    encoder = getattr(factory.text_encoder, "encoder", None)
-    if encoder is not None and hasattr(encoder, "encode"):
-        yield Progress(0, 0, "loading the sentence encoder")
-        encoder.encode(["warm up"])
     return factory

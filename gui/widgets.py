@@ -124,6 +124,19 @@ def _pen(i: int, width: float = 2.0, style: Qt.PenStyle = Qt.PenStyle.SolidLine)
     return pg.mkPen(PALETTE[i % len(PALETTE)], width=width, style=style)
 
 
+# Counters that jobs report beside their metrics: the x axis of a curve, not curves of their own.
+COUNTERS = ("iteration", "step", "epoch", "seconds")
+
+
+def curve_records(batch: Iterable[Progress]) -> list[Progress]:
+    """The records of ``batch`` that carry metrics, with only the metrics worth a curve."""
+    return [
+        Progress(r.step, r.total, r.message, {k: v for k, v in r.metrics.items() if k not in COUNTERS})
+        for r in batch
+        if r.metrics
+    ]
+
+
 class LearningCurve(pg.GraphicsLayoutWidget):
     """Live training curves: one stacked plot per metric (raw values thin, moving average bold).
 

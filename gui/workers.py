@@ -203,8 +203,6 @@ class ProgressDialog(QDialog):
     curve once the job reports metrics (a new curve for each training the job runs). Never blocks: it is
     shown with ``open()``, and closes itself when the worker ends."""
 
-    IGNORED = ("iteration", "step", "epoch", "seconds")
-
     def __init__(self, worker: JobWorker, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("progressDialog")
@@ -225,16 +223,12 @@ class ProgressDialog(QDialog):
         worker.finished.connect(self.accept)
 
     def _metrics(self, batch: list[Progress]) -> None:
-        records = [
-            Progress(r.step, r.total, r.message, {k: v for k, v in r.metrics.items() if k not in self.IGNORED})
-            for r in batch
-            if r.metrics
-        ]
+        from gui.widgets import LearningCurve, curve_records  # pyqtgraph only once a job reports metrics
+
+        records = curve_records(batch)
         if not records:
             return
         if self.curve is None:
-            from gui.widgets import LearningCurve
-
             self.curve = LearningCurve(self)
             self.curve.setMinimumHeight(300)
             self.layout_.addWidget(self.curve, 1)

@@ -61,6 +61,11 @@ class ComparisonRecord:
     preferred: str
 
 
+def candidate_texts(label: Label) -> list[str]:
+    """What the comparisons show of ``label``: its answer texts (FAQ), or its text, else its name."""
+    return [a for a in label.answers if a.strip()] or [label.text or label.name]
+
+
 def candidates_from_labels(
     labels: Sequence[Label], probabilities: Sequence[float], query: str, encoder=None
 ) -> list[Candidate]:
@@ -82,7 +87,7 @@ def candidates_from_labels(
         raise ConfigError("label probabilities must be finite and non-negative")
     rows: list[tuple[str, str, str, float]] = []
     for label, p in zip(labels, probs):
-        texts = [a for a in label.answers if a.strip()] or [label.text or label.name]
+        texts = candidate_texts(label)
         for k, text in enumerate(texts):
             cid = label.key if len(texts) == 1 else f"{label.key}#{k + 1}"
             rows.append((cid, label.name, text, float(np.log(max(p, 1e-12)))))

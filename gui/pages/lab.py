@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from assistant.progress import Progress
 from gui.qt_models import EvaluationResultsModel, RankingResultsModel
-from gui.widgets import AccuracyPlot, LearningCurve, RankingPlot, make_table, stretch_column
+from gui.widgets import AccuracyPlot, LearningCurve, RankingPlot, curve_records, make_table, stretch_column
 from gui.workers import JobWorker, ProgressPanel, WorkerPool, is_running
 
 ErrorHandler = Callable[[str, BaseException, str], None]
@@ -350,7 +350,6 @@ class TrainingPanel(_Panel):
 
     modelsChanged = Signal(str)
     CURVE_ORDER = ("reward", "accuracy", "turns", "lambda", "loss", "dev_acc1", "dev_acc3", "dev_acc1_seen")
-    IGNORED = ("iteration", "step", "epoch", "seconds")
 
     def __init__(self, lab: LabPage) -> None:
         super().__init__(lab, "training", "&Start training")
@@ -415,11 +414,7 @@ class TrainingPanel(_Panel):
         return self.start(title, make_job)
 
     def on_progress(self, batch: list[Progress]) -> None:
-        records = [
-            Progress(r.step, r.total, r.message, {k: v for k, v in r.metrics.items() if k not in self.IGNORED})
-            for r in batch
-            if r.metrics
-        ]
+        records = curve_records(batch)
         self.curve.add(records)
 
     def on_result(self, result: Any) -> None:

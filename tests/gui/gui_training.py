@@ -11,6 +11,7 @@ import time
 
 from assistant.agent import VARIANTS, AgentFactory
 from assistant.progress import run_job
+from assistant.ranking.session import candidate_texts
 from assistant.training import PolicyConfig
 from tests.support import HashingEncoder
 
@@ -26,10 +27,7 @@ def prefill_text_cache(factory: AgentFactory) -> None:
     from assistant import paths
     from models.pretrained import CachingSentenceEncoder
 
-    texts = []
-    for label in factory.domain.labels:
-        texts.extend(a for a in label.answers if a.strip())
-        texts.append(label.text or label.name)
+    texts = [text for label in factory.domain.labels for text in candidate_texts(label)]
     cache = CachingSentenceEncoder(paths.models_dir(factory.name) / "text-embeddings.npz", HashingEncoder(TEXT_DIM))
     cache.warm(texts)
 
