@@ -396,21 +396,12 @@ def load_or_train_encoder(
 # ---- MiniLM sentence-encoder prior ------------------------------------------------------------------------
 
 
-def cached_sentence_embeddings(domain_name: str, texts: Sequence[str], kind: str) -> np.ndarray:
-    """[N, 384] MiniLM embeddings of fixed ``texts``, cached under models/<domain>/ by a hash of the texts."""
-    from models.pretrained import SentenceEncoder
+def domain_sentence_embeddings(domain_name: str):
+    """MiniLM embeddings of the domain's fixed texts (label documents, tags, queries), cached on disk in the
+    domain's model folder (``models.pretrained.CachingSentenceEncoder``)."""
+    from models.pretrained import CachingSentenceEncoder
 
-    texts = list(texts)
-    path = paths.models_dir(domain_name) / f"minilm-{kind}-{data_hash(['minilm-v1', tuple(texts)])}.npy"
-    if path.is_file():
-        cached = np.load(path)
-        if cached.shape[0] == len(texts):
-            return cached
-    emb = SentenceEncoder().encode(texts)
-    tmp = path.with_suffix(".tmp.npy")
-    np.save(tmp, emb)
-    tmp.replace(path)
-    return emb
+    return CachingSentenceEncoder(paths.models_dir(domain_name) / "minilm-prior-embeddings.npz")
 
 
 class MiniLMPrior:
@@ -433,6 +424,7 @@ class MiniLMPrior:
         self.temperature = temperature
         self.short_temperature: float | None = None
         self._tags: np.ndarray | None = None
+        self._embeddings = None
 
     @classmethod
     def fit(
@@ -444,19 +436,21 @@ class MiniLMPrior:
     ) -> MiniLMPrior:
         agent = agent_view(domain, protocol_seed)
         docs = label_documents(agent, agent.p_hat(), text)
-        doc_vectors = cached_sentence_embeddings(domain.name, docs, "docs")
+        embeddings = domain_sentence_embeddings(domain.name)
+        doc_vectors = embeddings.encode(docs)
         centroids = None
         if centroid == "on" or (centroid == "auto" and centroid_applicable(agent)):
             train_texts, train_labels = agent.queries("train")
-            emb = cached_sentence_embeddings(domain.name, train_texts, "train")
+            emb = embeddings.encode(train_texts)
             sums = np.zeros_like(doc_vectors, dtype=np.float64)
             np.add.at(sums, train_labels, emb)
             norms = np.linalg.norm(sums, axis=1, keepdims=True)
             centroids = (sums / np.maximum(norms, 1e-9)).astype(np.float32)
         prior = cls(agent, doc_vectors, centroids, 0.0, 1.0)
+        prior._embeddings = embeddings
         dev_texts, dev_labels = agent.queries("dev")
         if len(dev_texts):
-            dev = cached_sentence_embeddings(domain.name, dev_texts, "dev")
+            dev = embeddings.encode(dev_texts)
             if centroids is not None:
                 best = -1.0
                 for w in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0):
@@ -466,7 +460,7 @@ class MiniLMPrior:
             prior.temperature = tune_temperature(prior._raw(dev, prior.centroid_weight), dev_labels)
             short_texts, short_labels = short_query_windows(dev_texts, dev_labels, protocol_seed)
             if short_texts:
-                short = cached_sentence_embeddings(domain.name, short_texts, "dev-short")
+                short = embeddings.encode(short_texts)
                 prior.short_temperature = tune_temperature(prior._raw(short, prior.centroid_weight), short_labels)
         return prior
 
@@ -494,7 +488,8 @@ class MiniLMPrior:
         """[Q, R, Y] float32 cos("tag # answer", label document), 0 on padded options."""
         if self._tags is None:
             texts, slots = tag_answer_texts(self.domain)
-            emb = cached_sentence_embeddings(self.domain.name, texts, "tags")
+            embeddings = self._embeddings or domain_sentence_embeddings(self.domain.name)
+            emb = embeddings.encode(texts)
             self._tags = _scatter_tag_scores(self.domain, slots, emb @ self.doc_vectors.T)
         return self._tags
 

@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     import torch
 
-    from assistant.encoder import BM25Prior, MiniLMPrior, cached_sentence_embeddings
+    from assistant.encoder import BM25Prior, MiniLMPrior, domain_sentence_embeddings
     from assistant.encoder_training import EncoderTrainConfig, train_encoder
     from assistant.errors import ModelMissingError
     from assistant.progress import run_job
@@ -154,9 +154,8 @@ def main(argv: list[str] | None = None) -> dict:
 
         start = time.perf_counter()
         minilm = MiniLMPrior.fit(domain)
-        minilm_scores = {
-            s: minilm.scores_from_embeddings(cached_sentence_embeddings(name, texts[s], s), texts[s]) for s in splits
-        }
+        embeddings = domain_sentence_embeddings(name)
+        minilm_scores = {s: minilm.scores_from_embeddings(embeddings.encode(texts[s]), texts[s]) for s in splits}
         rows += _rows(domain, "minilm", minilm_scores, time.perf_counter() - start)
 
         for vectors in args.vectors:

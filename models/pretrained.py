@@ -9,6 +9,7 @@ HF_HUB_OFFLINE is forced on.
 from __future__ import annotations
 
 import os
+from collections.abc import Generator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import numpy as np
 import torch
 
 from assistant.errors import ModelMissingError
+from assistant.progress import Progress, run_job
 
 EMBEDDING_DIM = 384
 
@@ -101,24 +103,25 @@ class SentenceEncoder:
 
 
 class CachingSentenceEncoder:
-    """``SentenceEncoder`` with an on-disk cache of fixed texts (label answers), so that building the
-    comparison candidates of a session costs one short encoding of the user's query.
+    """A sentence encoder (default ``SentenceEncoder``) with an on-disk cache of fixed texts: label answers
+    and documents, dev queries, community answers. Encoding them again costs a file read.
 
-    The cache is a ``.npz`` keyed by the SHA-1 of each text; it is written when new texts were encoded.
+    The cache is a ``.npz`` of ``keys`` (SHA-1 of each text) [K] and ``vectors`` [K, D], written atomically
+    whenever more than one new text was encoded (a lone new text is the user's query: not worth a write).
+    One file per encoder: two instances on one file would each keep only their own additions.
     """
 
-    dim = EMBEDDING_DIM
-
-    def __init__(self, path: str | Path, encoder: SentenceEncoder | None = None) -> None:
+    def __init__(self, path: str | Path, encoder=None) -> None:
         self.path = Path(path)
         self.encoder = encoder or SentenceEncoder()
+        self.dim = getattr(self.encoder, "dim", EMBEDDING_DIM)
         self._vectors: dict[str, np.ndarray] = {}
         if self.path.is_file():
             try:
-                with np.load(self.path) as data:
-                    self._vectors = {key: data[key] for key in data.files}
-            except (OSError, ValueError):
-                self._vectors = {}  # a damaged cache is rebuilt, it holds nothing that cannot be recomputed
+                with np.load(self.path, allow_pickle=False) as data:
+                    self._vectors = dict(zip(data["keys"].tolist(), data["vectors"]))
+            except (OSError, ValueError, KeyError):
+                self._vectors = {}  # a damaged or older cache is rebuilt: it holds nothing that cannot be recomputed
 
     @staticmethod
     def _key(text: str) -> str:
@@ -126,22 +129,30 @@ class CachingSentenceEncoder:
 
         return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode_job(self, texts: Sequence[str], batch: int = 256) -> Generator[Progress, None, np.ndarray]:
+        """[N, D] float32 embeddings of ``texts``; yields Progress per batch of texts not cached yet."""
         keys = [self._key(t) for t in texts]
         missing = sorted({k: t for k, t in zip(keys, texts) if k not in self._vectors}.items())
-        if missing:
-            vectors = self.encoder.encode([t for _, t in missing])
-            self._vectors.update({k: v for (k, _), v in zip(missing, vectors)})
-            if len(missing) > 1:  # a lone new text is the user's query: not worth a disk write
-                self.save()
-        if not texts:
+        for start in range(0, len(missing), batch):
+            chunk = missing[start : start + batch]
+            vectors = self.encoder.encode([t for _, t in chunk])
+            self._vectors.update({k: v for (k, _), v in zip(chunk, vectors)})
+            yield Progress(min(start + batch, len(missing)), len(missing), "embedding texts")
+        if len(missing) > 1:
+            self.save()
+        if not keys:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._vectors[k] for k in keys])
+        return np.stack([self._vectors[k] for k in keys]).astype(np.float32)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return run_job(self.encode_job(texts))
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.stem + ".tmp.npz")
-        np.savez(tmp, **self._vectors)
+        keys = sorted(self._vectors)
+        vectors = np.stack([self._vectors[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
+        np.savez(tmp, keys=np.array(keys), vectors=vectors.astype(np.float32))
         tmp.replace(self.path)
 
     def warm(self, texts: list[str]) -> None:

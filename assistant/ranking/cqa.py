@@ -93,32 +93,6 @@ def cache_dir() -> Path:
     return path
 
 
-def _digest(texts: Sequence[str]) -> list[str]:
-    return [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
-
-
-def embed_cached(texts: Sequence[str], encoder, cache_name: str) -> Job[np.ndarray]:
-    """[len(texts), dim] embeddings, reusing $CLARIFY_HOME/cache/ranking/<cache_name>.npz (keyed by SHA-1 of text)."""
-    path = cache_dir() / f"{cache_name}.npz"
-    keys = _digest(texts)
-    known: dict[str, np.ndarray] = {}
-    if path.is_file():
-        with np.load(path, allow_pickle=False) as data:
-            known = dict(zip(data["keys"].tolist(), data["vectors"]))
-    missing = sorted({k: t for k, t in zip(keys, texts) if k not in known}.items())
-    batch = 256
-    for start in range(0, len(missing), batch):
-        chunk = missing[start : start + batch]
-        vectors = encoder.encode([t for _, t in chunk])
-        known.update({k: v for (k, _), v in zip(chunk, vectors)})
-        yield Progress(min(start + batch, len(missing)), len(missing), "embedding texts")
-    if missing:
-        all_keys = sorted(known)
-        np.savez(path, keys=np.array(all_keys), vectors=np.stack([known[k] for k in all_keys]).astype(np.float32))
-    dim = getattr(encoder, "dim", None) or (len(next(iter(known.values()))) if known else 0)
-    return np.stack([known[k] for k in keys]).astype(np.float32) if keys else np.zeros((0, dim), np.float32)
-
-
 def _candidate_lists(dataset: CQADataset, n_candidates: int) -> Job[list[dict]]:
     """Per evaluable thread: its answers plus BM25-retrieved answers of other threads, with ROUGE-L utilities."""
     import bm25s
@@ -175,16 +149,19 @@ def build_problems(
         lists = yield from _candidate_lists(dataset, n_candidates)
         if use_cache:
             lists_path.write_text(json.dumps(lists))
-    if encoder is None:
-        from models.pretrained import SentenceEncoder
+    from models.pretrained import CachingSentenceEncoder, SentenceEncoder
 
+    if encoder is None:
         encoder = SentenceEncoder()
     corpus = [a for t in dataset.threads for a in t.answers]
     used = sorted({c for entry in lists for c in entry["candidates"]})
     questions = [dataset.threads[e["thread"]].question for e in lists]
     texts = questions + [corpus[c] for c in used]
-    cache_name = f"{dataset.name}-embeddings-{type(encoder).__name__}"
-    vectors = yield from (embed_cached(texts, encoder, cache_name) if use_cache else _embed_plain(texts, encoder))
+    if use_cache:
+        path = cache_dir() / f"{dataset.name}-embeddings-{type(encoder).__name__}.npz"
+        vectors = yield from CachingSentenceEncoder(path, encoder).encode_job(texts)
+    else:
+        vectors = yield from _embed_plain(texts, encoder)
     q_vecs = vectors[: len(questions)]
     row_of = {c: len(questions) + k for k, c in enumerate(used)}
     problems = []
