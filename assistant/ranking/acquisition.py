@@ -109,6 +109,11 @@ class AcquisitionFunction(ABC):
     name: str = "acquisition"
     needs_uncertainty: bool = True
 
+    def __init__(self, noise: float = 1.0, pool_size: int = 150) -> None:
+        """``noise``: the preference likelihood's (the model's); ``pool_size``: see ``candidate_pool``."""
+        self.noise = noise
+        self.pool_size = pool_size
+
     @abstractmethod
     def select(
         self, posterior: Posterior, seen: set[tuple[int, int]], rng: np.random.Generator
@@ -180,10 +185,6 @@ class ExpectedImprovement(AcquisitionFunction):
 class _PooledPairScore(AcquisitionFunction):
     """Scores every pair within a pool of likely-best candidates by its predictive moments; best unseen wins."""
 
-    def __init__(self, noise: float = 1.0, pool_size: int = 150) -> None:
-        self.noise = noise
-        self.pool_size = pool_size
-
     @abstractmethod
     def pair_scores(self, delta: np.ndarray, var: np.ndarray) -> np.ndarray:
         """Score [P] of each pair from the mean [P] and variance [P] of f(a) - f(b); higher is better."""
@@ -221,9 +222,6 @@ class Uncertainty(AcquisitionFunction):
     name = "unc"
     needs_uncertainty = False
 
-    def __init__(self, pool_size: int = 150) -> None:
-        self.pool_size = pool_size
-
     def select(
         self, posterior: Posterior, seen: set[tuple[int, int]], rng: np.random.Generator
     ) -> tuple[int, int] | None:
@@ -241,10 +239,6 @@ class ThompsonPairs(AcquisitionFunction):
     is the candidate whose comparison with it has the highest information gain (BALD)."""
 
     name = "tp"
-
-    def __init__(self, noise: float = 1.0, pool_size: int = 150) -> None:
-        self.noise = noise
-        self.pool_size = pool_size
 
     def select(
         self, posterior: Posterior, seen: set[tuple[int, int]], rng: np.random.Generator
@@ -279,15 +273,21 @@ ACQUISITIONS: dict[str, type[AcquisitionFunction]] = {
 ALIASES = {"ei": "imp"}
 
 
+def acquisition_fits(acquisition: type[AcquisitionFunction] | AcquisitionFunction, model) -> bool:
+    """Whether ``acquisition`` suits ``model`` (class or instance): strategies that read the posterior's
+    uncertainty need a Bayesian model, UNC needs a point estimate (it would ignore a real posterior's
+    covariance), and random pairs suit every model."""
+    if acquisition.name == "random":
+        return True
+    return acquisition.needs_uncertainty == model.bayesian
+
+
 def make_acquisition(name: str, noise: float = 1.0) -> AcquisitionFunction:
     """The acquisition called ``name`` (imp/ei, tp, eig, unpa, unc, random)."""
     key = ALIASES.get(name.lower(), name.lower())
     if key not in ACQUISITIONS:
         raise ConfigError(f"unknown acquisition {name!r}: use one of {', '.join(ACQUISITIONS)} (or 'ei' for imp)")
-    cls = ACQUISITIONS[key]
-    if cls in (InformationGain, PairUncertainty, ThompsonPairs):
-        return cls(noise=noise)
-    return cls()
+    return ACQUISITIONS[key](noise=noise)
 
 
 def first_pair(prior: np.ndarray, features: np.ndarray) -> tuple[int, int]:

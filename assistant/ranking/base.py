@@ -166,11 +166,14 @@ class PreferenceModel(ABC):
 
     Constructors only store hyperparameters; ``fit`` validates its inputs and learns; ``posterior`` gives
     the posterior over all candidates' utilities. ``bayesian`` says whether the variance means anything
-    (acquisitions that need uncertainty refuse point estimates).
+    (acquisitions that need uncertainty refuse point estimates). ``noise`` is the scale of the probit
+    preference likelihood, P(a > b) = Phi((f_a - f_b) / (sqrt(2) noise)); the acquisitions that predict
+    answers use the model's.
     """
 
     name: str = "model"
     bayesian: bool = True
+    noise: float = 1.0
 
     @abstractmethod
     def fit(self, features: np.ndarray, prior: np.ndarray, comparisons: Comparisons) -> PreferenceModel:

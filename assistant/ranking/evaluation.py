@@ -24,7 +24,7 @@ import numpy as np
 
 from assistant.errors import ConfigError
 from assistant.progress import Job, Progress, metrics_of
-from assistant.ranking.acquisition import ACQUISITIONS, ALIASES, first_pair, make_acquisition
+from assistant.ranking.acquisition import ACQUISITIONS, ALIASES, acquisition_fits, first_pair, make_acquisition
 from assistant.ranking.base import OUTCOME_OF, Comparisons, PreferenceModel
 from assistant.ranking.bt import BradleyTerry
 from assistant.ranking.cqa import RankingProblem, build_problems, split_indices
@@ -33,7 +33,6 @@ from assistant.ranking.gppl import GPPL
 from assistant.ranking.oracle import NoisyOracle, ndcg_at_k, top1_accuracy
 
 MODELS = ("gppl", "bt", "mcd", "deep", "swag")
-DEFAULT_MODELS = ("gppl", "bt", "mcd", "deep", "swag")
 STRATEGIES = tuple(ACQUISITIONS)
 
 
@@ -64,11 +63,20 @@ class RankerSettings:
     swag_scale: float = 1.0
 
 
+def model_class(name: str) -> type[PreferenceModel]:
+    """The class of the model called ``name`` (the deep ones import torch, so only when asked for)."""
+    if name == "gppl":
+        return GPPL
+    if name == "bt":
+        return BradleyTerry
+    from assistant.ranking.deep import DeepRanker, MCDropoutRanker, SWAGRanker
+
+    return {"mcd": MCDropoutRanker, "deep": DeepRanker, "swag": SWAGRanker}[name]
+
+
 def compatible(model: str, strategy: str) -> bool:
     """Bayesian models take every strategy but UNC; point estimates take UNC and random."""
-    if strategy == "random":
-        return True
-    return (strategy == "unc") == (model in ("bt", "deep"))
+    return acquisition_fits(ACQUISITIONS[strategy], model_class(model))
 
 
 def parse_list(text: str | Sequence[str], allowed: Sequence[str], what: str) -> list[str]:
@@ -128,7 +136,7 @@ def run_interactions(
     ``similarity_features``) opens every strategy except random.
     """
     n_steps = len(draws)
-    acquisition = make_acquisition(strategy)
+    acquisition = make_acquisition(strategy, noise=model.noise)
     oracle = NoisyOracle(utilities, t=t, draws=draws)
     comparisons = Comparisons.empty()
     posterior = model.fit(features, prior, comparisons).posterior()
@@ -181,7 +189,7 @@ def evaluate(
     dataset: str,
     interactions: int = 10,
     strategies: Sequence[str] = ("imp", "tp", "eig", "unpa", "unc", "random"),
-    models: Sequence[str] = DEFAULT_MODELS,
+    models: Sequence[str] = MODELS,
     seed: int = 0,
     t: float = 0.3,
     split: str = "test",

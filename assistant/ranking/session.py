@@ -27,7 +27,13 @@ import numpy as np
 
 from assistant.domain import Label
 from assistant.errors import ConfigError, SessionStateError
-from assistant.ranking.acquisition import AcquisitionFunction, first_pair, make_acquisition
+from assistant.ranking.acquisition import (
+    ACQUISITIONS,
+    AcquisitionFunction,
+    acquisition_fits,
+    first_pair,
+    make_acquisition,
+)
 from assistant.ranking.base import OUTCOME_OF, PREFERENCES, Comparisons, Posterior, PreferenceModel
 from assistant.ranking.bt import BradleyTerry
 from assistant.ranking.gppl import GPPL
@@ -136,7 +142,12 @@ class RankingSession:
         self.model_options = dict(model_options or {})
         self.model: PreferenceModel = SESSION_MODELS[model](**self.model_options)
         self.acquisition_name = acquisition
-        self.acquisition: AcquisitionFunction = make_acquisition(acquisition)
+        self.acquisition: AcquisitionFunction = make_acquisition(acquisition, noise=self.model.noise)
+        if not acquisition_fits(self.acquisition, self.model):
+            fitting = [name for name, cls in ACQUISITIONS.items() if acquisition_fits(cls, self.model)]
+            raise ConfigError(
+                f"acquisition {acquisition!r} does not suit the {model!r} ranker: use one of {', '.join(fitting)}"
+            )
         self.seed = int(seed)
         self.stop_rule = StopRule(threshold=threshold, budget=budget)
         self.first_pair_heuristic = bool(first_pair_heuristic)

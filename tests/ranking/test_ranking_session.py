@@ -143,6 +143,12 @@ def test_bradley_terry_session_with_unc():
         RankingSession(_candidates(), model="bt", acquisition="unc", seed=0, budget=5), np.linspace(0, 1, 12)
     )
     assert 1 <= len(session.history) <= 5
+    # a budget of 5 and utilities 12 steps apart: UNC keeps comparing until the budget is spent
+    assert len(session.history) == 5 and session.stop_reason == "budget"
+    with pytest.raises(ConfigError, match="does not suit the 'bt' ranker: use one of unc, random"):
+        RankingSession(_candidates(), model="bt", acquisition="imp")
+    with pytest.raises(ConfigError, match="does not suit the 'gppl' ranker"):
+        RankingSession(_candidates(), model="gppl", acquisition="unc")
 
 
 def test_single_candidate_stops_at_once():
