@@ -311,16 +311,20 @@ class Session:
             self._override_stop = False
             if self._pending_question is None:
                 reason = self.stop_reason or "policy"
-                snapshot = self._shortlist_ranking().to_dict()
-                self._apply("stop", {"reason": reason, "ranking": snapshot})
-                self._log("stop", {"reason": reason, "ranking": snapshot})
+                ranking = self._shortlist_ranking()
+                payload = {"reason": reason, "ranking": ranking.to_dict()}
+                self._apply("stop", payload, ranking)
+                self._log("stop", payload)
         if self.phase == "comparing" and self.ranking.stopped:
             payload = {"reason": self.ranking.stop_reason}
             self._apply("decided", payload)
             self._log("decided", payload)
 
-    def _apply(self, kind: str, payload: dict) -> None:
-        """Change the state for one log entry (live or replayed); no logging, no automatic decisions."""
+    def _apply(self, kind: str, payload: dict, ranking=None) -> None:
+        """Change the state for one log entry (live or replayed); no logging, no automatic decisions.
+
+        ``ranking``: for a live 'stop', the RankingSession its payload was saved from (a replay rebuilds it
+        from the payload; building it twice would fit the ranker twice)."""
         if kind == "answer":
             self.conversation.answer(payload["question"], payload.get("option"), payload.get("answer", "option"))
             self._override_stop = False
@@ -331,7 +335,7 @@ class Session:
             from assistant.ranking import RankingSession
 
             self.conversation.force_stop()
-            self.ranking = RankingSession.from_dict(payload["ranking"])
+            self.ranking = ranking if ranking is not None else RankingSession.from_dict(payload["ranking"])
             self.stop_reason = payload.get("reason", "policy")
             self.phase = "comparing"
             self._pending_question = None
