@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 from assistant.errors import ClarifyError, SessionStateError
+from gui.dialogs import error_text
 from gui.snapshot import SessionSnapshot, take_snapshot
 
 
@@ -160,14 +161,11 @@ class SessionController(QObject):
     def _on_failed(self, ticket: int, exc: BaseException, details: str) -> None:
         was_busy = self.busy
         title, _, _ = self._pending.pop(ticket, ("", None, False))
-        if isinstance(exc, ClarifyError):
-            self.errorOccurred.emit(title, str(exc), "")
-        else:
-            message = (
-                f"{type(exc).__name__}: {exc}\n\nThis is a bug in Clarify. Your conversation so far is saved: "
-                "restart Clarify and resume it from the History page; please report the details below."
-            )
-            self.errorOccurred.emit(title, message, details)
+        message, extra = error_text(exc)
+        if not isinstance(exc, ClarifyError):
+            message += "\n\nYour conversation so far is saved: you can resume it from the History page."
+            extra = details  # the traceback as the session thread saw it
+        self.errorOccurred.emit(title, message, extra)
         self._finished(was_busy)
 
     # ---- domain --------------------------------------------------------------------------------------

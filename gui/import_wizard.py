@@ -62,12 +62,15 @@ def import_job(path: str, domain: str, fmt: str, kind: str | None) -> Generator[
 
 
 def guess_format(path: str) -> str:
+    """The likely format of ``path`` from its suffix and, for CSV, its header (only the file's start is read:
+    this runs on the GUI thread as the user types)."""
     suffix = Path(path).suffix.casefold()
     if suffix == ".json":
         return "labelstudio"
     if suffix == ".csv":
         try:
-            head = Path(path).read_text(encoding="utf-8", errors="replace")[:2000]
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                head = handle.read(2000)
         except OSError:
             return "csv"
         return "mturk" if "Input." in head and ("Answer." in head or "WorkerId" in head) else "csv"
