@@ -22,6 +22,7 @@ from assistant.answer_model import AnswerModel
 from assistant.clarifier import Clarifier, ClarifierConfig
 from assistant.domain import BINARY_OPTIONS, Domain, Label, Question
 from assistant.policy import LearnedPolicy
+from benchmarks.common import bundled_domain
 from models.policy_net import StopPolicyNet
 
 
@@ -80,24 +81,12 @@ class _NeverStop:
         return False
 
 
-def birds_domain() -> Domain:
-    """The bundled birds domain (built into $CLARIFY_HOME first if it is not there yet)."""
-    from assistant.agent import load_domain
-    from assistant.progress import run_job
-    from assistant.store import built_domains
-    from crowdsourcing.adapters import build_domain
-
-    if "birds" not in built_domains():
-        run_job(build_domain("birds"))
-    return load_domain("birds")
-
-
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
-    birds = birds_domain()
+    birds = bundled_domain("birds")
     birds_ms = time_turns(birds, 9, 20 if args.quick else 200, rng)
     big_labels, big_questions = (2000, 400) if args.quick else (10_000, 2_000)
     big = synthetic_domain(big_labels, big_questions, 4, rng)

@@ -24,21 +24,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from benchmarks.common import bundled_domain
+
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
-
-
-def _domain(name: str):
-    from assistant.errors import DomainNotFoundError, StoreError
-    from assistant.progress import run_job
-    from assistant.store import KnowledgeBase
-
-    try:
-        return KnowledgeBase.open(name).load_domain()
-    except (DomainNotFoundError, StoreError):
-        from crowdsourcing.adapters import build_domain
-
-        run_job(build_domain(name))
-        return KnowledgeBase.open(name).load_domain()
 
 
 def _settings(domain) -> dict[str, np.ndarray | None]:
@@ -53,6 +41,7 @@ def _rows(domain, prior_name: str, scores: dict[str, np.ndarray], fit_seconds: f
     from assistant.encoder import ranking_metrics
 
     rows = []
+    seen = domain.labels_with_queries("train")
     for setting, candidates in _settings(domain).items():
         row = {"domain": domain.name, "candidates": setting, "prior": prior_name, "fit_seconds": round(fit_seconds, 1)}
         if candidates is not None:
@@ -64,7 +53,6 @@ def _rows(domain, prior_name: str, scores: dict[str, np.ndarray], fit_seconds: f
             row.update(
                 {f"{split}_acc1": round(m["acc1"], 4), f"{split}_acc3": round(m["acc3"], 4), f"{split}_n": int(m["n"])}
             )
-            seen = domain.labels_with_queries("train")
             if candidates is None and len(seen) < domain.num_labels:
                 # how often the top label is one without training queries (every target has some): the
                 # all-candidates accuracy is only harder than the captioned one if this is not ~0
@@ -75,8 +63,6 @@ def _rows(domain, prior_name: str, scores: dict[str, np.ndarray], fit_seconds: f
 
 def _zero_shot_rows(domain, config, seed: int) -> list[dict]:
     """Hold out the training queries of every 5th captioned species, train, score their test queries."""
-    from dataclasses import replace as dc_replace
-
     from assistant.encoder import ranking_metrics
     from assistant.encoder_training import train_encoder
     from assistant.progress import run_job
@@ -85,7 +71,7 @@ def _zero_shot_rows(domain, config, seed: int) -> list[dict]:
     seen = domain.labels_with_queries("train")
     held = seen[::5]
     keep = ~((domain.query_splits == "train") & np.isin(domain.query_labels, held))
-    reduced = dc_replace(
+    reduced = replace(
         domain,
         query_texts=[t for t, k in zip(domain.query_texts, keep) if k],
         query_labels=domain.query_labels[keep],
@@ -144,7 +130,7 @@ def main(argv: list[str] | None = None) -> dict:
     rows: list[dict] = []
     skipped: list[str] = []
     for name in args.domains:
-        domain = _domain(name)
+        domain = bundled_domain(name)
         splits = ("dev", "test")
         texts = {s: domain.queries(s)[0] for s in splits}
 
