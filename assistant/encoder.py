@@ -64,10 +64,9 @@ def centroid_applicable(domain: Domain) -> bool:
     return len(domain.labels_with_queries("train")) == domain.num_labels
 
 
-def encoder_checkpoint_path(domain_name: str, variant: str = "") -> Path:
-    """models/<domain>/encoder[-variant] (without suffix: the checkpoint adds .pt and .json)."""
-    name = ENCODER_CHECKPOINT + (f"-{variant}" if variant else "")
-    return paths.models_dir(domain_name) / name
+def encoder_checkpoint_path(domain_name: str) -> Path:
+    """models/<domain>/encoder (without suffix: the checkpoint adds .pt and .json)."""
+    return paths.models_dir(domain_name) / ENCODER_CHECKPOINT
 
 
 def encoder_data_hash(domain: Domain, protocol_seed: int = 0) -> str:
@@ -333,7 +332,7 @@ class EncoderPrior:
         )
 
 
-def load_encoder_prior(domain: Domain, variant: str = "") -> EncoderPrior:
+def load_encoder_prior(domain: Domain) -> EncoderPrior:
     """The trained SRU prior of ``domain`` from its checkpoint.
 
     Raises ModelMissingError (saying how to fix it) when there is none, it is unreadable, or it was trained
@@ -342,7 +341,7 @@ def load_encoder_prior(domain: Domain, variant: str = "") -> EncoderPrior:
     from assistant.encoder_training import EncoderTrainConfig
     from models.sru_encoder import SRUTextEncoder, word_vectors
 
-    path = encoder_checkpoint_path(domain.name, variant)
+    path = encoder_checkpoint_path(domain.name)
     sidecar = read_sidecar(path)
     if sidecar is None or "train" not in sidecar.get("config", {}):
         raise ModelMissingError(
@@ -377,19 +376,17 @@ def load_encoder_prior(domain: Domain, variant: str = "") -> EncoderPrior:
     )
 
 
-def load_or_train_encoder(
-    domain: Domain, config=None, seed: int = 0, variant: str = ""
-) -> Generator[Progress, None, EncoderPrior]:
+def load_or_train_encoder(domain: Domain, config=None, seed: int = 0) -> Generator[Progress, None, EncoderPrior]:
     """The domain's encoder prior: loaded if a current checkpoint exists, else trained (and saved)."""
     try:
-        prior = load_encoder_prior(domain, variant)
+        prior = load_encoder_prior(domain)
         yield Progress(1, 1, f"encoder for {domain.name!r} is up to date")
         return prior
     except ModelMissingError:
         pass
     from assistant.encoder_training import train_encoder
 
-    result = yield from train_encoder(domain, config, seed=seed, save=True, variant=variant)
+    result = yield from train_encoder(domain, config, seed=seed, save=True)
     return result.prior
 
 

@@ -202,14 +202,13 @@ def train_encoder(
     config: EncoderTrainConfig | None = None,
     seed: int = 0,
     save: bool = True,
-    variant: str = "",
 ) -> Generator[Progress, None, EncoderResult]:
     """Train the SRU encoder prior on ``domain`` (as stored; the agent's view is taken here).
 
     Yields Progress every few steps (metrics ``loss``; at evaluations also ``dev_acc1``, ``dev_acc3`` and,
     for birds, ``dev_acc1_seen``/``dev_acc3_seen`` over the captioned species) and returns an
-    ``EncoderResult``. With ``save`` the model is written to ``encoder_checkpoint_path(domain.name,
-    variant)``. Same seed, same model.
+    ``EncoderResult``. With ``save`` the model is written to ``encoder_checkpoint_path(domain.name)``.
+    Same seed, same model.
     """
     config = config or EncoderTrainConfig()
     # record the concrete word vectors ('auto' depends on what is installed)
@@ -312,7 +311,7 @@ def train_encoder(
     }
     path = None
     if save:
-        path = encoder_checkpoint_path(domain.name, variant)
+        path = encoder_checkpoint_path(domain.name)
         save_checkpoint(
             path,
             encoder.state_dict(),

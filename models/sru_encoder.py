@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib.util
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -67,9 +67,6 @@ class SRUEncoderConfig:
             raise ConfigError(f"pooling must be 'mean', 'max' or 'meanmax', not {self.pooling!r}")
         if min(self.hidden, self.out_dim, self.layers, self.max_len) < 1:
             raise ConfigError("hidden, out_dim, layers and max_len must be positive")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 # ---- word vectors and tokenisation ----------------------------------------------------------------------
