@@ -271,11 +271,11 @@ def evaluate(
         "lambda": setup.answer_model.lam,
     }
 
-    def rollouts(model: AnswerModel, stop: StopRule, strategy) -> list[Episode]:
+    def rollouts(model: AnswerModel, stop: StopRule, strategy, specs=episodes, prior_scores=scores) -> list[Episode]:
         clarifier = Clarifier(setup.domain, setup.prior, model, stop, strategy, setup.candidates, config)
         return [
             run_episode(clarifier, setup.user, spec, s, np.random.default_rng(spec.seed))
-            for spec, s in zip(episodes, scores)
+            for spec, s in zip(specs, prior_scores)
         ]
 
     rows: list[dict] = []
@@ -302,10 +302,7 @@ def evaluate(
                     raise ConfigError("the threshold system needs dev episodes to tune its threshold (or pass one)")
                 dev_scores = setup.prior.scores([e.query for e in dev_episodes])
                 # at no more questions than ours: the policy's mean on the same dev episodes is the limit
-                clarifier = Clarifier(
-                    setup.domain, setup.prior, setup.answer_model, setup.policy, None, setup.candidates, config
-                )
-                ours_dev = [run_episode(clarifier, setup.user, spec, sc) for spec, sc in zip(dev_episodes, dev_scores)]
+                ours_dev = rollouts(setup.answer_model, setup.policy, None, dev_episodes, dev_scores)
                 limit = float(np.mean([e.turns for e in ours_dev]))
                 threshold, _ = tune_threshold(setup, dev_scores, dev_episodes, max_turns, limit)
                 meta["threshold_turn_limit"] = limit
