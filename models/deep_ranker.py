@@ -100,14 +100,16 @@ def margin_ranking_loss(
     return torch.where((outcomes - 0.5).abs() < 1e-9, tie, win).mean()
 
 
-def save_ranker(model: SiameseRanker, path: Path, meta: dict | None = None) -> None:
-    """The head's weights and config (+ ``meta``) as a checkpoint (``models.checkpoint``, atomic)."""
-    save_checkpoint(path, model.state_dict(), {"net": model.config, "meta": meta or {}})
+def save_ranker(model: SiameseRanker, path: Path, meta: dict | None = None, data: str = "") -> None:
+    """The head's weights and config (+ ``meta``) as a checkpoint (``models.checkpoint``, atomic); ``data``:
+    the hash of what it was trained on."""
+    save_checkpoint(path, model.state_dict(), {"net": model.config, "meta": meta or {}}, data)
 
 
-def load_ranker(path: Path) -> tuple[SiameseRanker, dict]:
-    """(model in eval mode, meta) from ``save_ranker``'s checkpoint; ModelMissingError if absent or stale."""
-    state, sidecar = load_checkpoint(path)
+def load_ranker(path: Path, expected_data: str | None = None) -> tuple[SiameseRanker, dict]:
+    """(model in eval mode, meta) from ``save_ranker``'s checkpoint; ModelMissingError if absent, or stale
+    (trained on other data than ``expected_data``)."""
+    state, sidecar = load_checkpoint(path, expected_data)
     model = SiameseRanker(**sidecar["config"]["net"])
     model.load_state_dict(state)
     model.eval()

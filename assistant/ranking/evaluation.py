@@ -22,12 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, ModelMissingError
 from assistant.progress import Job, Progress, metrics_of
 from assistant.ranking.acquisition import ACQUISITIONS, ALIASES, acquisition_fits, first_pair, make_acquisition
 from assistant.ranking.base import OUTCOME_OF, Comparisons, PreferenceModel
 from assistant.ranking.bt import BradleyTerry
-from assistant.ranking.cqa import RankingProblem, build_problems, split_indices
+from assistant.ranking.cqa import RankingProblem, build_problems, cache_dir, split_indices
 from assistant.ranking.data import canonical_name, load_dataset
 from assistant.ranking.gppl import GPPL
 from assistant.ranking.oracle import NoisyOracle, ndcg_at_k, top1_accuracy
@@ -237,18 +237,25 @@ def evaluate(
     pretrained = moments = None
     if any(m in ("mcd", "deep", "swag") for m, _ in combos):
         from assistant.ranking.deep import RankingExample, collect_swag, pretrain_deep_ranker
-        from models.deep_ranker import pair_features
+        from models.checkpoint import data_hash
+        from models.deep_ranker import load_ranker, pair_features, save_ranker
 
         train = [problems[i] for i in splits["train"]]
         examples = [RankingExample(pair_features(p.question_embedding, p.embeddings), p.utilities) for p in train]
-        pretrained = yield from pretrain_deep_ranker(
-            examples,
-            seed=seed,
-            epochs=settings.deep_epochs,
-            hidden=settings.deep_hidden,
-            dropout=settings.deep_dropout,
-            prior_weight=settings.deep_prior_weight,
-        )
+        options = {
+            "epochs": settings.deep_epochs,
+            "hidden": settings.deep_hidden,
+            "dropout": settings.deep_dropout,
+            "prior_weight": settings.deep_prior_weight,
+        }
+        # Pretraining takes a while and depends only on the training questions: kept between evaluations.
+        path = cache_dir() / f"{name}-deep-ranker"
+        trained_on = data_hash([*(e.features for e in examples), *(e.utilities for e in examples), options, seed])
+        try:
+            pretrained, _ = load_ranker(path, trained_on)
+        except ModelMissingError:
+            pretrained = yield from pretrain_deep_ranker(examples, seed=seed, **options)
+            save_ranker(pretrained, path, {"dataset": name, "questions": len(examples)}, trained_on)
         if any(m == "swag" for m, _ in combos):
             moments = yield from collect_swag(pretrained, examples, seed=seed, epochs=settings.swag_epochs)
 

@@ -122,3 +122,54 @@ def test_swag_posterior_is_seeded_and_moves_with_comparisons():
     tuned = SWAGRanker(head, moments, samples=10, seed=2, lr=5e-3, steps=40)
     moved = tuned.fit(x, None, Comparisons.from_winners([(worst, best)] * 3)).posterior()
     assert moved.mean[worst] - moved.mean[best] > post.mean[worst] - post.mean[best]
+
+
+def test_evaluation_pretrains_the_deep_ranker_once_per_training_data(monkeypatch, hashing_encoder):
+    import assistant.ranking.deep as deep
+    from assistant.progress import run_job
+    from assistant.ranking.cqa import cache_dir
+    from assistant.ranking.evaluation import RankerSettings, evaluate
+
+    calls = []
+    real = deep.pretrain_deep_ranker
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return (yield from real(*args, **kwargs))
+
+    monkeypatch.setattr(deep, "pretrain_deep_ranker", counting)
+    settings = RankerSettings(deep_epochs=1, deep_hidden=16, deep_steps=2, mcd_samples=3)
+
+    def run():
+        result = run_job(
+            evaluate(
+                "coffee",
+                2,
+                ["imp"],
+                ["mcd"],
+                seed=0,
+                n_candidates=6,
+                max_questions=2,
+                settings=settings,
+                encoder=hashing_encoder,
+            )
+        )
+        return [(r["model"], r["strategy"], r["interactions"], r["accuracy"], r["ndcg5"]) for r in result["rows"]]
+
+    first = run()
+    assert len(calls) == 1 and any(p.name.startswith("coffee-deep-ranker") for p in cache_dir().iterdir())
+    assert run() == first and len(calls) == 1  # the second evaluation loads the pretrained head
+    run_job(
+        evaluate(
+            "coffee",
+            2,
+            ["imp"],
+            ["mcd"],
+            seed=1,
+            n_candidates=6,
+            max_questions=2,
+            settings=settings,
+            encoder=hashing_encoder,
+        )
+    )
+    assert len(calls) == 2  # another seed is another pretraining
