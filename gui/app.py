@@ -78,8 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setApplicationDisplayName(APP_NAME)
 
     from gui.main_window import MainWindow
+    from gui.workers import GuiThreadGarbageCollection
 
     sys.excepthook = _excepthook
+    collection = GuiThreadGarbageCollection()
+    collection.start()
     window = MainWindow(initial_domain=args.domain, open_initial=not args.no_open)
     window.show()
     # Everything alive now lives as long as the app: keep it out of the full collections, which would

@@ -10,13 +10,14 @@ transactions roll back). ``ProgressDialog`` shows a worker's progress with a Can
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 import traceback
 from collections.abc import Callable, Generator
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from assistant.errors import Cancelled
@@ -24,6 +25,43 @@ from assistant.progress import Progress, run_job
 
 BATCH_SECONDS = 0.05
 JobFactory = Callable[[], Generator[Progress, None, Any]]
+
+
+class GuiThreadGarbageCollection:
+    """Cyclic garbage collection only in the GUI thread: automatic collection off, a timer collecting there.
+
+    Python collects in whichever thread happens to allocate. A collection in a worker thread that frees
+    Qt wrappers destroys them there, and that deadlocks with the GUI thread painting: seen as a hang when a
+    Lab export rendered its plot with matplotlib in a worker while pyqtgraph painted the live plot.
+    ``start()`` in the GUI thread (the app does; the GUI tests do around each test), ``stop()`` collects once
+    more and turns automatic collection back on.
+    """
+
+    def __init__(self, interval_ms: int = 1000) -> None:
+        self.timer = QTimer()
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self.collect)
+        self.thresholds = gc.get_threshold()
+
+    def start(self) -> None:
+        gc.disable()
+        self.timer.start()
+
+    def collect(self) -> int:
+        """What automatic collection would have done by now: the young generations as they fill up, the
+        oldest rarely. Returns the oldest generation collected (-1: none)."""
+        collected = -1
+        for generation, (count, threshold) in enumerate(zip(gc.get_count(), self.thresholds)):
+            if count <= threshold:
+                break
+            gc.collect(generation)
+            collected = generation
+        return collected
+
+    def stop(self) -> None:
+        self.timer.stop()
+        gc.collect()
+        gc.enable()
 
 
 def is_running(worker: QThread | None) -> bool:

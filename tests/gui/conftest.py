@@ -27,6 +27,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.gui)
 
 
+@pytest.fixture(autouse=True)
+def collect_garbage_in_the_gui_thread(qapp):
+    """As the app does (see ``GuiThreadGarbageCollection``): a collection in a worker thread can deadlock."""
+    from gui.workers import GuiThreadGarbageCollection
+
+    collection = GuiThreadGarbageCollection()
+    collection.start()
+    yield
+    collection.stop()
+
+
 @pytest.fixture
 def settings(tmp_path):
     from PySide6.QtCore import QSettings

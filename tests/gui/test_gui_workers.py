@@ -146,3 +146,24 @@ def test_the_event_loop_stays_responsive_while_training(qtbot, tiny_window):
     qtbot.waitUntil(lambda: worker.outcome == "succeeded", timeout=60_000)
     qtbot.waitUntil(lambda: "reward" in panel.summary.text(), timeout=TIMEOUT_MS)
     assert panel.curve.points("accuracy") == 5
+
+
+def test_garbage_is_collected_in_the_gui_thread_only():
+    import gc
+
+    from gui.workers import GuiThreadGarbageCollection
+
+    assert not gc.isenabled()  # the GUI tests run under it (conftest), as the app does
+    collection = GuiThreadGarbageCollection()
+    collection.start()
+    gc.collect()
+    assert collection.collect() == -1  # nothing allocated since: nothing to do
+    for _ in range(2 * collection.thresholds[0]):  # reference cycles: only a collection frees them
+        cycle: list = []
+        cycle.append(cycle)
+    del cycle
+    assert gc.get_count()[0] > collection.thresholds[0]
+    assert collection.collect() >= 0 and gc.get_count()[0] < collection.thresholds[0]
+    collection.stop()
+    assert gc.isenabled()
+    gc.disable()  # the fixture's collection is still running for this test
