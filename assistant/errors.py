@@ -1,19 +1,26 @@
 """One exception hierarchy for the engine.
 
 Every message says what was wrong and how to fix it. The CLI turns a ``ClarifyError`` into a one-line
-error with exit code 2; the GUI shows it in a dialog.
+error with exit code 2; the GUI shows it in a dialog. Configuration errors are also ``ValueError``s
+(scikit-learn's habit). models/ has its own small errors (it imports nothing of the project):
+``from_model_errors`` turns them into these where the engine loads models, and ``USER_ERRORS`` lists
+every error whose message is meant for the person (what the CLI and the GUI catch).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+
+from models.errors import ModelConfigError, ModelError
 
 
 class ClarifyError(Exception):
     """Base class of every error the engine raises on purpose."""
 
 
-class ConfigError(ClarifyError):
+class ConfigError(ClarifyError, ValueError):
     """A parameter or setting has an invalid value."""
 
 
@@ -84,3 +91,18 @@ class ValidationError(ClarifyError):
         if len(self.problems) > limit:
             lines.append(f"... {len(self.problems) - limit} more")
         return "\n".join(lines)
+
+
+USER_ERRORS: tuple[type[Exception], ...] = (ClarifyError, ModelError)
+
+
+@contextmanager
+def from_model_errors(fix: str = "") -> Iterator[None]:
+    """Re-raise models/' errors as the engine's: ConfigError for a bad model configuration, else
+    ModelMissingError, with ``fix`` (what to run) appended to the message."""
+    try:
+        yield
+    except ModelConfigError as exc:
+        raise ConfigError(str(exc)) from exc
+    except ModelError as exc:
+        raise ModelMissingError(f"{exc}" + (f" ({fix})" if fix else "")) from exc

@@ -18,7 +18,9 @@ import os
 import time
 from pathlib import Path
 
-from assistant.agent import AgentFactory, policy_path, prepare
+from assistant.app.domains import prepare
+from assistant.app.registry import ModelRegistry, policy_path
+from assistant.app.research import evaluate_job
 from assistant.progress import run_job
 from models.checkpoint import read_sidecar
 
@@ -61,7 +63,7 @@ def targets(domain: str, candidates: str, report) -> dict:
 
 
 def training_seconds(name: str, settings: tuple[str, ...]) -> dict:
-    from assistant.encoder import encoder_checkpoint_path
+    from assistant.priors.sru import encoder_checkpoint_path
 
     encoder = read_sidecar(encoder_checkpoint_path(name)) or {}
     out = {"encoder": encoder.get("metrics", {}).get("train_seconds")}
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> dict:
         start = time.perf_counter()
         trained = run_job(prepare(name))
         prepare_seconds = time.perf_counter() - start
-        factory = AgentFactory(name)
+        registry = ModelRegistry(name)
         entry = {
             "trained_now": trained,
             "prepare_seconds": round(prepare_seconds, 1),
@@ -96,7 +98,7 @@ def main(argv: list[str] | None = None) -> dict:
         }
         for candidates in SETTINGS.get(name, ("all",)):
             t0 = time.perf_counter()
-            report = run_job(factory.evaluate(candidates, episodes, args.seed))
+            report = run_job(evaluate_job(registry, candidates, episodes, args.seed))
             seconds = time.perf_counter() - t0
             entry["settings"][candidates] = {
                 "rows": report.rows,

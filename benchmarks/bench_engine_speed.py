@@ -18,10 +18,10 @@ import time
 import numpy as np
 import torch
 
-from assistant.answer_model import AnswerModel
-from assistant.clarifier import Clarifier, ClarifierConfig
-from assistant.domain import BINARY_OPTIONS, Domain, Label, Question
-from assistant.policy import LearnedPolicy
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.clarifier import Clarifier, ClarifierConfig
+from assistant.clarification.stopping import LearnedPolicy
+from assistant.store import BINARY_OPTIONS, Domain, Label, Question
 from benchmarks.common import bundled_domain
 from models.policy_net import StopPolicyNet
 

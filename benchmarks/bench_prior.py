@@ -38,7 +38,7 @@ def _settings(domain) -> dict[str, np.ndarray | None]:
 
 
 def _rows(domain, prior_name: str, scores: dict[str, np.ndarray], fit_seconds: float) -> list[dict]:
-    from assistant.encoder import ranking_metrics
+    from assistant.priors.calibration import ranking_metrics
 
     rows = []
     seen = domain.labels_with_queries("train")
@@ -63,9 +63,9 @@ def _rows(domain, prior_name: str, scores: dict[str, np.ndarray], fit_seconds: f
 
 def _zero_shot_rows(domain, config, seed: int) -> list[dict]:
     """Hold out the training queries of every 5th captioned species, train, score their test queries."""
-    from assistant.encoder import ranking_metrics
-    from assistant.encoder_training import train_encoder
+    from assistant.priors.calibration import ranking_metrics
     from assistant.progress import run_job
+    from assistant.training.encoder import train_encoder
     from models.sru_encoder import resolve_vectors
 
     seen = domain.labels_with_queries("train")
@@ -116,10 +116,12 @@ def main(argv: list[str] | None = None) -> dict:
 
     import torch
 
-    from assistant.encoder import BM25Prior, MiniLMPrior, domain_sentence_embeddings
-    from assistant.encoder_training import EncoderTrainConfig, train_encoder
     from assistant.errors import ModelMissingError
+    from assistant.priors.bm25 import BM25Prior
+    from assistant.priors.minilm import MiniLMPrior, domain_sentence_embeddings
     from assistant.progress import run_job
+    from assistant.simulation.protocol import agent_view
+    from assistant.training.encoder import EncoderTrainConfig, train_encoder
     from models.sru_encoder import word_vectors
 
     base = EncoderTrainConfig()
@@ -135,11 +137,12 @@ def main(argv: list[str] | None = None) -> dict:
         texts = {s: domain.queries(s)[0] for s in splits}
 
         start = time.perf_counter()
-        bm25 = BM25Prior.fit(domain)
+        agent = agent_view(domain)
+        bm25 = BM25Prior.fit(agent)
         rows += _rows(domain, "bm25", {s: bm25.scores(texts[s]) for s in splits}, time.perf_counter() - start)
 
         start = time.perf_counter()
-        minilm = MiniLMPrior.fit(domain)
+        minilm = MiniLMPrior.fit(agent)
         embeddings = domain_sentence_embeddings(name)
         minilm_scores = {s: minilm.scores_from_embeddings(embeddings.encode(texts[s]), texts[s]) for s in splits}
         rows += _rows(domain, "minilm", minilm_scores, time.perf_counter() - start)

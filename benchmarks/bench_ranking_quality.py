@@ -23,9 +23,9 @@ import sys
 
 import numpy as np
 
+from assistant.evaluation.cqa.data import DataMissingError
+from assistant.evaluation.cqa.protocol import RankerSettings, evaluate, final_table
 from assistant.progress import run_job
-from assistant.ranking.data import DataMissingError
-from assistant.ranking.evaluation import RankerSettings, evaluate, final_table
 
 
 def _row(result: dict, model: str, strategy: str, k: int) -> dict | None:

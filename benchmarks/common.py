@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from assistant.domain import Domain
+from assistant.store import Domain
 
 
 def bundled_domain(name: str) -> Domain:
     """The bundled domain ``name`` from $CLARIFY_HOME, built there first if it is not yet."""
-    from assistant.agent import load_domain
+    from assistant.app.registry import load_domain
     from assistant.progress import run_job
     from assistant.store import built_domains
     from crowdsourcing.adapters import build_domain

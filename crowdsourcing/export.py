@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.domain import Domain
 from assistant.errors import ConfigError
+from assistant.store import Domain
 from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS
-from crowdsourcing.scoring import BM25Scorer, RelevanceScorer, label_documents, rank
+from crowdsourcing.scoring import BM25Scorer, RelevanceScorer, label_queries_text, rank
 
 EXPORT_KINDS = ("tags", "choices", "queries")
 LABEL_COLUMNS = ["label", "label_name", "label_text"]
@@ -69,7 +69,7 @@ def tag_tasks(
     for tag in tags:
         if SEPARATOR in tag:
             raise ConfigError(f"tag {tag!r} contains {SEPARATOR!r}, which MTurk uses to join selections: rename it")
-    scores = np.asarray((scorer or BM25Scorer())(label_documents(domain), tags))
+    scores = np.asarray((scorer or BM25Scorer())(label_queries_text(domain), tags))
     if scores.shape != (domain.num_labels, len(tags)):
         raise ConfigError(
             f"the relevance scorer returned shape {scores.shape}, expected {(domain.num_labels, len(tags))}"

@@ -23,20 +23,18 @@ Crowd annotations for a question that was induced automatically replace its indu
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Generator
 from pathlib import Path
 
 from assistant import paths
-from assistant.domain import SPLITS
 from assistant.errors import ConfigError, DomainNotFoundError, Problem, StoreError, ValidationError
 from assistant.progress import Progress
-from assistant.store import KnowledgeBase
+from assistant.store import SPLITS, KnowledgeBase
 from crowdsourcing.importers import ParsedFile, parse_file
 from crowdsourcing.importers.base import DEFAULT_SPLIT
 from crowdsourcing.planning import ImportPlan, PreviewRow, plan_import, resolve_tags
-from crowdsourcing.report import DEFAULT_ALPHA, answer_distributions, build_report
+from crowdsourcing.report import DEFAULT_ALPHA, ImportReport, answer_distributions, build_report
 from crowdsourcing.templates import TemplateSet
 
 FIX_HINT = "fix the listed rows and import the file again"
@@ -54,7 +52,7 @@ __all__ = [
 
 
 # ---- applying -------------------------------------------------------------------------------------------
-def apply_plan(kb: KnowledgeBase, plan: ImportPlan, alpha: float = DEFAULT_ALPHA) -> dict:
+def apply_plan(kb: KnowledgeBase, plan: ImportPlan, alpha: float = DEFAULT_ALPHA) -> ImportReport:
     """Write ``plan`` into ``kb`` in one transaction and return the import report.
 
     Raises ValidationError (nothing written) when the plan has problems. Apply a plan right after making it
@@ -102,8 +100,8 @@ def apply_plan(kb: KnowledgeBase, plan: ImportPlan, alpha: float = DEFAULT_ALPHA
                 "queries": added_queries,
             }
             report = build_report(plan, "imported", added, distributions)
-            report["import_id"] = import_id
-            kb.db.execute("UPDATE imports SET report = ? WHERE id = ?", [json.dumps(report, sort_keys=True), import_id])
+            report.import_id = import_id
+            kb.set_import_report(import_id, report.to_dict())
     except sqlite3.IntegrityError as exc:
         raise StoreError(
             f"the import of {parsed.filename} conflicts with data written meanwhile ({exc}); nothing was imported: "
@@ -189,7 +187,7 @@ def import_file(
     templates: TemplateSet | str | Path | None = None,
     alpha: float = DEFAULT_ALPHA,
     default_split: str = DEFAULT_SPLIT,
-) -> Generator[Progress, None, dict]:
+) -> Generator[Progress, None, ImportReport]:
     """Import one file into ``domain`` all-or-nothing; yields Progress, returns the import report.
 
     Raises ValidationError (with every problem and its line) when the file has problems, and other
@@ -226,5 +224,5 @@ def import_file(
     finally:
         if kb is not None:
             kb.close()
-    yield Progress(3, 3, f"{report['status']} {name}")
+    yield Progress(3, 3, f"{report.status} {name}")
     return report

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crowdsourcing.tags import STOPWORDS, singular, words
+from assistant.errors import ConfigError
+from assistant.text.tokens import STOPWORDS, singular, words
 
 
 @dataclass(frozen=True)
@@ -33,11 +34,11 @@ class InductionConfig:
 
     def __post_init__(self) -> None:
         if self.max_ngram not in (1, 2, 3):
-            raise ValueError(f"max_ngram must be 1, 2 or 3, got {self.max_ngram}")
+            raise ConfigError(f"max_ngram must be 1, 2 or 3, got {self.max_ngram}")
         if self.tags_per_label < 1:
-            raise ValueError(f"tags_per_label must be >= 1, got {self.tags_per_label}")
+            raise ConfigError(f"tags_per_label must be >= 1, got {self.tags_per_label}")
         if not 0 < self.max_label_fraction <= 1:
-            raise ValueError(f"max_label_fraction must be in (0, 1], got {self.max_label_fraction}")
+            raise ConfigError(f"max_label_fraction must be in (0, 1], got {self.max_label_fraction}")
 
 
 @dataclass
@@ -73,7 +74,7 @@ def phrase_key(tag: str) -> tuple[str, ...]:
     return tuple(singular(w.replace("'", "")) for w in words(tag))
 
 
-def _label_documents(
+def _label_texts(
     texts_by_label: Sequence[Sequence[str]], titles: Sequence[str] | None, config: InductionConfig
 ) -> list[list[str]]:
     docs = []
@@ -91,7 +92,7 @@ def phrase_relevance(
 ) -> np.ndarray:
     """[T, Y] share of each label's texts (title counted ``title_weight`` times) that mention each phrase."""
     config = config or InductionConfig()
-    docs = _label_documents(texts_by_label, titles, config)
+    docs = _label_texts(texts_by_label, titles, config)
     index = {k: t for t, k in enumerate(tag_keys)}
     relevance = np.zeros((len(tag_keys), len(docs)), dtype=np.float32)
     for y, texts in enumerate(docs):
@@ -114,7 +115,7 @@ def induce_tags(
 ) -> InducedTags:
     """Propose tags that tell labels apart (see the module docstring). Deterministic."""
     config = config or InductionConfig()
-    docs = _label_documents(texts_by_label, titles, config)
+    docs = _label_texts(texts_by_label, titles, config)
     num_labels = len(docs)
     support: list[Counter] = []
     surface: dict[tuple[str, ...], Counter] = defaultdict(Counter)
@@ -157,5 +158,7 @@ def yes_probability(relevance: np.ndarray, floor: float = 0.05, saturation: floa
     label's texts mention the tag.
     """
     if not 0 <= floor < 0.5 or saturation <= 0:
-        raise ValueError("need 0 <= floor < 0.5 and saturation > 0")
+        raise ConfigError(
+            f"yes_probability needs 0 <= floor < 0.5 and saturation > 0, got floor={floor}, saturation={saturation}"
+        )
     return (floor + (1 - 2 * floor) * np.minimum(1.0, np.asarray(relevance) / saturation)).astype(np.float32)

@@ -1,7 +1,7 @@
 """Relevance of tags to labels, used to choose which tags to show crowd workers for each label.
 
 A scorer is any callable ``scorer(documents, tags) -> [len(documents), len(tags)]`` array (higher = more
-relevant): the documents describe the labels (name, text, training queries; see ``label_documents``), the
+relevant): the documents describe the labels (name, text, training queries; see ``label_queries_text``), the
 tags are the question tags. ``BM25Scorer`` (the default) indexes the tags with BM25 (via ``bm25s``) and
 queries them with each label's document; a trained encoder can replace it later without touching the
 exporter.
@@ -14,9 +14,10 @@ from typing import Protocol
 
 import numpy as np
 
-from assistant.domain import Domain
 from assistant.errors import ConfigError
-from crowdsourcing.tags import STOPWORDS, singular, words
+from assistant.store import Domain
+from assistant.text.bm25 import BM25Index, check_bm25_parameters
+from assistant.text.tokens import STOPWORDS, singular, words
 
 
 class RelevanceScorer(Protocol):
@@ -30,8 +31,9 @@ def tokens(text: str) -> list[str]:
     return [singular(w.replace("'", "")) for w in words(text.replace("_", " ")) if w not in STOPWORDS]
 
 
-def label_documents(domain: Domain, split: str = "train") -> list[str]:
-    """One text per label: its name, its description and its queries in ``split``."""
+def label_queries_text(domain: Domain, split: str = "train") -> list[str]:
+    """One text per label for ranking tags: its name, its description and its queries in ``split`` (what
+    people say about the label; ``assistant.text.label_text.label_documents`` is the encoders' version)."""
     texts: list[list[str]] = [[label.name, label.text] for label in domain.labels]
     query_texts, query_labels = domain.queries(split)
     for text, y in zip(query_texts, query_labels):
@@ -49,26 +51,16 @@ class BM25Scorer:
     name = "bm25"
 
     def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
-        if k1 < 0 or not 0 <= b <= 1:
-            raise ConfigError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        check_bm25_parameters(k1, b)
         self.k1 = k1
         self.b = b
 
     def __call__(self, documents: Sequence[str], tags: Sequence[str]) -> np.ndarray:
-        import bm25s  # imported here: it is only needed when exporting tasks
-
-        scores = np.zeros((len(documents), len(tags)), dtype=np.float32)
         corpus = [tokens(tag) for tag in tags]
         if not any(corpus):
-            return scores
-        retriever = bm25s.BM25(k1=self.k1, b=self.b)
-        retriever.index(corpus, show_progress=False)
-        vocabulary = retriever.vocab_dict
-        for d, document in enumerate(documents):
-            query = [w for w in tokens(document) if w in vocabulary]
-            if query:
-                scores[d] = retriever.get_scores(query)
-        return scores
+            return np.zeros((len(documents), len(tags)), dtype=np.float32)
+        index = BM25Index(corpus, k1=self.k1, b=self.b)
+        return np.stack([index.scores(tokens(document)) for document in documents]).reshape(len(documents), -1)
 
 
 def rank(scores: np.ndarray, allowed: np.ndarray | None = None, top: int = 50) -> list[list[int]]:

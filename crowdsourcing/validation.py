@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from assistant.domain import SPLITS, Domain, Label, normalize_label_name
 from assistant.errors import UnknownLabelError
+from assistant.store import SPLITS, Domain, Label, normalize_label_name
 
 YES = frozenset({"yes", "y", "true", "1", "t"})
 NO = frozenset({"no", "n", "false", "0", "f"})

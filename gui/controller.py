@@ -17,16 +17,16 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
-from assistant.errors import ClarifyError, SessionStateError
+from assistant.errors import USER_ERRORS, SessionStateError
 from gui.dialogs import error_text
 from gui.snapshot import SessionSnapshot, take_snapshot
 
 
 @dataclass
 class _State:
-    """What the session thread owns: the agent factory, its own KnowledgeBase connection, the session."""
+    """What the session thread owns: the model registry, its own KnowledgeBase connection, the session."""
 
-    factory: Any = None
+    registry: Any = None
     kb: Any = None
     session: Any = None
     config: Any = None
@@ -37,13 +37,13 @@ class _State:
             self.kb.close()
             self.kb = None
 
-    def attach(self, factory: Any, config: Any) -> None:
-        from assistant.store import KnowledgeBase
+    def attach(self, registry: Any, config: Any) -> None:
+        from assistant.app.session import open_session_log
 
         self.close()
-        self.factory = factory
+        self.registry = registry
         self.config = config
-        self.kb = KnowledgeBase.open(factory.name)
+        self.kb = open_session_log(registry.name)
 
     def need_session(self) -> Any:
         if self.session is None:
@@ -53,7 +53,7 @@ class _State:
     def snapshot(self) -> SessionSnapshot | None:
         if self.session is None:
             return None
-        return take_snapshot(self.session, self.factory.name)
+        return take_snapshot(self.session, self.registry.name)
 
 
 class _SessionRunner(QObject):
@@ -82,7 +82,7 @@ class SessionController(QObject):
     snapshotChanged = Signal(object)  # SessionSnapshot | None
     busyChanged = Signal(bool)
     errorOccurred = Signal(str, str, str)  # title, message (what went wrong and what to do), details
-    sessionsListed = Signal(list)  # list[assistant.session.SessionSummary]
+    sessionsListed = Signal(list)  # list[assistant.app.session.SessionSummary]
     _request = Signal(int, object)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -162,20 +162,20 @@ class SessionController(QObject):
         was_busy = self.busy
         title, _, _ = self._pending.pop(ticket, ("", None, False))
         message, extra = error_text(exc)
-        if not isinstance(exc, ClarifyError):
+        if not isinstance(exc, USER_ERRORS):
             message += "\n\nYour conversation so far is saved: you can resume it from the History page."
             extra = details  # the traceback as the session thread saw it
         self.errorOccurred.emit(title, message, extra)
         self._finished(was_busy)
 
     # ---- domain --------------------------------------------------------------------------------------
-    def attach(self, factory: Any, config: Any) -> None:
-        """Use ``factory`` (an AgentFactory, already prepared) for new sessions; drops the current one."""
+    def attach(self, registry: Any, config: Any) -> None:
+        """Use ``registry`` (an ModelRegistry, already prepared) for new sessions; drops the current one."""
 
         def request(state: _State) -> None:
-            state.attach(factory, config)
+            state.attach(registry, config)
 
-        self.domain = factory.name
+        self.domain = registry.name
         self.config = config
         self._send("Open domain", request, lambda _: self._publish(None))
 
@@ -191,18 +191,18 @@ class SessionController(QObject):
     # ---- the user's actions ----------------------------------------------------------------------------
     def start(self, query: str) -> bool:
         def request(state: _State) -> SessionSnapshot | None:
-            from assistant.session import Session
+            from assistant.app.session import Session
 
-            state.session = Session.start(state.factory, query, state.config, state.kb)
+            state.session = Session.start(state.registry, query, state.config, state.kb)
             return state.snapshot()
 
         return self._action("New question", request)
 
     def resume(self, session_id: int) -> bool:
         def request(state: _State) -> SessionSnapshot | None:
-            from assistant.session import Session
+            from assistant.app.session import Session
 
-            state.session = Session.resume(state.factory, session_id, state.kb)
+            state.session = Session.resume(state.registry, session_id, state.kb)
             return state.snapshot()
 
         return self._action("Resume session", request)
@@ -249,7 +249,7 @@ class SessionController(QObject):
             return False
 
         def request(state: _State) -> list:
-            from assistant.session import Session
+            from assistant.app.session import Session
 
             return Session.list(state.kb) if state.kb is not None else []
 

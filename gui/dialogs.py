@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.errors import ClarifyError, ValidationError
+from assistant.errors import USER_ERRORS, ClarifyError, ValidationError
 from gui import APP_NAME
 
 HELP_HTML = """
@@ -80,7 +80,7 @@ def error_text(exc: BaseException) -> tuple[str, str]:
     to do), a bug report hint plus the traceback for anything else."""
     if isinstance(exc, ValidationError):
         return str(exc), exc.report()
-    if isinstance(exc, ClarifyError):
+    if isinstance(exc, USER_ERRORS):
         return str(exc), ""
     details = "".join(traceback.format_exception(exc))
     return (
@@ -109,7 +109,7 @@ def show_error(parent: QWidget | None, title: str, message: str, details: str = 
 
 def show_exception(parent: QWidget | None, title: str, exc: BaseException, details: str = "") -> QMessageBox:
     message, more = error_text(exc)
-    if not more and not isinstance(exc, ClarifyError):
+    if not more and not isinstance(exc, USER_ERRORS):
         more = details
     return show_error(parent, title, message, more)
 
@@ -201,7 +201,7 @@ class SettingsDialog(QDialog):
 
 def session_config(settings: QSettings):
     """The SessionConfig stored in ``settings`` (defaults for what is missing or invalid)."""
-    from assistant.session import SessionConfig
+    from assistant.app.session import SessionConfig
 
     default = SessionConfig()
     values = {}

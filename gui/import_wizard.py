@@ -8,7 +8,6 @@ worker threads; each opens its own connection to the domain's knowledge base.
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from assistant.progress import Progress
+from assistant.app.crowd import ImportReport, import_job, preview_job, preview_report
 from gui.dialogs import error_text
 from gui.qt_models import PreviewRowsModel, ProblemsModel
 from gui.widgets import make_table, stretch_column
@@ -43,22 +42,6 @@ FORMAT_LABELS = {
     "csv": "Plain CSV / TSV / JSON Lines",
 }
 KIND_LABELS = {"": "guess from the file", "queries": "queries", "tags": "tag answers", "labels": "labels"}
-
-
-def preview_job(path: str, domain: str, fmt: str, kind: str | None) -> Generator[Progress, None, Any]:
-    """Parse and check the file against the domain; writes nothing."""
-    from crowdsourcing.importing import preview_import
-
-    yield Progress(0, 1, f"checking {Path(path).name}")
-    plan = preview_import(path, domain, fmt, kind)
-    yield Progress(1, 1, "checked")
-    return plan
-
-
-def import_job(path: str, domain: str, fmt: str, kind: str | None) -> Generator[Progress, None, dict]:
-    from crowdsourcing.importing import import_file
-
-    return (yield from import_file(path, domain, fmt, kind))
 
 
 def guess_format(path: str) -> str:
@@ -77,80 +60,17 @@ def guess_format(path: str) -> str:
     return "csv"
 
 
-def _kappa(value: Any) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
-def report_html(report: dict) -> str:
-    """An import report (``crowdsourcing.report.build_report``) as HTML: counts, merges, agreement."""
-    status = report.get("status", "")
+def report_html(report: ImportReport) -> str:
+    """An import report as HTML: its headline, then the same summary rows the terminal prints."""
     head = (
-        f"<h3>{escape(status.capitalize())}: {escape(str(report.get('file', '')))}</h3>"
-        f"<p>{escape(str(report.get('format', '')))}, {escape(str(report.get('kind', '')))} into domain "
-        f"<b>{escape(str(report.get('domain', '')))}</b>; {report.get('rows', 0)} rows, {report.get('records', 0)} records.</p>"
+        f"<h3>{escape(report.status.capitalize())}: {escape(report.file)}</h3>"
+        f"<p>{escape(report.format)}, {escape(str(report.kind or 'unknown kind'))} into domain "
+        f"<b>{escape(report.domain)}</b>; {report.rows} rows, {report.records} records.</p>"
     )
-    if status == "already imported":
-        previous = report.get("previous_import") or {}
-        return head + (
-            f"<p>This file was imported before (import #{previous.get('id')}, {escape(str(previous.get('imported_at')))}): "
-            "nothing changes.</p>"
-        )
-    parts = [head, "<table cellpadding='3'>"]
-    added = report.get("added", {})
-    verb = "would add" if status == "preview" else "added"
-    parts.append(
-        f"<tr><td><b>{verb}</b></td><td>"
-        + (", ".join(f"{v} {k}" for k, v in added.items() if v) or "nothing new")
-        + "</td></tr>"
+    rows = "".join(
+        f"<tr><td><b>{escape(heading)}</b></td><td>{escape(text)}</td></tr>" for heading, text in report.summary(20)
     )
-    if report.get("updated", {}).get("labels"):
-        parts.append(f"<tr><td><b>updated</b></td><td>{report['updated']['labels']} labels</td></tr>")
-    skipped = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in report.get("skipped", {}).items() if v)
-    if skipped:
-        parts.append(f"<tr><td><b>skipped</b></td><td>{escape(skipped)}</td></tr>")
-    rejected = report.get("rejected_assignments") or []
-    if rejected:
-        parts.append(f"<tr><td><b>rejected</b></td><td>{len(rejected)} assignments left out</td></tr>")
-    induced = report.get("induced_replaced", {})
-    if induced.get("count"):
-        parts.append(f"<tr><td><b>replaced</b></td><td>induced annotations of {induced['count']} questions</td></tr>")
-    parts.append("</table>")
-    merges = report.get("merged_tags") or []
-    if merges:
-        parts.append("<p><b>Merged tags</b></p><ul>")
-        for merge in merges[:20]:
-            merged = ", ".join(f"“{escape(str(t))}”" for t in merge.get("merged", []))
-            into = "existing question" if merge.get("existing_question") else "new tag"
-            parts.append(
-                f"<li>{merged} → “{escape(str(merge.get('tag')))}” ({escape(str(merge.get('reason')))}; {into})</li>"
-            )
-        if len(merges) > 20:
-            parts.append(f"<li>… {len(merges) - 20} more</li>")
-        parts.append("</ul>")
-    questions = report.get("new_questions") or []
-    if questions:
-        parts.append(
-            f"<p><b>New questions</b> ({len(questions)}): "
-            + "; ".join(escape(q["text"]) for q in questions[:8])
-            + ("…" if len(questions) > 8 else "")
-            + "</p>"
-        )
-    overall = (report.get("agreement") or {}).get("overall") or {}
-    if overall:
-        parts.append("<p><b>Agreement between workers</b></p><ul>")
-        for kind, result in overall.items():
-            parts.append(
-                f"<li>{escape(kind)}: {escape(str(result.get('method')))} κ = {_kappa(result.get('kappa'))}, observed "
-                f"{_kappa(result.get('observed_agreement'))} ({result.get('items')} items, {result.get('raters')} workers)</li>"
-            )
-        parts.append("</ul>")
-    distributions = report.get("answer_distributions") or {}
-    if distributions.get("mean_entropy_bits") is not None:
-        parts.append(
-            f"<p>Answer distributions: {distributions['pairs']} label/question pairs, mean entropy "
-            f"{distributions['mean_entropy_bits']:.3f} bits.</p>"
-        )
-    return "".join(parts)
+    return f"{head}<table cellpadding='3'>{rows}</table>"
 
 
 class SourcePage(QWizardPage):
@@ -314,7 +234,7 @@ class PreviewPage(QWizardPage):
                 if plan.problems
                 else ""
             )
-            self.report.setHtml(heading + report_html(plan.report()))
+            self.report.setHtml(heading + report_html(preview_report(plan)))
         except Exception as exc:  # the preview report is a convenience; the rows and problems are what matter
             self.report.setPlainText(f"(no preview report: {exc})")
         self.completeChanged.emit()
@@ -361,7 +281,7 @@ class ResultPage(QWizardPage):
         self.result = report
         self.report.setHtml(report_html(report))
         self.completeChanged.emit()
-        self.wizard_.imported.emit(report.get("domain", ""), report)
+        self.wizard_.imported.emit(report.domain, report)
 
     def show_error(self, exc: BaseException, details: str) -> None:
         message, more = error_text(exc)
@@ -379,7 +299,7 @@ class ResultPage(QWizardPage):
 class ImportWizard(QWizard):
     """See the module docstring. ``imported(domain, report)`` after a successful import."""
 
-    imported = Signal(str, dict)
+    imported = Signal(str, object)  # (domain, ImportReport)
 
     def __init__(
         self, pool: WorkerPool, domains: list[str], current: str | None = None, parent: QWidget | None = None

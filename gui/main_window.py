@@ -1,7 +1,7 @@
 """The main window: domain picker, Ask / Compare / History / Lab pages, menus, shortcuts, settings.
 
-Opening a domain runs ``gui.domains.open_domain`` (build + train what is missing + warm up) in a worker
-with a progress dialog and Cancel; the ready agent factory is cached for the rest of the run (the trained
+Opening a domain runs ``assistant.app.domains.open_domain`` (build + train what is missing + warm up) in a worker
+with a progress dialog and Cancel; the ready model registry is cached for the rest of the run (the trained
 models are cached on disk by the engine). Window geometry, the last domain and the session settings are
 kept in QSettings.
 """
@@ -13,12 +13,14 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QWidget
 
+from assistant.app.crowd import ImportReport
+from assistant.app.domains import DomainLoader, available_domains, open_domain
 from gui import APP_NAME, ORGANIZATION
 from gui.controller import SessionController
 from gui.dialogs import HelpDialog, SettingsDialog, about_html, session_config, show_error, show_exception
-from gui.domains import DomainLoader, available_domains, open_domain
+from gui.domain_picker import DomainPicker
 from gui.pages.ask import AskPage
 from gui.pages.compare import ComparePage
 from gui.pages.history import HistoryPage
@@ -33,8 +35,8 @@ PAGES = ("ask", "compare", "history", "lab")
 class MainWindow(QMainWindow):
     """See the module docstring.
 
-    ``domain_loader(name)`` is the job that makes a domain ready and returns its agent factory (default
-    ``gui.domains.open_domain``); ``settings`` defaults to the user's QSettings.
+    ``domain_loader(name)`` is the job that makes a domain ready and returns its model registry (default
+    ``assistant.app.domains.open_domain``); ``settings`` defaults to the user's QSettings.
     """
 
     def __init__(
@@ -51,7 +53,7 @@ class MainWindow(QMainWindow):
         self.pool = WorkerPool(self)
         self.controller = SessionController(self)
         self.controller.set_config(session_config(self.settings))
-        self.factories: dict[str, Any] = {}
+        self.registries: dict[str, Any] = {}
         self.domain: str | None = None
         self.opening: JobWorker | None = None
         self._after_open: list[Callable[[], None]] = []
@@ -95,7 +97,7 @@ class MainWindow(QMainWindow):
         self._restore_geometry()
         self.refresh_domains()
         start = initial_domain or str(self.settings.value("app/last_domain", DEFAULT_DOMAIN) or DEFAULT_DOMAIN)
-        self._select_in_picker(start)
+        self.domain_picker.select(start)
         if open_initial:
             QTimer.singleShot(0, lambda: self.open_domain(start))
 
@@ -185,11 +187,7 @@ class MainWindow(QMainWindow):
         toolbar.setObjectName("mainToolbar")
         toolbar.setMovable(False)
         label = QLabel(" D&omain: ", toolbar)
-        self.domain_picker = QComboBox(toolbar)
-        self.domain_picker.setObjectName("domainPicker")
-        self.domain_picker.setAccessibleName("Domain")
-        self.domain_picker.setToolTip("The knowledge base to ask (first use prepares it)")
-        self.domain_picker.setMinimumWidth(220)
+        self.domain_picker = DomainPicker(toolbar)
         self.domain_picker.activated.connect(self._picker_activated)
         label.setBuddy(self.domain_picker)
         toolbar.addWidget(label)
@@ -237,34 +235,12 @@ class MainWindow(QMainWindow):
     # ---- domains ------------------------------------------------------------------------------------------
     def refresh_domains(self) -> None:
         current = self.domain_picker.currentData() or self.domain
-        self.domain_picker.blockSignals(True)
-        self.domain_picker.clear()
         try:
             entries = available_domains()
         except Exception as exc:  # a broken CLARIFY_HOME must not keep the window from opening
             entries = []
             self.statusBar().showMessage(f"Cannot list the domains: {exc}")
-        for entry in entries:
-            text = entry.name if entry.built else f"{entry.name} (not built yet)"
-            self.domain_picker.addItem(text, entry.name)
-            self.domain_picker.setItemData(
-                self.domain_picker.count() - 1, entry.description, Qt.ItemDataRole.ToolTipRole
-            )
-        for name in self.factories:
-            if self.domain_picker.findData(name) < 0:
-                self.domain_picker.addItem(name, name)
-        self.domain_picker.blockSignals(False)
-        if current:
-            self._select_in_picker(current)
-
-    def _select_in_picker(self, name: str) -> None:
-        index = self.domain_picker.findData(name)
-        if index < 0:
-            self.domain_picker.addItem(name, name)
-            index = self.domain_picker.count() - 1
-        self.domain_picker.blockSignals(True)
-        self.domain_picker.setCurrentIndex(index)
-        self.domain_picker.blockSignals(False)
+        self.domain_picker.fill(entries, self.registries, current)
 
     def _picker_activated(self, index: int) -> None:
         name = self.domain_picker.itemData(index)
@@ -277,10 +253,10 @@ class MainWindow(QMainWindow):
             self._after_open.append(then)
         if is_running(self.opening):
             return
-        if name in self.factories:
-            self._use_factory(name, self.factories[name])
+        if name in self.registries:
+            self._use_registry(name, self.registries[name])
             return
-        self._select_in_picker(name)
+        self.domain_picker.select(name)
         self.statusBar().showMessage(f"Preparing {name}…")
         loader = self.domain_loader
         self.opening = run_with_dialog(
@@ -288,25 +264,25 @@ class MainWindow(QMainWindow):
             self.pool,
             f"Preparing the {name} domain",
             lambda: loader(name),
-            lambda factory: self._opened(name, factory),
+            lambda registry: self._opened(name, registry),
             lambda exc, details: self._open_failed(name, exc, details),
             lambda: self._open_cancelled(name),
         )
 
-    def _opened(self, name: str, factory: Any) -> None:
+    def _opened(self, name: str, registry: Any) -> None:
         self.opening = None
-        self.factories[name] = factory
+        self.registries[name] = registry
         self.refresh_domains()
-        self._use_factory(name, factory)
+        self._use_registry(name, registry)
 
-    def _use_factory(self, name: str, factory: Any) -> None:
+    def _use_registry(self, name: str, registry: Any) -> None:
         self.domain = name
-        self._select_in_picker(name)
-        self.controller.attach(factory, session_config(self.settings))
+        self.domain_picker.select(name)
+        self.controller.attach(registry, session_config(self.settings))
         self.lab_page.set_domain(name)
         self.settings.setValue("app/last_domain", name)
         self.setWindowTitle(f"{APP_NAME} — {name}")
-        domain = getattr(factory, "domain", None)
+        domain = getattr(registry, "domain", None)
         self.history_page.model.label_names = {lab.key: lab.name for lab in getattr(domain, "labels", ())}
         if domain is not None:
             self.status_domain.setText(f"{name}: {domain.num_labels} labels, {len(domain.questions)} questions")
@@ -319,7 +295,7 @@ class MainWindow(QMainWindow):
     def _open_failed(self, name: str, exc: BaseException, details: str) -> None:
         self.opening = None
         self._after_open = []
-        self._select_in_picker(self.domain or name)
+        self.domain_picker.select(self.domain or name)
         self.statusBar().showMessage(f"Could not prepare {name}.", 8000)
         self.report_error(f"Could not prepare the {name} domain", exc, details)
 
@@ -327,14 +303,14 @@ class MainWindow(QMainWindow):
         self.opening = None
         self._after_open = []
         if self.domain:
-            self._select_in_picker(self.domain)
+            self.domain_picker.select(self.domain)
         self.statusBar().showMessage(
             f"Preparing {name} was cancelled; what was already trained is kept and reused next time.", 8000
         )
 
     def models_changed(self, name: str) -> None:
         """A model of ``name`` was retrained (Lab) or its data changed (import): reload it on next use."""
-        self.factories.pop(name, None)
+        self.registries.pop(name, None)
         if name == self.domain:
             self.statusBar().showMessage(
                 f"The models of {name} changed: they are reloaded for the next question.", 8000
@@ -344,7 +320,7 @@ class MainWindow(QMainWindow):
     def ask(self, query: str) -> None:
         """Start a session for ``query`` in the current domain (preparing the domain first if needed)."""
         name = self.domain or self.domain_picker.currentData() or DEFAULT_DOMAIN
-        if name not in self.factories:
+        if name not in self.registries:
             self.open_domain(name, lambda: self.controller.start(query))
             return
         if not self.controller.start(query):
@@ -449,10 +425,10 @@ class MainWindow(QMainWindow):
         wizard.open()
         return wizard
 
-    def _imported(self, domain: str, report: dict) -> None:
+    def _imported(self, domain: str, report: ImportReport) -> None:
         self.models_changed(domain)
         self.refresh_domains()
-        added = ", ".join(f"{v} {k}" for k, v in report.get("added", {}).items() if v) or "nothing new"
+        added = ", ".join(f"{v} {k}" for k, v in report.added.items() if v) or "nothing new"
         self.statusBar().showMessage(f"Imported into {domain}: {added}.", 8000)
 
     # ---- errors ----------------------------------------------------------------------------------------------

@@ -211,7 +211,7 @@ def _system_name(row: dict) -> str:
 
 
 class EvaluationResultsModel(RecordTableModel):
-    """The rows of an ``assistant.evaluation.EvaluationReport`` (IC Table 1)."""
+    """The rows of an ``assistant.evaluation.report.EvaluationReport`` (IC Table 1)."""
 
     columns = (
         Column("System", _system_name),
@@ -241,7 +241,7 @@ class RankingResultsModel(RecordTableModel):
 
 
 class SessionListModel(RecordTableModel):
-    """Saved sessions (``assistant.session.SessionSummary``), newest first; ``label_names`` maps the final
+    """Saved sessions (``assistant.app.session.SessionSummary``), newest first; ``label_names`` maps the final
     label's key to its name."""
 
     def __init__(self, parent: Any = None) -> None:

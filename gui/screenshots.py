@@ -129,7 +129,7 @@ class Shooter:
             self.window.ask_page.option_buttons[best].click()
             self.idle()
             return
-        domain = self.window.factories[snapshot.domain].domain
+        domain = self.window.registries[snapshot.domain].domain
         label = next(i for i, lab in enumerate(domain.labels) if target.lower() in lab.name.lower())
         counts = domain.counts[snapshot.question.index, : len(snapshot.question.options), label]
         if counts.sum() <= 0:

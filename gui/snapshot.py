@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.session import FinalAnswer, QuestionView
+from assistant.app.session import FinalAnswer, QuestionView
 
 POSTERIOR_SIZE = 10
 

@@ -239,7 +239,7 @@ class AccuracyPlot(pg.PlotWidget):
         self.setMouseEnabled(x=False, y=False)
 
     def show_report(self, report: Any) -> None:
-        from assistant.plotting import CURVE_NAMES, POINT_NAMES
+        from assistant.app.research import CURVE_NAMES, POINT_NAMES
 
         self.clear()
         self.legend.clear()

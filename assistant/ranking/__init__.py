@@ -14,8 +14,8 @@ Integration API (the session and the GUI use only these)::
 Building blocks: preference models (``GPPL``, ``BradleyTerry``, ``MCDropoutRanker`` / ``DeepRanker`` in
 ``assistant.ranking.deep``) fitted on ``Comparisons`` and returning a ``Posterior``; acquisitions in
 ``assistant.ranking.acquisition``; the simulated user, stop rule and metrics in ``assistant.ranking.oracle``;
-data loaders in ``assistant.ranking.data``; the cQA protocol in ``assistant.ranking.cqa`` and
-``assistant.ranking.evaluation``.
+data loaders in ``assistant.evaluation.cqa.data``; the cQA protocol in ``assistant.evaluation.cqa.problems`` and
+``assistant.evaluation.cqa.protocol``.
 """
 
 from assistant.ranking.acquisition import (
@@ -33,8 +33,8 @@ from assistant.ranking.acquisition import (
 from assistant.ranking.base import Comparisons, Posterior, PreferenceModel
 from assistant.ranking.bt import BradleyTerry
 from assistant.ranking.gppl import GPPL
-from assistant.ranking.oracle import NoisyOracle, StopRule, probability_best
-from assistant.ranking.session import Candidate, ComparisonRecord, RankingSession, candidates_from_labels
+from assistant.ranking.oracle import NoisyOracle, RankingStopRule, probability_best
+from assistant.ranking.ranking_session import Candidate, ComparisonRecord, RankingSession, candidates_from_labels
 
 __all__ = [
     "ACQUISITIONS",
@@ -52,7 +52,7 @@ __all__ = [
     "PreferenceModel",
     "RandomPairs",
     "RankingSession",
-    "StopRule",
+    "RankingStopRule",
     "ThompsonPairs",
     "Uncertainty",
     "candidates_from_labels",

@@ -95,7 +95,7 @@ class GPPL(PreferenceModel):
     """GP preference learning, probit likelihood, Laplace posterior.
 
     The defaults (output scale 4, prior scale 0.5, length-scale factor 2) were chosen on the dev split of
-    StackExchange beer (see ``assistant.ranking.evaluation.RankerSettings``).
+    StackExchange beer (see ``assistant.evaluation.cqa.protocol.RankerSettings``).
 
     Parameters
     ----------

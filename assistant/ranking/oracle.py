@@ -75,7 +75,7 @@ def probability_best(
     return best, float(np.mean(winners == best))
 
 
-class StopRule:
+class RankingStopRule:
     """Stop when P(current best is best) > ``threshold`` or after ``budget`` comparisons."""
 
     def __init__(self, threshold: float = 0.9, budget: int = 10, samples: int = 500) -> None:

@@ -13,10 +13,10 @@ import csv
 import json
 from collections import defaultdict
 
-from assistant.domain import Label
 from assistant.errors import ConfigError
-from crowdsourcing.adapters import DomainData, label_rng
-from crowdsourcing.adapters.induced import induced_questions
+from assistant.store import DomainData, Label
+from crowdsourcing.adapters import label_rng
+from crowdsourcing.adapters.induced import heldout_answers, induced_questions
 from crowdsourcing.bundled import bundled_file
 
 DATASET = "banking77"
@@ -75,5 +75,6 @@ def load() -> DomainData:
         annotations=annotations,
         annotation_source="induced",
         queries=queries,
+        heldout=heldout_answers(labels, questions, queries),
         meta={"citation": "Casanueva et al. 2020 (BANKING77, CC BY 4.0)"},
     )

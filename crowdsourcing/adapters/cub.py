@@ -22,9 +22,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from assistant.domain import BINARY_OPTIONS, Label, Question
 from assistant.errors import ConfigError
-from crowdsourcing.adapters import DomainData
+from assistant.store import BINARY_OPTIONS, DomainData, Label, Question
 from crowdsourcing.bundled import bundled_file
 from crowdsourcing.templates import TemplateSet, display_text
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assistant.domain import BINARY_OPTIONS, Label, Question
-from crowdsourcing.induction import InductionConfig, induce_tags, yes_probability
+import numpy as np
+
+from assistant.store import BINARY_OPTIONS, Label, Question
+from crowdsourcing.induction import InductionConfig, induce_tags, phrase_key, phrase_relevance, yes_probability
 from crowdsourcing.templates import TemplateSet
 
 # Pseudo-annotators per (label, tag): the induced answer distribution is stored as counts of this many
@@ -32,3 +34,24 @@ def induced_questions(
             annotations.append((label.key, tag, "yes", yes))
             annotations.append((label.key, tag, "no", round(PSEUDO_ANNOTATORS - yes, 4)))
     return questions, annotations
+
+
+def heldout_answers(
+    labels: Sequence[Label], questions: Sequence[Question], queries: Sequence[tuple[str, str, str]]
+) -> list[tuple[str, str, str, float]]:
+    """The simulated user's answers to the induced questions (``DomainData.heldout``): the same induction
+    measured on *all* of a label's queries (train, dev and test), i.e. on how the label is really talked
+    about, where the agent's annotations saw only the training queries (assistant.simulation.protocol)."""
+    position = {label.key: y for y, label in enumerate(labels)}
+    texts: list[list[str]] = [[] for _ in labels]
+    for key, text, _split in queries:
+        texts[position[key]].append(text)
+    induced = [q for q in questions if q.induced]
+    relevance = phrase_relevance([phrase_key(q.tag) for q in induced], texts, [label.name for label in labels])
+    p_yes = yes_probability(relevance)
+    rows = []
+    for t, question in enumerate(induced):
+        for y, label in enumerate(labels):
+            rows.append((label.key, question.tag, "yes", float(p_yes[t, y])))
+            rows.append((label.key, question.tag, "no", float(np.float32(1.0) - p_yes[t, y])))
+    return rows

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from assistant.domain import Label
 from assistant.errors import ConfigError
-from crowdsourcing.adapters import DomainData, label_rng, split_counts
-from crowdsourcing.adapters.induced import induced_questions
+from assistant.store import DomainData, Label
+from crowdsourcing.adapters import label_rng, split_counts
+from crowdsourcing.adapters.induced import heldout_answers, induced_questions
 from crowdsourcing.bundled import bundled_file
 
 DATASET = "stackfaq"
@@ -69,5 +69,6 @@ def load() -> DomainData:
         annotations=annotations,
         annotation_source="induced",
         queries=queries,
+        heldout=heldout_answers(labels, questions, queries),
         meta={"citation": "Karan & Snajder 2018 (StackFAQ); StackExchange content CC BY-SA"},
     )

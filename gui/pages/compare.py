@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.session import FinalAnswer
+from assistant.app.session import FinalAnswer
 from gui.controller import SessionController
 from gui.qt_models import ShortlistModel
 from gui.snapshot import CandidateView, SessionSnapshot

@@ -7,8 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assistant import paths
-from assistant.domain import Label, Question
-from assistant.store import KnowledgeBase
+from assistant.store import KnowledgeBase, Label, Question
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "crowd"
 

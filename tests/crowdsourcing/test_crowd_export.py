@@ -13,7 +13,7 @@ from assistant.progress import run_job
 from assistant.store import KnowledgeBase
 from crowdsourcing.export import export_tasks, mturk_layout, tag_columns, tag_tasks
 from crowdsourcing.importing import import_file
-from crowdsourcing.scoring import BM25Scorer, label_documents, rank
+from crowdsourcing.scoring import BM25Scorer, label_queries_text, rank
 
 
 def load(domain):
@@ -43,7 +43,7 @@ def test_bm25_ranks_matching_tags_first():
 
 
 def test_label_documents_use_name_text_and_training_queries(bank):
-    documents = label_documents(load(bank))
+    documents = label_queries_text(load(bank))
     assert documents[0].splitlines() == [
         "Card arrival",
         "My new card has not arrived yet",
@@ -98,11 +98,11 @@ def test_export_import_round_trip_for_tags(bank, tmp_path):
 
     results = simulate_mturk(tmp_path / "tags.csv", tmp_path / "results.csv", ["W1", "W2", "W3"], answer)
     report = run_job(import_file(results, bank, "mturk"))
-    assert report["kind"] == "tags"
-    assert report["added"]["annotations"] == 3 * offered
-    assert report["added"]["questions"] == 0 and report["merged_tags"] == []
-    assert report["agreement"]["overall"]["binary"]["observed_agreement"] == 1.0  # identical simulated workers
-    assert report["induced_replaced"]["count"] == 2
+    assert report.kind == "tags"
+    assert report.added["annotations"] == 3 * offered
+    assert report.added["questions"] == 0 and report.merged_tags == []
+    assert report.agreement["overall"]["binary"]["observed_agreement"] == 1.0  # identical simulated workers
+    assert report.induced_replaced["count"] == 2
 
 
 def test_export_import_round_trip_for_choices_and_queries(bank, tmp_path):
@@ -117,8 +117,8 @@ def test_export_import_round_trip_for_choices_and_queries(bank, tmp_path):
         lambda worker, task: {"choice": "visa" if worker == "W1" else "not applicable"},
     )
     report = run_job(import_file(results, bank, "mturk"))
-    assert report["added"]["annotations"] == len(tasks)
-    assert report["skipped"]["not_applicable"] == len(tasks)
+    assert report.added["annotations"] == len(tasks)
+    assert report.skipped["not_applicable"] == len(tasks)
 
     export_tasks(load(bank), tmp_path / "queries.csv", "queries")
     results = simulate_mturk(
@@ -128,5 +128,5 @@ def test_export_import_round_trip_for_choices_and_queries(bank, tmp_path):
         lambda worker, task: {"query": f"question about {task['label_name'].lower()}"},
     )
     report = run_job(import_file(results, bank, "mturk"))
-    assert report["kind"] == "queries" and report["added"]["queries"] == 4
+    assert report.kind == "queries" and report.added["queries"] == 4
     assert 'name="query"' in mturk_layout("queries") and 'name="choice"' in mturk_layout("choices")

@@ -13,6 +13,7 @@ from assistant.progress import collect, run_job
 from assistant.store import KnowledgeBase
 from crowdsourcing.importers import parse_file
 from crowdsourcing.importing import apply_plan, import_file, plan_import, preview_import, resolve_tags
+from crowdsourcing.report import preview_report
 
 
 def do_import(path, domain="bank", fmt="mturk", **options):
@@ -34,11 +35,11 @@ def test_mturk_tag_batch_report(bank, data):
     assert induced_state(bank, "card delivery") == (1, 8)
     records, report = collect(import_file(data / "mturk_tags_bank.csv", bank, "mturk"))
     assert [r.step for r in records] == [0, 1, 2, 3]
-    assert report["status"] == "imported"
-    assert report["added"] == {"labels": 0, "questions": 6, "annotations": 35, "queries": 0}
-    assert report["skipped"]["existing"] == 0
-    assert [r["assignment"] for r in report["rejected_assignments"]] == ["3GNCZX450JB0S7W0KAA36XB7YJ7APX"]
-    merges = {m["tag"]: m for m in report["merged_tags"]}
+    assert report.status == "imported"
+    assert report.added == {"labels": 0, "questions": 6, "annotations": 35, "queries": 0}
+    assert report.skipped["existing"] == 0
+    assert [r["assignment"] for r in report.rejected_assignments] == ["3GNCZX450JB0S7W0KAA36XB7YJ7APX"]
+    merges = {m["tag"]: m for m in report.merged_tags}
     assert merges["lost card"]["merged"] == ["Lost cards"]
     assert merges["lost card"]["reason"] == "same words" and merges["lost card"]["existing_question"]
     assert merges["pin code"] == {
@@ -48,27 +49,27 @@ def test_mturk_tag_batch_report(bank, data):
         "existing_question": False,
         "kind": "binary",
     }
-    new = {q["tag"]: q["text"] for q in report["new_questions"]}
+    new = {q["tag"]: q["text"] for q in report.new_questions}
     assert new["stolen card"] == "Is it about stolen card?"
     assert "Lost cards" not in new and "PIN-code" not in new
     # both induced questions got crowd answers: their induced annotations are gone, the flag is cleared
-    assert report["induced_replaced"] == {"count": 2, "tags": ["card delivery", "foreign currency"]}
+    assert report.induced_replaced == {"count": 2, "tags": ["card delivery", "foreign currency"]}
     assert induced_state(bank, "card delivery") == (0, 0)
     # agreement: HIT 1 has exactly two workers -> Cohen (hand-computed 16/23), HIT 2 three -> Fleiss
-    tasks = {t["task"]: t for t in report["agreement"]["tasks"]}
+    tasks = {t["task"]: t for t in report.agreement["tasks"]}
     assert tasks["3J5XXLQDHMDN8R7Y2O4Q5Q1MWW7V3C"]["method"] == "cohen"
     assert tasks["3J5XXLQDHMDN8R7Y2O4Q5Q1MWW7V3C"]["kappa"] == pytest.approx(16 / 23, abs=1e-4)
     assert tasks["3KTCJ4SCVGMRX2Y1S6ZZ8V1JQRW1MA"]["method"] == "fleiss"
-    assert report["agreement"]["overall"]["binary"]["raters"] == 3
+    assert report.agreement["overall"]["binary"]["raters"] == 3
     # p_hat after the import, add-one smoothing: card_arrival / card delivery has 2 yes, 0 no -> 3/4
-    distributions = report["answer_distributions"]
+    distributions = report.answer_distributions
     pair = next(
         p for p in distributions["pair_distributions"] if (p["label"], p["tag"]) == ("card_arrival", "card delivery")
     )
     assert pair["p"] == {"yes": 0.75, "no": 0.25}
     assert distributions["pairs"] == 14
     with KnowledgeBase.open(bank) as kb:
-        stored = kb.find_import(report["sha256"], "tags")
+        stored = kb.find_import(report.sha256, "tags")
         assert stored is not None and stored["report"]["added"]["annotations"] == 35
         assert kb.stats()["annotations_by_source"]["crowd:mturk"] == 35
 
@@ -77,8 +78,8 @@ def test_reimport_changes_nothing(bank, data):
     first = do_import(data / "mturk_tags_bank.csv")
     before = dump(bank)
     second = do_import(data / "mturk_tags_bank.csv")
-    assert second["status"] == "already imported"
-    assert second["previous_import"]["id"] == first["import_id"]
+    assert second.status == "already imported"
+    assert second.previous_import["id"] == first.import_id
     assert dump(bank) == before
 
 
@@ -87,10 +88,10 @@ def test_overlapping_batch_is_not_counted_twice(bank, data, tmp_path):
     copy = tmp_path / "batch_again.csv"
     copy.write_bytes((data / "mturk_tags_bank.csv").read_bytes() + b"\n")  # other bytes, same assignments
     report = do_import(copy)
-    assert report["status"] == "imported"
-    assert report["added"] == {"labels": 0, "questions": 0, "annotations": 0, "queries": 0}
-    assert report["skipped"]["existing"] == 35
-    assert report["induced_replaced"]["count"] == 0
+    assert report.status == "imported"
+    assert report.added == {"labels": 0, "questions": 0, "annotations": 0, "queries": 0}
+    assert report.skipped["existing"] == 35
+    assert report.induced_replaced["count"] == 0
 
 
 def test_every_bundled_format_imports(bank, data):
@@ -104,8 +105,8 @@ def test_every_bundled_format_imports(bank, data):
         ("tags_bank.jsonl", "csv"),
     ]:
         report = do_import(data / name, fmt=fmt)
-        assert report["status"] == "imported", name
-        assert sum(report["added"].values()) > 0, name
+        assert report.status == "imported", name
+        assert sum(report.added.values()) > 0, name
     with KnowledgeBase.open(bank) as kb:
         sources = kb.stats()["annotations_by_source"]
         domain = kb.load_domain()  # everything stored is consistent with the questions' options
@@ -115,11 +116,11 @@ def test_every_bundled_format_imports(bank, data):
 
 def test_queries_report_and_split(bank, data):
     report = do_import(data / "mturk_queries_bank.csv")
-    assert report["added"]["queries"] == 3
-    assert report["skipped"]["existing"] == 1  # "where is my card" was there already
-    assert report["rejected_assignments"][0]["reason"] == "rejected: Not a question about the item"
+    assert report.added["queries"] == 3
+    assert report.skipped["existing"] == 1  # "where is my card" was there already
+    assert report.rejected_assignments[0]["reason"] == "rejected: Not a question about the item"
     report = do_import(data / "queries_bank.csv", fmt="csv")
-    assert report["added"]["queries"] == 5
+    assert report.added["queries"] == 5
     with KnowledgeBase.open(bank) as kb:
         splits = dict(kb.db.execute("SELECT text, split FROM queries WHERE source = 'crowd:csv'"))
         workers = {w for (w,) in kb.db.execute("SELECT worker FROM queries WHERE source = 'crowd:mturk'")}
@@ -130,16 +131,16 @@ def test_queries_report_and_split(bank, data):
 
 def test_plain_tags_with_counts_merge_and_p_hat(bank, data):
     report = do_import(data / "tags_bank.csv", fmt="csv")
-    [merge] = report["merged_tags"]
+    [merge] = report.merged_tags
     assert merge["tag"] == "card blocked" and merge["reason"] == "spelling"
     assert merge["merged"] == ["Card Blocked", "card blokced"]
-    assert report["skipped"]["not_applicable"] == 1
-    pairs = {(p["label"], p["tag"]): p["p"] for p in report["answer_distributions"]["pair_distributions"]}
+    assert report.skipped["not_applicable"] == 1
+    pairs = {(p["label"], p["tag"]): p["p"] for p in report.answer_distributions["pair_distributions"]}
     assert pairs["card_arrival", "card delivery"]["yes"] == pytest.approx(5 / 7, abs=1e-4)  # 4 yes, 1 no
     assert pairs["lost_or_stolen_card", "card blocked"]["yes"] == pytest.approx(5 / 6, abs=1e-4)  # 3 + 1 yes
     assert pairs["top_up_failed", "card type"] == pytest.approx({"visa": 2 / 3, "mastercard": 1 / 3}, abs=1e-4)
     report = do_import(data / "tags_bank.csv", fmt="csv", alpha=0.0)
-    assert report["status"] == "already imported"
+    assert report.status == "already imported"
 
 
 def test_failed_import_leaves_the_database_byte_for_byte_unchanged(bank, data, tmp_path):
@@ -197,35 +198,35 @@ def test_preview_writes_nothing_and_describes_every_row(bank, data):
         (2, "card_arrival", "train", "new"),
         (3, "card_arrival", "test", "new"),
     ]
-    preview = plan.report()
-    assert preview["status"] == "preview" and preview["added"]["queries"] == 5
+    preview = preview_report(plan)
+    assert preview.status == "preview" and preview.added["queries"] == 5
     plan = preview_import(data / "mturk_queries_bank.csv", bank, "mturk")
-    assert plan.already_imported is not None and plan.report()["status"] == "already imported"
+    assert plan.already_imported is not None and preview_report(plan).status == "already imported"
     plan = preview_import(data / "mturk_tags_bank.csv", bank, "mturk")
     statuses = {r.status for r in plan.rows}
     assert statuses == {"new"} and len(plan.rows) == 35
-    assert json.dumps(plan.report())  # JSON-ready
+    assert json.dumps(preview_report(plan).to_dict())  # JSON-ready
 
 
 def test_labels_import_creates_and_extends_a_domain(data, tmp_path):
     assert not paths.domain_db_path("helpdesk").exists()
     report = do_import(data / "labels_helpdesk.csv", "helpdesk", "csv")
-    assert report["added"]["labels"] == 3 and report["kind"] == "labels"
+    assert report.added["labels"] == 3 and report.kind == "labels"
     with KnowledgeBase.open("helpdesk") as kb:
         labels = {label.key: label for label in kb.labels()}
         assert kb.get_meta()["title"] == "helpdesk"
     assert len(labels["reset_password"].answers) == 2  # the second row added an answer
     report = do_import(data / "labels_helpdesk.jsonl", "helpdesk", "csv")
-    assert report["added"]["labels"] == 1 and report["skipped"]["labels_unchanged"] == 1
+    assert report.added["labels"] == 1 and report.skipped["labels_unchanged"] == 1
     # a query import into the new domain, matched by label name
     queries = tmp_path / "q.csv"
     queries.write_text("label,text\nReset password,cannot log in\nOrder a new laptop,laptop broken\n", "utf-8")
-    assert do_import(queries, "helpdesk", "csv")["added"]["queries"] == 2
+    assert do_import(queries, "helpdesk", "csv").added["queries"] == 2
     # extending: a new answer for an existing label is an update
     more = tmp_path / "more.csv"
     more.write_text("label,answer\nreset_password,Passwords expire every 90 days.\n", "utf-8")
     report = do_import(more, "helpdesk", "csv", kind="labels")
-    assert report["updated"]["labels"] == 1 and report["added"]["labels"] == 0
+    assert report.updated["labels"] == 1 and report.added["labels"] == 0
 
 
 def test_a_failed_labels_import_creates_no_domain(tmp_path):
@@ -256,7 +257,7 @@ def test_custom_templates(bank, data, tmp_path):
         encoding="utf-8",
     )
     report = do_import(data / "tags_bank.jsonl", fmt="csv", templates=templates)
-    texts = {q["tag"]: q["text"] for q in report["new_questions"]}
+    texts = {q["tag"]: q["text"] for q in report.new_questions}
     assert texts == {"delivery time": "Does your question concern delivery time?", "currency": "Which currency?"}
 
 
@@ -289,7 +290,7 @@ def test_two_spellings_in_one_task_collapse_to_one_answer(bank, tmp_path):
     plan = preview_import(path, bank, "mturk")
     assert [r.status for r in plan.rows] == ["new", "duplicate", "new", "new", "duplicate", "new"]
     report = do_import(path)
-    assert report["skipped"]["duplicates"] == 2
+    assert report.skipped["duplicates"] == 2
     with KnowledgeBase.open(bank) as kb:
         answers = dict(
             kb.db.execute(

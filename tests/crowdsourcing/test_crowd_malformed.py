@@ -15,9 +15,9 @@ from crowd_helpers import DATA, build_bank, dump
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from assistant.domain import normalize_label_name
 from assistant.errors import ClarifyError, ValidationError
 from assistant.progress import run_job
+from assistant.store import normalize_label_name
 from crowdsourcing.importing import import_file
 
 SETTINGS = settings(

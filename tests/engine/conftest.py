@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.answer_model import AnswerModel
-from assistant.clarifier import Clarifier
-from assistant.domain import BINARY_OPTIONS, Domain, Label, Question
-from assistant.policy import FixedTurns
-from assistant.store import KnowledgeBase
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.clarifier import Clarifier
+from assistant.clarification.stopping import FixedTurns
+from assistant.store import BINARY_OPTIONS, Domain, KnowledgeBase, Label, Question
 from tests.support import WordHashEncoder
 
 
@@ -55,7 +54,7 @@ class KeywordPrior:
 
 
 class TinyAgents:
-    """What a Session needs from an agent factory, assembled from the tiny domain: a keyword prior, the crowd
+    """What a Session needs from an model registry, assembled from the tiny domain: a keyword prior, the crowd
     answer model and a fixed number of questions. Writes the labels into the domain ``name``'s store."""
 
     text_prior = "keywords"

@@ -1,16 +1,16 @@
-"""AgentFactory's choice of text prior: the pooled MiniLM prior gets its own policies, next to the SRU ones."""
+"""ModelRegistry's choice of text prior: the pooled MiniLM prior gets its own policies, next to the SRU ones."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from assistant.agent import AgentFactory, policy_path
+from assistant.app.registry import ModelRegistry, policy_path
+from assistant.app.research import train_policy_job
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.progress import run_job
-from assistant.store import KnowledgeBase
-from assistant.training import PolicyConfig
-from crowdsourcing.adapters import DomainData, write_domain
+from assistant.store import DomainData, KnowledgeBase, write_domain
+from assistant.training.policy import PolicyConfig
 from tests.engine.test_encoder import make_colour_domain
 
 
@@ -43,21 +43,21 @@ def store_colour_domain() -> None:
 
 def test_unknown_text_prior_is_refused_with_the_choices():
     with pytest.raises(ConfigError, match="sru, minilm"):
-        AgentFactory("colours", text_prior="glove")
+        ModelRegistry("colours", text_prior="glove")
 
 
 def test_minilm_prior_trains_and_loads_its_own_policy():
     store_colour_domain()
-    factory = AgentFactory("colours", text_prior="minilm")
-    assert factory.missing() == ["policy-all-learned", "policy-all-lambda_1"]  # no encoder to train
-    run_job(factory.train_policy("all", "learned", PolicyConfig(iterations=3, batch_size=16), seed=0))
+    registry = ModelRegistry("colours", text_prior="minilm")
+    assert registry.missing() == ["policy-all-learned", "policy-all-lambda_1"]  # no encoder to train
+    run_job(train_policy_job(registry, "all", "learned", PolicyConfig(iterations=3, batch_size=16), seed=0))
     assert policy_path("colours", "all", "learned", "minilm").with_suffix(".pt").is_file()
-    assert factory.missing() == ["policy-all-lambda_1"]
+    assert registry.missing() == ["policy-all-lambda_1"]
 
-    probs = factory.clarifier().start("a bright red bird").probs
+    probs = registry.clarifier().start("a bright red bird").probs
     assert int(np.argmax(probs)) == 0  # the red Cardinal
 
-    sru = AgentFactory("colours")
+    sru = ModelRegistry("colours")
     assert not policy_path("colours", "all", "learned").with_suffix(".pt").exists()
     with pytest.raises(ModelMissingError):
         sru.load_policy("all", "learned")

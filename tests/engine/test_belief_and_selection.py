@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from assistant.answer_model import AnswerModel
-from assistant.belief import Belief, Evidence
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.belief import Belief, Evidence
+from assistant.clarification.questions import information_gain
 from assistant.errors import ConfigError, SessionStateError
-from assistant.selection import information_gain
 
 
 def entropy(p):

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from assistant.answer_model import AnswerModel
-from assistant.clarifier import Clarifier, ClarifierConfig
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.clarifier import Clarifier, ClarifierConfig
+from assistant.clarification.questions import RandomQuestions, information_gain
+from assistant.clarification.stopping import FixedTurns, LearnedPolicy, ThresholdStop, policy_features
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
-from assistant.policy import FixedTurns, LearnedPolicy, ThresholdStop, policy_features
-from assistant.selection import RandomQuestions, information_gain
 from models.policy_net import STOP, StopPolicyNet
 from tests.engine.conftest import KeywordPrior, make_tiny_domain
 

@@ -12,24 +12,17 @@ import numpy as np
 import pytest
 import torch
 
-from assistant.domain import BINARY_OPTIONS, Domain, Label, Question
-from assistant.encoder import (
-    BM25Prior,
-    EncoderPrior,
-    MiniLMPrior,
-    encoder_checkpoint_path,
-    load_encoder_prior,
-    load_or_train_encoder,
-    query_temperatures,
-    ranking_metrics,
-    short_query_windows,
-    tune_temperature,
-)
-from assistant.encoder_training import EncoderTrainConfig, train_encoder
 from assistant.errors import ModelMissingError
-from assistant.label_text import LabelTextConfig, characteristic_tags, label_documents, tag_answer_text
-from assistant.prior import Prior, TagScorer
+from assistant.priors.base import Prior, TagScorer
+from assistant.priors.bm25 import BM25Prior
+from assistant.priors.calibration import query_temperatures, ranking_metrics, short_query_windows, tune_temperature
+from assistant.priors.minilm import MiniLMPrior
+from assistant.priors.sru import EncoderPrior, encoder_checkpoint_path, load_encoder_prior
 from assistant.progress import collect, run_job
+from assistant.simulation.protocol import agent_view
+from assistant.store import BINARY_OPTIONS, Domain, Label, Question
+from assistant.text.label_text import LabelTextConfig, characteristic_tags, label_documents, tag_answer_text
+from assistant.training.encoder import EncoderTrainConfig, load_or_train_encoder, train_encoder
 from models.sru_encoder import BiSRU, SRUEncoderConfig, SRUTextEncoder, pad_batch, resolve_vectors, word_vectors
 
 COLOURS = ["red", "black", "yellow", "blue"]
@@ -225,7 +218,7 @@ def test_checkpoint_round_trip_gives_identical_scores(domain, trained, monkeypat
     home, _, result = trained
     monkeypatch.setenv("CLARIFY_HOME", str(home))
     assert encoder_checkpoint_path(domain.name).with_suffix(".pt").is_file()
-    loaded = load_encoder_prior(domain)
+    loaded = load_encoder_prior(domain, agent_view(domain))
     texts = ["a yellow bird", "blue wings", "mostly black"]
     np.testing.assert_array_equal(loaded.scores(texts), result.prior.scores(texts))
     np.testing.assert_array_equal(loaded.tag_scores(), result.prior.tag_scores())
@@ -238,9 +231,9 @@ def test_stale_or_missing_checkpoint_raises_model_missing(domain, trained, monke
     monkeypatch.setenv("CLARIFY_HOME", str(home))
     changed = dataclasses.replace(domain, query_texts=[*domain.query_texts[:-1], "a different query"])
     with pytest.raises(ModelMissingError, match="different data"):
-        load_encoder_prior(changed)
+        load_encoder_prior(changed, changed)
     with pytest.raises(ModelMissingError, match="clarify train encoder"):
-        load_encoder_prior(dataclasses.replace(domain, name="other"))
+        load_encoder_prior(dataclasses.replace(domain, name="other"), domain)
 
 
 def test_same_seed_same_model(domain):

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.domain import BINARY_OPTIONS, Domain, Label, Question
-from assistant.mentions import MentionDetector
-from assistant.prior import CombinedPrior, fit_mention_weight, log_softmax
+from assistant.priors.base import log_softmax
+from assistant.priors.combined import CombinedPrior, fit_mention_weight
+from assistant.priors.mentions import MentionDetector
+from assistant.store import BINARY_OPTIONS, Domain, Label, Question
 
 
 def bird_domain() -> Domain:
@@ -142,9 +143,9 @@ def test_mention_weight_is_fitted_on_held_out_likelihood():
 
 
 def test_questions_the_query_answered_are_not_asked_again():
-    from assistant.answer_model import AnswerModel
-    from assistant.clarifier import Clarifier
-    from assistant.policy import FixedTurns
+    from assistant.clarification.answer_model import AnswerModel
+    from assistant.clarification.clarifier import Clarifier
+    from assistant.clarification.stopping import FixedTurns
 
     domain = bird_domain()
     detector = MentionDetector.from_domain(domain)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from assistant.app.session import Session, SessionConfig
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
-from assistant.session import Session, SessionConfig
 from assistant.store import KnowledgeBase
 from tests.engine.conftest import TinyAgents
 

@@ -8,22 +8,18 @@ import numpy as np
 import pytest
 import torch
 
-from assistant.answer_model import AnswerModel
-from assistant.domain import replace_counts
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.stopping import LearnedPolicy
 from assistant.errors import ConfigError
-from assistant.evaluation import SYSTEMS, EvaluationSetup, evaluate
-from assistant.policy import LearnedPolicy
-from assistant.prior import restrict
+from assistant.evaluation.clarifier import SYSTEMS, EvaluationSetup, evaluate
+from assistant.evaluation.plots import plot_accuracy_vs_turns
+from assistant.priors.base import restrict
 from assistant.progress import collect, run_job
-from assistant.simulator import (
-    EpisodeSpec,
-    SimulatedUser,
-    check_simulator,
-    episodes_from_file,
-    sample_episodes,
-    simulation_protocol,
-)
-from assistant.training import PolicyConfig, train_policy
+from assistant.simulation.episodes import EpisodeSpec, episodes_from_file, sample_episodes
+from assistant.simulation.protocol import simulation_protocol
+from assistant.simulation.user import SimulatedUser, check_simulator
+from assistant.store import replace_counts
+from assistant.training.policy import PolicyConfig, train_policy
 from tests.engine.conftest import KeywordPrior
 
 
@@ -127,7 +123,7 @@ def test_turn_budget_caps_the_greedy_policy(tiny_domain):
 
 
 def test_stop_distribution_sums_to_one():
-    from assistant.training import _stop_distribution
+    from assistant.training.rollouts import stop_distribution as _stop_distribution
 
     stop = torch.tensor([[0.2, 1.0], [0.5, 0.3]])
     dist = _stop_distribution(stop)
@@ -176,6 +172,6 @@ def test_evaluation_runs_every_system_and_is_reproducible(tiny_domain, tmp_path)
     assert report.curves["ig"]["acc1"][2] == pytest.approx(report.row("fixed_turns", 2)["acc1"])
     again = run_job(evaluate(setup, test, dev, max_turns=3))
     assert again.rows == report.rows
-    path = report.plot(tmp_path / "plot.png")
+    path = plot_accuracy_vs_turns(report, tmp_path / "plot.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert json.loads(report.to_json())["rows"][0]["system"] == "ours"

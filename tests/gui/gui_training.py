@@ -1,6 +1,6 @@
 """Train the bundled domains' models with tiny budgets, for the end-to-end GUI tests.
 
-The models are real (the SRU encoder and the STOP/ASK policies of ``assistant.agent``), only trained for a
+The models are real (the SRU encoder and the STOP/ASK policies of ``assistant.app.registry``), only trained for a
 few steps, so that ``prepare`` finds nothing missing and the app runs its real code path. The comparison
 phase's text-embedding cache is filled with hashed vectors instead of MiniLM's (see ``prefill_text_cache``).
 """
@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import time
 
-from assistant.agent import VARIANTS, AgentFactory
+from assistant.app.registry import VARIANTS, ModelRegistry
+from assistant.app.research import train_policy_job
 from assistant.progress import run_job
-from assistant.ranking.session import candidate_texts
-from assistant.training import PolicyConfig
+from assistant.ranking.ranking_session import candidate_texts
+from assistant.training.policy import PolicyConfig
 from tests.support import HashingEncoder
 
 ENCODER_STEPS = 1
@@ -20,20 +21,20 @@ POLICY_ITERATIONS = 5
 TEXT_DIM = 384  # MiniLM's width: the cache's vectors must match the query's
 
 
-def prefill_text_cache(factory: AgentFactory) -> None:
-    """Embed every candidate text the comparisons may show with ``HashingEncoder`` into the factory's
+def prefill_text_cache(registry: ModelRegistry) -> None:
+    """Embed every candidate text the comparisons may show with ``HashingEncoder`` into the registry's
     on-disk cache, so that the app's warm-up finds them all (MiniLM on 600 FAQ answers takes a minute on two
     busy cores). Only the user's query is then embedded by the real MiniLM."""
     from assistant import paths
-    from models.pretrained import CachingSentenceEncoder
+    from assistant.text.embeddings import CachingSentenceEncoder
 
-    texts = [text for label in factory.domain.labels for text in candidate_texts(label)]
-    cache = CachingSentenceEncoder(paths.models_dir(factory.name) / "text-embeddings.npz", HashingEncoder(TEXT_DIM))
+    texts = [text for label in registry.domain.labels for text in candidate_texts(label)]
+    cache = CachingSentenceEncoder(paths.models_dir(registry.name) / "text-embeddings.npz", HashingEncoder(TEXT_DIM))
     cache.warm(texts)
 
 
-def train_tiny_encoder(factory: AgentFactory) -> None:
-    from assistant.encoder_training import EncoderTrainConfig, train_encoder
+def train_tiny_encoder(registry: ModelRegistry) -> None:
+    from assistant.training.encoder import EncoderTrainConfig, train_encoder
 
     config = EncoderTrainConfig(
         max_steps=ENCODER_STEPS,
@@ -45,19 +46,19 @@ def train_tiny_encoder(factory: AgentFactory) -> None:
         negatives=15,
         max_seconds=60.0,
     )
-    run_job(train_encoder(factory.domain, config, seed=0, save=True))
+    run_job(train_encoder(registry.domain, config, seed=0, save=True))
 
 
 def train_tiny_models(name: str) -> float:
     """Train the encoder and both policy variants of ``name`` (candidates 'all'); returns the seconds taken."""
     start = time.perf_counter()
-    factory = AgentFactory(name)
-    if "encoder" in factory.missing():
-        train_tiny_encoder(factory)
-        factory = AgentFactory(name)
+    registry = ModelRegistry(name)
+    if "encoder" in registry.missing():
+        train_tiny_encoder(registry)
+        registry = ModelRegistry(name)
     config = PolicyConfig(iterations=POLICY_ITERATIONS, batch_size=32)
     for variant in VARIANTS:
-        run_job(factory.train_policy("all", variant, config, seed=0))
-    assert factory.missing(("all",)) == [], factory.missing(("all",))
-    prefill_text_cache(factory)
+        run_job(train_policy_job(registry, "all", variant, config, seed=0))
+    assert registry.missing(("all",)) == [], registry.missing(("all",))
+    prefill_text_cache(registry)
     return time.perf_counter() - start

@@ -8,7 +8,7 @@ from gui_helpers import TIMEOUT_MS, click, named, option_buttons, posterior, wai
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTableView, QWidget
 
-from assistant.session import Session
+from assistant.app.session import Session
 from assistant.store import KnowledgeBase
 
 pytestmark = pytest.mark.slow
@@ -117,7 +117,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     click(qtbot, window, QPushButton, "acceptButton")
     snap = window.controller.snapshot
     assert snap.phase == "finished"
-    label = window.factories["faq"].domain.labels[window.factories["faq"].domain.label_index(snap.final.label_key)]
+    label = window.registries["faq"].domain.labels[window.registries["faq"].domain.label_index(snap.final.label_key)]
     assert snap.final.text in label.answers  # an FAQ answer text
     assert [e["kind"] for e in snap.transcript].count("compare") == snap.comparisons >= 1
     with KnowledgeBase.open("faq") as kb:

@@ -9,12 +9,13 @@ import numpy as np
 from gui_helpers import TIMEOUT_MS, wait_idle
 from PySide6.QtWidgets import QMessageBox, QPushButton, QTableView
 
-from assistant.answer_model import AnswerModel
-from assistant.evaluation import EvaluationSetup, evaluate
-from assistant.policy import LearnedPolicy
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.stopping import LearnedPolicy
+from assistant.evaluation.clarifier import EvaluationSetup, evaluate
 from assistant.progress import run_job
-from assistant.simulator import SimulatedUser, sample_episodes
-from assistant.training import PolicyConfig, train_policy
+from assistant.simulation.episodes import sample_episodes
+from assistant.simulation.user import SimulatedUser
+from assistant.training.policy import PolicyConfig, train_policy
 from tests.engine.conftest import KeywordPrior, make_tiny_domain
 from tests.support import HashingEncoder
 
@@ -24,7 +25,7 @@ def tiny_report():
     domain = make_tiny_domain()
     episodes = sample_episodes(domain, 200, 0, "train")
     prior = KeywordPrior(domain)
-    from assistant.prior import restrict
+    from assistant.priors.base import restrict
 
     scores = restrict(prior.scores([e.query for e in episodes]), None)
     model = AnswerModel(domain.p_hat(1.0), domain.option_mask)

@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QStyleOptionViewItem, QTableView
 
+from assistant.app.session import SessionSummary
 from assistant.errors import Problem
-from assistant.session import SessionSummary
 from crowdsourcing.planning import PreviewRow
 from gui.qt_models import (
     BAR_ROLE,

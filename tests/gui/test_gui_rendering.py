@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
-from assistant.session import FinalAnswer
+from assistant.app.crowd import ImportReport
+from assistant.app.session import FinalAnswer
 from gui.import_wizard import guess_format, report_html
 from gui.pages.ask import explanation_html
 from gui.pages.compare import candidate_html
@@ -91,34 +93,37 @@ def test_candidates_render_attributes_or_prose():
 
 
 def test_import_reports_and_format_guessing(tmp_path):
-    report = {
-        "status": "imported",
-        "file": "batch.csv",
-        "format": "mturk",
-        "kind": "tags",
-        "domain": "bank",
-        "rows": 10,
-        "records": 9,
-        "added": {"annotations": 7, "questions": 1, "labels": 0, "queries": 0},
-        "updated": {"labels": 0},
-        "skipped": {"existing": 0, "duplicates": 2, "not_applicable": 0},
-        "rejected_assignments": [{"assignment": "A1"}],
-        "merged_tags": [
+    report = ImportReport(
+        status="imported",
+        file="batch.csv",
+        format="mturk",
+        kind="tags",
+        domain="bank",
+        sha256="0" * 64,
+        rows=10,
+        records=9,
+        added={"annotations": 7, "questions": 1, "labels": 0, "queries": 0},
+        updated={"labels": 0},
+        skipped={"existing": 0, "duplicates": 2, "not_applicable": 0},
+        rejected_assignments=[{"assignment": "A1"}],
+        merged_tags=[
             {"merged": ["Lost cards", "lost card"], "tag": "lost card", "reason": "plural", "existing_question": True}
         ],
-        "new_questions": [{"text": "Is it about freezing the card?"}],
-        "agreement": {
+        new_questions=[{"text": "Is it about freezing the card?"}],
+        agreement={
             "overall": {
                 "binary": {"method": "fleiss", "kappa": 0.65, "observed_agreement": 0.83, "items": 14, "raters": 3}
             }
         },
-    }
+    )
     html = report_html(report)
     assert "7 annotations" in html and "2 duplicates" in html and "1 assignments left out" in html
-    assert "“Lost cards”, “lost card” → “lost card”" in html and "κ = 0.650" in html
+    assert "&#x27;Lost cards&#x27;, &#x27;lost card&#x27; -&gt; &#x27;lost card&#x27;" in html and "kappa 0.650" in html
     assert "freezing" in html
-    again = report_html({**report, "status": "already imported", "previous_import": {"id": 4, "imported_at": "today"}})
-    assert "import #4" in again and "nothing changes" in again
+    again = report_html(
+        dataclasses.replace(report, status="already imported", previous_import={"id": 4, "imported_at": "today"})
+    )
+    assert "import #4" in again and "nothing changed" in again
     mturk = tmp_path / "b.csv"
     mturk.write_text('"HITId","WorkerId","Input.label","Answer.selected"\n')
     plain = tmp_path / "p.csv"

@@ -9,12 +9,12 @@ from gui_helpers import TIMEOUT_MS
 from PySide6.QtCore import QElapsedTimer, QTimer
 from PySide6.QtWidgets import QPushButton
 
-from assistant.answer_model import AnswerModel
+from assistant.clarification.answer_model import AnswerModel
 from assistant.errors import ConfigError
-from assistant.prior import restrict
+from assistant.priors.base import restrict
 from assistant.progress import Progress
-from assistant.simulator import sample_episodes
-from assistant.training import PolicyConfig, train_policy
+from assistant.simulation.episodes import sample_episodes
+from assistant.training.policy import PolicyConfig, train_policy
 from gui.workers import JobWorker, ProgressDialog, WorkerPool, run_with_dialog
 from tests.engine.conftest import KeywordPrior, make_tiny_domain
 

@@ -8,9 +8,7 @@ import numpy as np
 import pytest
 
 from assistant.errors import ConfigError
-from assistant.progress import run_job
-from assistant.ranking.cqa import RougeL, build_problems, cache_dir, split_indices, split_sentences
-from assistant.ranking.data import (
+from assistant.evaluation.cqa.data import (
     BUNDLED_DIR,
     CQADataset,
     CQAThread,
@@ -21,6 +19,8 @@ from assistant.ranking.data import (
     shared_data_dir,
     strip_html,
 )
+from assistant.evaluation.cqa.problems import RougeL, build_problems, cache_dir, split_indices, split_sentences
+from assistant.progress import run_job
 from tests.support import HashingEncoder
 
 

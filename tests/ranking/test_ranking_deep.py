@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from assistant.errors import ConfigError, ModelMissingError
+from assistant.errors import ConfigError
 from assistant.progress import collect
 from assistant.ranking.base import Comparisons, PointPosterior, SamplePosterior
 from assistant.ranking.deep import DeepRanker, MCDropoutRanker, RankingExample, pretrain_deep_ranker
 from models.deep_ranker import SiameseRanker, load_ranker, margin_ranking_loss, pair_features, save_ranker
+from models.errors import CheckpointError
 
 
 def test_margin_ranking_loss_by_hand():
@@ -101,7 +102,7 @@ def test_checkpoint_round_trip(tmp_path):
     assert meta == {"dataset": "x"} and loaded.config == head.config
     for name, tensor in head.state_dict().items():
         assert torch.equal(loaded.state_dict()[name], tensor), name
-    with pytest.raises(ModelMissingError):
+    with pytest.raises(CheckpointError):  # models/ raises its own error; the engine turns it into ModelMissingError
         load_ranker(tmp_path / "missing.pt")
 
 
@@ -126,9 +127,9 @@ def test_swag_posterior_is_seeded_and_moves_with_comparisons():
 
 def test_evaluation_pretrains_the_deep_ranker_once_per_training_data(monkeypatch, hashing_encoder):
     import assistant.ranking.deep as deep
+    from assistant.evaluation.cqa.problems import cache_dir
+    from assistant.evaluation.cqa.protocol import RankerSettings, evaluate
     from assistant.progress import run_job
-    from assistant.ranking.cqa import cache_dir
-    from assistant.ranking.evaluation import RankerSettings, evaluate
 
     calls = []
     real = deep.pretrain_deep_ranker

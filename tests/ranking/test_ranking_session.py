@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from assistant.domain import Label
 from assistant.errors import ConfigError, SessionStateError
 from assistant.ranking import Candidate, RankingSession, candidates_from_labels
 from assistant.ranking.oracle import NoisyOracle
+from assistant.store import Label
 
 
 def _candidates(n=12, seed=0):

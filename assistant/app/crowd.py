@@ -1,0 +1,76 @@
+"""Crowd data in and out, as the CLI and the GUI's import wizard use it: preview and import a file
+(all-or-nothing, with an ``ImportReport``), and export the next MTurk task batch."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+from assistant.errors import ConfigError
+from assistant.progress import Progress
+from assistant.store import SPLITS, KnowledgeBase
+from crowdsourcing.export import EXPORT_KINDS, export_tasks, mturk_layout
+from crowdsourcing.importers import KINDS
+from crowdsourcing.importers.base import TAG_SLOTS
+from crowdsourcing.importing import DEFAULT_ALPHA, import_file, preview_import
+from crowdsourcing.report import ImportReport, preview_report
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "EXPORT_KINDS",
+    "KINDS",
+    "SPLITS",
+    "TAG_SLOTS",
+    "ImportReport",
+    "export_job",
+    "import_job",
+    "preview_job",
+    "preview_report",
+]
+
+
+def preview_job(path: str, domain: str, fmt: str, kind: str | None) -> Generator[Progress, None, Any]:
+    """Parse and check a crowd file against the domain; writes nothing. Returns the ``ImportPlan``."""
+    yield Progress(0, 1, f"checking {Path(path).name}")
+    plan = preview_import(path, domain, fmt, kind)
+    yield Progress(1, 1, "checked")
+    return plan
+
+
+def import_job(
+    path: str | Path,
+    domain: str,
+    fmt: str,
+    kind: str | None = None,
+    templates: str | Path | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    default_split: str = "train",
+) -> Generator[Progress, None, ImportReport]:
+    """Import a crowd file into the domain, all-or-nothing; returns the ``ImportReport``."""
+    return (yield from import_file(path, domain, fmt, kind, templates, alpha, default_split))
+
+
+def export_job(
+    domain: str,
+    out: str | Path,
+    kind: str = "tags",
+    per_label: int = 50,
+    per_task: int = TAG_SLOTS,
+    include_annotated: bool = False,
+    layout: str | Path | None = None,
+) -> Generator[Progress, None, dict]:
+    """Write the next MTurk task batch of ``domain`` (and, with ``layout``, a matching HTML layout); returns
+    a summary {tasks, labels, file[, layout]}."""
+    yield Progress(0, 1, f"reading {domain}")
+    with KnowledgeBase.open(domain) as kb:
+        loaded = kb.load_domain()
+    summary = export_tasks(loaded, out, kind, per_label, per_task, skip_annotated=not include_annotated)
+    if layout is not None:
+        try:
+            Path(layout).write_text(mturk_layout(kind, per_task), encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write the layout {layout}: {exc.strerror or exc}") from exc
+        summary["layout"] = str(layout)
+    yield Progress(1, 1, f"wrote {summary['tasks']} tasks")
+    return summary

@@ -1,0 +1,109 @@
+"""Domains as a person meets them: which ones there are, making one ready (build it and train what is
+missing), opening it for conversations, and importing crowd files into it.
+
+``open_domain`` is the job the GUI's domain picker runs (in a worker); ``prepare`` is `clarify prepare`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import Any
+
+from assistant import paths
+from assistant.app.registry import ModelRegistry
+from assistant.app.research import train_encoder_job, train_policy_job
+from assistant.errors import DomainNotFoundError
+from assistant.progress import Progress
+from assistant.store import KnowledgeBase, built_domains
+from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
+
+__all__ = [
+    "BUNDLED_DOMAINS",
+    "DomainEntry",
+    "DomainLoader",
+    "available_domains",
+    "build_job",
+    "domain_stats",
+    "open_domain",
+    "prepare",
+]
+
+
+# The job that makes a domain ready and returns its ModelRegistry (``open_domain``, or a test's stand-in).
+DomainLoader = Callable[[str], Generator[Progress, None, Any]]
+
+
+@dataclass(frozen=True)
+class DomainEntry:
+    name: str
+    description: str
+    built: bool
+
+
+def available_domains() -> list[DomainEntry]:
+    """Bundled domains first (in their usual order), then other built or imported ones."""
+    built = set(built_domains())
+    entries = [DomainEntry(name, text, name in built) for name, text in BUNDLED_DOMAINS.items()]
+    entries += [DomainEntry(name, "built or imported domain", True) for name in sorted(built - set(BUNDLED_DOMAINS))]
+    return entries
+
+
+def domain_stats(name: str) -> dict:
+    """The figures `clarify domain stats` prints (labels, questions by kind, queries by split, ...)."""
+    with KnowledgeBase.open(name) as kb:
+        return kb.stats()
+
+
+def build_job(name: str) -> Generator[Progress, None, dict]:
+    """`clarify domain build NAME`: (re)build a bundled domain; returns its stats."""
+    return (yield from build_domain(name))
+
+
+def prepare(
+    name: str, candidate_settings: tuple[str, ...] | None = None, seed: int = 0, text_prior: str = "sru"
+) -> Generator[Progress, None, list[str]]:
+    """Build the domain if needed and train whatever is missing; returns what was trained."""
+    if not paths.domain_db_path(name).exists():
+        if name not in BUNDLED_DOMAINS:
+            raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
+        yield from build_domain(name)
+    elif name in BUNDLED_DOMAINS and _built_by_an_older_clarify(name):
+        yield from build_domain(name)  # idempotent: keeps imports and sessions, adds what is new
+    registry = ModelRegistry(name, text_prior=text_prior)
+    if candidate_settings is None:
+        has_uncaptioned = registry.domain.labels_with_queries("train").size < registry.domain.num_labels
+        candidate_settings = ("all", "captioned") if has_uncaptioned else ("all",)
+    trained = []
+    todo = registry.missing(candidate_settings)
+    if "encoder" in todo:
+        yield from train_encoder_job(registry, seed)
+        trained.append("encoder")
+        todo = registry.missing(candidate_settings)
+    for item in todo:
+        _, cands, variant = item.split("-", 2)
+        yield from train_policy_job(registry, cands, variant, seed=seed)
+        trained.append(item)
+    return trained
+
+
+def _built_by_an_older_clarify(name: str) -> bool:
+    with KnowledgeBase.open(name) as kb:
+        return kb.lacks_heldout_answers()
+
+
+def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
+    """Prepare ``name`` (build + train what is missing), then load and warm up its models; returns the
+    ready ``ModelRegistry``.
+
+    When the domain is built and the models for ``candidates`` are there, the registry that checked them
+    is used as it is (``prepare`` would load them a second time).
+    """
+    yield Progress(0, 0, f"checking the models of {name}")
+    exists = paths.domain_db_path(name).exists()
+    registry = ModelRegistry(name) if exists and not _built_by_an_older_clarify(name) else None
+    if registry is None or registry.missing((candidates,)):
+        yield from prepare(name)
+        registry = ModelRegistry(name)
+    yield from registry.warm_up(candidates)
+    return registry

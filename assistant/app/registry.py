@@ -1,0 +1,246 @@
+"""The trained models of a domain, loaded for use: the model registry.
+
+Trained parts live in ``paths.models_dir(domain)``:
+
+- the text encoder (prior p(y|x0) and tag scorer; see assistant.priors.sru), trained on the agent's view
+  of the domain (assistant.simulation.protocol.simulation_protocol);
+- STOP/ASK policies, one per candidate setting ("all" labels, or the "captioned" labels that have
+  training queries) and answer-model variant ("learned" lambda, or lambda = 1 for the baseline):
+  ``policy-<candidates>-<variant>.pt`` with the fine-tuned lambda, w and b.
+
+``ModelRegistry.missing`` says what is absent or stale; ``ModelRegistry.clarifier`` assembles a ready
+``Clarifier`` for conversations. Training, evaluation and ``prepare`` are jobs in ``assistant.app.research``
+and ``assistant.app.domains``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator
+from pathlib import Path
+
+import numpy as np
+
+from assistant import paths
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.clarifier import Clarifier, ClarifierConfig
+from assistant.clarification.policy_io import LoadedPolicy, load_policy
+from assistant.errors import ConfigError, ModelMissingError
+from assistant.priors.combined import CombinedPrior, fit_mention_weight
+from assistant.progress import Progress
+from assistant.simulation.protocol import SimulationProtocol, agent_view, simulation_protocol
+from assistant.store import Domain, KnowledgeBase
+from models.checkpoint import data_hash, read_sidecar
+
+CANDIDATE_SETTINGS = ("all", "captioned")
+# The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
+TEXT_PRIORS = ("sru", "minilm")
+VARIANTS = ("learned", "lambda_1")
+PROTOCOL_SEED = 0
+SMOOTHING = 1.0
+# Bump when what a policy sees changes (its prior, its features): older policies then count as stale.
+POLICY_FORMAT = "policy-v4: combined prior; questions the query answered are not asked"
+
+
+def load_domain(name: str) -> Domain:
+    with KnowledgeBase.open(name) as kb:
+        return kb.load_domain()
+
+
+def candidate_labels(domain: Domain, setting: str) -> np.ndarray:
+    """Label indices for a candidate setting: 'all', or 'captioned' (labels with training queries)."""
+    if setting == "all":
+        return np.arange(domain.num_labels)
+    if setting == "captioned":
+        found = domain.labels_with_queries("train")
+        if found.size == 0:
+            raise ConfigError(f"domain {domain.name!r} has no training queries, so no 'captioned' labels")
+        return found
+    raise ConfigError(f"unknown candidate setting {setting!r}: use one of {', '.join(CANDIDATE_SETTINGS)}")
+
+
+def policy_path(domain: str, candidates: str, variant: str, text_prior: str = "sru") -> Path:
+    """models/<domain>/policy-<candidates>-<variant>[-<text prior>] (without suffix)."""
+    suffix = "" if text_prior == "sru" else f"-{text_prior}"
+    return paths.models_dir(domain) / f"policy-{candidates}-{variant}{suffix}"
+
+
+class ModelRegistry:
+    """The trained models of one domain: loads them (cached), says which are missing or stale, and
+    assembles the clarifier real conversations use. Training and evaluation are jobs elsewhere
+    (``assistant.app.research``) that use a registry; the registry itself never trains."""
+
+    def __init__(self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru") -> None:
+        if text_prior not in TEXT_PRIORS:
+            raise ConfigError(f"unknown text prior {text_prior!r}: use one of {', '.join(TEXT_PRIORS)}")
+        self.name = domain_name
+        self.text_prior = text_prior
+        self.domain = load_domain(domain_name)
+        self.protocol_seed = seed
+        # what the models were trained on (birds: annotations re-sampled from training images)
+        self.agent_domain = agent_view(self.domain, seed)
+        self._protocol: SimulationProtocol | None = None
+        self._encoder = None
+        self._text_encoder = None
+        self._clarifiers: dict[tuple, Clarifier] = {}
+        self._priors: dict[int, CombinedPrior] = {}
+
+    @property
+    def protocol(self) -> SimulationProtocol:
+        """The agent/user split of the simulator (research jobs only: a conversation needs none of it)."""
+        if self._protocol is None:
+            self._protocol = simulation_protocol(self.domain, self.protocol_seed)
+        return self._protocol
+
+    def forget_models(self, prior: bool = True) -> None:
+        """Drop the loaded models (after training new ones): the next use loads them again. ``prior``: the text
+        prior too (a new encoder), not only the policies."""
+        self._clarifiers.clear()
+        if prior:
+            self._encoder = None
+            self._priors.clear()
+
+    @property
+    def text_encoder(self):
+        """Pooled MiniLM for the comparison phase's candidate features, with a per-domain disk cache."""
+        if self._text_encoder is None:
+            from assistant.text.embeddings import CachingSentenceEncoder
+
+            self._text_encoder = CachingSentenceEncoder(paths.models_dir(self.name) / "text-embeddings.npz")
+        return self._text_encoder
+
+    @property
+    def encoder(self):
+        """The text prior (and tag scorer): the trained SRU encoder, or the pooled MiniLM prior."""
+        if self._encoder is None:
+            if self.text_prior == "minilm":
+                from assistant.priors.minilm import MiniLMPrior
+
+                self._encoder = MiniLMPrior.fit(self.agent_domain, self.protocol_seed)
+            else:
+                from assistant.priors.sru import load_encoder_prior
+
+                self._encoder = load_encoder_prior(self.domain, self.agent_domain)
+        return self._encoder
+
+    def combined_prior(self, domain: Domain | None = None) -> CombinedPrior:
+        """The prior the agent uses: the encoder joined with tag mentions (assistant.priors.combined.CombinedPrior).
+
+        ``domain``: whose annotations score the mentions (default: the agent's view, for training and
+        evaluation; conversations use the full domain).
+        """
+        domain = domain or self.agent_domain
+        key = id(domain)
+        if key not in self._priors:
+            self._priors[key] = self._make_prior(domain, self.mention_weight())
+        return self._priors[key]
+
+    def _make_prior(self, domain: Domain, beta: float) -> CombinedPrior:
+        from assistant.priors.mentions import MentionDetector
+
+        detector = MentionDetector.from_domain(domain)
+        log_answers = np.log(np.maximum(domain.p_hat(SMOOTHING), 1e-12))
+        seen = np.zeros(domain.num_labels, dtype=bool)
+        seen[domain.labels_with_queries("train")] = True
+        return CombinedPrior(self.encoder, detector, log_answers, seen, beta)
+
+    def mention_weight(self) -> float:
+        """beta of the mention evidence, fitted on the dev queries (cached next to the encoder)."""
+        path = paths.models_dir(self.name) / (
+            "prior.json" if self.text_prior == "sru" else f"prior-{self.text_prior}.json"
+        )
+        stamp = self.encoder_hash()
+        if path.is_file():
+            saved = json.loads(path.read_text())
+            if saved.get("encoder") == stamp:
+                return float(saved["beta"])
+        agent = self.agent_domain
+        texts, labels = agent.queries("dev")
+        if not texts:
+            return 0.0
+        beta, nll = fit_mention_weight(self._make_prior(agent, 0.0), texts, labels)
+        path.write_text(json.dumps({"encoder": stamp, "beta": beta, "dev_nll": nll}, indent=2))
+        return beta
+
+    def encoder_hash(self) -> str:
+        """Identity of the text prior (for the encoder: its data hash and training time): policies trained
+        on top of another prior are stale, since the posterior they learned to read came from it."""
+        from assistant.priors.sru import encoder_checkpoint_path
+
+        if self.text_prior != "sru":
+            enc = self.encoder
+            fitted = f"{enc.temperature:.6g}/{enc.short_temperature}/{enc.centroid_weight:.6g}"
+            return f"{self.text_prior}:{data_hash([self.domain.counts, self.domain.query_texts])}:{fitted}"
+        sidecar = read_sidecar(encoder_checkpoint_path(self.name)) or {}
+        return f"{sidecar.get('data_hash', '')}@{sidecar.get('created_at', '')}"
+
+    def answer_model(self, loaded: LoadedPolicy, domain: Domain | None = None) -> AnswerModel:
+        base = AnswerModel(
+            (domain or self.agent_domain).p_hat(SMOOTHING), self.domain.option_mask, self.encoder.tag_scores()
+        )
+        return base.with_params(lam=loaded.lam, w=loaded.w, b=loaded.b)
+
+    def load_policy(self, candidates: str = "all", variant: str = "learned") -> LoadedPolicy:
+        path, data = self.policy_checkpoint(candidates, variant)
+        fix = f"train it: `clarify train policy {self.name} --candidates {candidates} --variant {variant}`"
+        return load_policy(path, data, fix)
+
+    def policy_checkpoint(self, candidates: str = "all", variant: str = "learned") -> tuple[Path, str]:
+        """(path, data hash) of a policy checkpoint: a policy is stale when the hash of what it was trained on
+        (the agent's data, the protocol, the text prior, the setting) differs."""
+        d = self.agent_domain
+        data = data_hash(
+            [POLICY_FORMAT, d.counts, d.query_texts, self.protocol_seed, self.encoder_hash(), candidates, variant]
+        )
+        return policy_path(self.name, candidates, variant, self.text_prior), data
+
+    def missing(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
+        """What still has to be trained: 'encoder', 'policy-all-learned', ..."""
+        try:
+            self.encoder  # noqa: B018 - loading is the check
+        except ModelMissingError:
+            return ["encoder"] + [f"policy-{c}-{v}" for c in candidate_settings for v in VARIANTS]
+        todo = []
+        for c in candidate_settings:
+            for v in VARIANTS:
+                try:
+                    self.load_policy(c, v)
+                except ModelMissingError:
+                    todo.append(f"policy-{c}-{v}")
+        return todo
+
+    def warm_up(self, candidates: str = "all") -> Generator[Progress, None, None]:
+        """Load the models, embed every text the comparison phase may show (cached on disk) and load the
+        sentence encoder that embeds the user's query, so that sessions then respond at once. Run it in a
+        worker: the first time it takes a while."""
+        from assistant.ranking.ranking_session import candidate_texts
+
+        yield Progress(0, 3, "loading the models")
+        self.clarifier(candidates)
+        yield Progress(1, 3, "embedding the answers for the comparisons")
+        self.text_encoder.warm([text for label in self.domain.labels for text in candidate_texts(label)])
+        yield Progress(2, 3, "loading the sentence encoder")
+        self.text_encoder.encoder.encode(["warm up"])  # not cached: only loads the model
+        yield Progress(3, 3, "ready")
+
+    # ---- products ----
+    def clarifier(self, candidates: str = "all", config: ClarifierConfig | None = None) -> Clarifier:
+        """The agent for real conversations: the domain's full annotations, trained prior and policy.
+
+        Built once per (candidates, config) and reused: conversations keep their own state.
+        """
+        key = (candidates, config)
+        if key not in self._clarifiers:
+            self._clarifiers[key] = self._build_clarifier(candidates, config)
+        return self._clarifiers[key]
+
+    def _build_clarifier(self, candidates: str, config: ClarifierConfig | None) -> Clarifier:
+        loaded = self.load_policy(candidates, "learned")
+        return Clarifier(
+            self.domain,
+            self.combined_prior(self.domain),
+            self.answer_model(loaded, self.domain),
+            loaded.policy,
+            candidates=candidate_labels(self.domain, candidates),
+            config=config,
+        )

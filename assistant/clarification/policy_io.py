@@ -1,0 +1,51 @@
+"""Checkpoints of the learned STOP/ASK policy together with the answer-model parameters (lambda, w, b) that
+were fine-tuned with it: what the policy learned to read is the posterior under those parameters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from assistant.clarification.stopping import LearnedPolicy
+from assistant.errors import from_model_errors
+from models.checkpoint import load_checkpoint, save_checkpoint
+from models.policy_net import StopPolicyNet
+
+
+@dataclass
+class LoadedPolicy:
+    """A trained policy, its answer-model parameters and the metrics recorded when it was trained."""
+
+    policy: LearnedPolicy
+    lam: float
+    w: float
+    b: np.ndarray
+    metrics: dict
+
+
+def save_policy(
+    path: str | Path, net: StopPolicyNet, lam: float, w: float, b: np.ndarray, config: dict, data: str, metrics: dict
+) -> None:
+    """Write the policy network and (lambda, w, b) as one checkpoint; ``config`` is the training's summary."""
+    state = {f"net.{k}": v for k, v in net.state_dict().items()}
+    state["lam"] = torch.tensor(lam)
+    state["w"] = torch.tensor(w)
+    state["b"] = torch.from_numpy(np.asarray(b, dtype=np.float32))
+    save_checkpoint(path, state, {"net": net.config(), **config}, data, metrics)
+
+
+def load_policy(path: str | Path, data: str | None = None, fix: str = "") -> LoadedPolicy:
+    """The policy saved at ``path``; ModelMissingError (with ``fix``) if absent, unreadable or trained on
+    other data than ``data`` describes."""
+    with from_model_errors(fix):
+        state, sidecar = load_checkpoint(path, data)
+    config = sidecar["config"]["net"]
+    net = StopPolicyNet(config["top_k"], config["hidden"])
+    net.load_state_dict({k.removeprefix("net."): v for k, v in state.items() if k.startswith("net.")})
+    net.eval()
+    return LoadedPolicy(
+        LearnedPolicy(net), float(state["lam"]), float(state["w"]), state["b"].numpy(), sidecar.get("metrics", {})
+    )

@@ -1,0 +1,117 @@
+"""Question selection: which question to ask next.
+
+Information gain (IC 4.2) of question q under belief p(y):
+
+    IG(q) = H(r | q) - sum_y p(y) H(r | q, y)
+    P(r | q) = sum_y A[q, r, y] p(y)
+
+which equals H(y) - E_r[H(y | q, r)] (the expected drop in entropy of the belief). Computed for all
+questions at once with one vector-matrix product (see ``AnswerModel.gain_matrix``).
+
+Strategies: ``InformationGainQuestions`` (conditions on the query and all answers),
+``StaticInformationGainQuestions`` (IC's query-free baseline: IG under the belief that ignores the initial
+query) and ``RandomQuestions``.
+
+The same formula serves one belief in numpy (a conversation) and a batch of beliefs in torch (policy
+training, ``batch_information_gain``): ``information_gain_from`` is their one source.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from assistant.clarification.answer_model import AnswerModel
+
+
+def information_gain_from(answer_probs, expected_cond_entropy, xp=np):
+    """IG [..., Q] = H(P(r|q)) - sum_y p(y) H(r|q,y), from P(r|q) [..., Q, R] and the expected conditional
+    entropy [..., Q]; for numpy (``xp=np``) and torch (``xp=torch``) alike."""
+    if xp is np:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            answer_entropy = -np.where(answer_probs > 0, answer_probs * np.log(answer_probs), 0.0).sum(axis=-1)
+    else:
+        answer_entropy = -(answer_probs * xp.log(answer_probs.clamp_min(1e-12))).sum(dim=-1)
+    return answer_entropy - expected_cond_entropy
+
+
+def information_gain(model: AnswerModel, probs: np.ndarray) -> np.ndarray:
+    """IG [Q] float32 of every question under one belief ``probs`` [Y] (nats), in one vector-matrix product."""
+    q, r, _ = model.shape
+    both = np.asarray(probs, dtype=np.float32) @ model.gain_matrix
+    answer_probs = both[: q * r].reshape(q, r)  # P(r|q)
+    expected_cond_entropy = both[q * r :]  # sum_y p(y) H(r|q,y)
+    return information_gain_from(answer_probs, expected_cond_entropy).astype(np.float32)
+
+
+def batch_information_gain(a, cond_entropy, probs, xp=np):
+    """IG [B, Q] for a batch of beliefs ``probs`` [B, Y]; ``a`` [Q, R, Y], ``cond_entropy`` [Q, Y] = H(r|q,y)."""
+    q, r, y = a.shape
+    answer_probs = (probs @ a.reshape(q * r, y).T).reshape(-1, q, r)
+    return information_gain_from(answer_probs, probs @ cond_entropy.T, xp)
+
+
+def answer_distribution(model: AnswerModel, probs: np.ndarray, question: int) -> np.ndarray:
+    """P(r | q) [R] for one question (0 on padded options)."""
+    return model.matrix[question] @ np.asarray(probs, dtype=np.float32)
+
+
+class QuestionContext(Protocol):
+    """What a strategy may look at: the posterior with and without the query, and which questions remain."""
+
+    @property
+    def probs(self) -> np.ndarray: ...
+
+    @property
+    def query_free_probs(self) -> np.ndarray: ...
+
+    @property
+    def available(self) -> np.ndarray: ...
+
+
+class Strategy(Protocol):
+    name: str
+
+    def select(self, model: AnswerModel, context: QuestionContext, rng: np.random.Generator) -> int: ...
+
+
+def _best(scores: np.ndarray, available: np.ndarray) -> int:
+    """Index of the highest score among available questions (ties: lowest index)."""
+    masked = np.where(available, scores, -np.inf)
+    return int(np.argmax(masked))
+
+
+class InformationGainQuestions:
+    """Ask the question with the highest information gain under the current belief."""
+
+    name = "ig"
+
+    def select(self, model: AnswerModel, context: QuestionContext, rng: np.random.Generator) -> int:
+        return _best(information_gain(model, context.probs), context.available)
+
+
+class StaticInformationGainQuestions:
+    """IG under the belief that ignores the initial query (prior uniform, answers still count)."""
+
+    name = "static_ig"
+
+    def select(self, model: AnswerModel, context: QuestionContext, rng: np.random.Generator) -> int:
+        return _best(information_gain(model, context.query_free_probs), context.available)
+
+
+class RandomQuestions:
+    """A uniformly random question among those still available."""
+
+    name = "random"
+
+    def select(self, model: AnswerModel, context: QuestionContext, rng: np.random.Generator) -> int:
+        choices = np.flatnonzero(context.available)
+        return int(rng.choice(choices))
+
+
+STRATEGIES = {
+    "ig": InformationGainQuestions,
+    "static_ig": StaticInformationGainQuestions,
+    "random": RandomQuestions,
+}

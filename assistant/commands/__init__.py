@@ -1,1 +1,0 @@
-"""Click command groups of the `clarify` CLI, one module per group, plus shared terminal helpers."""

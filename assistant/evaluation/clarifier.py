@@ -1,0 +1,249 @@
+"""Evaluation against the baselines of IC Table 1, on the same simulated episodes.
+
+Systems (names as in the JSON output):
+
+- ``ours``: information-gain questions, learned STOP/ASK policy, answer model with learned lambda;
+- ``threshold``: the same questions, stop when the top probability reaches a threshold, tuned on dev
+  episodes for the reward the policy maximises among thresholds that ask no more questions on average
+  than the policy does on those episodes (so the two compare at equal cost);
+- ``fixed_turns``: the same questions, always k of them (one row per k = 1..max_turns);
+- ``lambda_1``: like ours but the answer model is the crowd's p_hat only (lambda = 1) with its own policy;
+- ``static_ig``: questions chosen by IG of the query-free belief, the learned policy stops;
+- ``random``: random questions, the learned policy stops;
+- ``no_interaction_neural`` / ``no_interaction_bm25``: the top label of the prior, no question.
+
+Every system meets the same targets, queries and simulated answers (common random numbers), so
+differences between rows are paired: each row carries McNemar's exact test against ours (``vs_ours``).
+Acc@1/Acc@3 are over episodes; their standard errors are reported.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.clarifier import Clarifier, ClarifierConfig
+from assistant.clarification.questions import InformationGainQuestions, RandomQuestions, StaticInformationGainQuestions
+from assistant.clarification.stopping import FixedTurns, StopRule, ThresholdStop
+from assistant.errors import ConfigError
+from assistant.evaluation.report import EvaluationReport, accuracy_curve, paired_test, report_row, truncate_episode
+from assistant.priors.base import Prior
+from assistant.progress import Progress
+from assistant.simulation.episodes import EpisodeSpec
+from assistant.simulation.rollout import Episode, run_episode
+from assistant.simulation.user import SimulatedUser, check_simulator
+from assistant.store import Domain
+
+SYSTEMS = (
+    "ours",
+    "threshold",
+    "fixed_turns",
+    "lambda_1",
+    "static_ig",
+    "random",
+    "no_interaction_neural",
+    "no_interaction_bm25",
+)
+THRESHOLD_GRID = tuple(np.round(np.arange(0.05, 0.996, 0.025), 3))
+
+
+@dataclass
+class EvaluationSetup:
+    """Everything the systems need. Answer models and the user cover all labels of ``domain``."""
+
+    domain: Domain
+    candidates: np.ndarray
+    prior: Prior
+    answer_model: AnswerModel
+    policy: StopRule
+    user: SimulatedUser
+    answer_model_lambda_1: AnswerModel | None = None
+    policy_lambda_1: StopRule | None = None
+    bm25_prior: Prior | None = None
+    reward_correct: float = 20.0
+    reward_wrong: float = -10.0
+    turn_reward: float = -1.0
+    protocol: str = ""
+
+
+def _rewards(episodes: Sequence[Episode], setup: EvaluationSetup) -> float:
+    return float(
+        np.mean(
+            [
+                (setup.reward_correct if e.correct_at_1 else setup.reward_wrong) + setup.turn_reward * e.turns
+                for e in episodes
+            ]
+        )
+    )
+
+
+def tune_threshold(
+    setup: EvaluationSetup,
+    scores: np.ndarray,
+    episodes: Sequence[EpisodeSpec],
+    max_turns: int,
+    turn_limit: float | None = None,
+) -> tuple[float, float]:
+    """The probability threshold for ``episodes`` (dev), and its mean reward there.
+
+    With ``turn_limit``: the most accurate threshold among those that ask at most ``turn_limit``
+    questions on average (a comparison at equal cost); without: the one with the best mean reward.
+
+    One 10-question rollout per episode suffices: stopping at threshold t is a prefix of it.
+    """
+    clarifier = Clarifier(
+        setup.domain,
+        setup.prior,
+        setup.answer_model,
+        FixedTurns(max_turns),
+        InformationGainQuestions(),
+        setup.candidates,
+        ClarifierConfig(max_turns=max_turns),
+    )
+    top_probs, hits = [], []
+    for spec, s in zip(episodes, scores):
+        setup.user.start(spec)
+        conv = clarifier.start_from_scores(s, spec.query)
+        maxes, hit = [float(conv.probs.max())], [bool(conv.ranking(1)[0] == spec.target)]
+        while (q := conv.next_question()) is not None:
+            conv.answer(q, setup.user.answer(q))
+            maxes.append(float(conv.probs.max()))
+            hit.append(bool(conv.ranking(1)[0] == spec.target))
+        top_probs.append(maxes)
+        hits.append(hit)
+    best, best_key = (THRESHOLD_GRID[0], -math.inf), -math.inf  # lowest threshold: fewest questions
+    for t in THRESHOLD_GRID:
+        total, turns, correct = 0.0, 0, 0
+        for maxes, hit in zip(top_probs, hits):
+            stop = next((k for k, m in enumerate(maxes) if m >= t), len(maxes) - 1)
+            total += (setup.reward_correct if hit[stop] else setup.reward_wrong) + setup.turn_reward * stop
+            turns += stop
+            correct += hit[stop]
+        n = len(top_probs)
+        if turn_limit is not None and turns / n > turn_limit:
+            continue
+        key = correct / n if turn_limit is not None else total / n
+        if key > best_key:
+            best, best_key = (float(t), total / n), key
+    return best
+
+
+def evaluate(
+    setup: EvaluationSetup,
+    episodes: Sequence[EpisodeSpec],
+    dev_episodes: Sequence[EpisodeSpec] = (),
+    max_turns: int = 10,
+    systems: Sequence[str] = SYSTEMS,
+    threshold: float | None = None,
+) -> Generator[Progress, None, EvaluationReport]:
+    """Run every requested system on ``episodes``; returns an EvaluationReport.
+
+    ``threshold`` None: tuned on ``dev_episodes`` (required then, for the threshold system).
+    """
+    unknown = sorted(set(systems) - set(SYSTEMS))
+    if unknown:
+        raise ConfigError(f"unknown system(s) {', '.join(unknown)}: choose from {', '.join(SYSTEMS)}")
+    if not episodes:
+        raise ConfigError("no episodes to evaluate")
+    check_simulator(setup.user, episodes, setup.domain.num_labels)
+    candidate_set = set(setup.candidates.tolist())
+    if any(e.target not in candidate_set for e in episodes):
+        raise ConfigError("some episode targets are not among the candidates")
+    start = time.perf_counter()
+    config = ClarifierConfig(max_turns=max_turns)
+    yield Progress(0, len(systems) + 1, "scoring the queries with the prior")
+    scores = setup.prior.scores([e.query for e in episodes])
+
+    lam1_model = setup.answer_model_lambda_1 or setup.answer_model.with_params(lam=1.0)
+    lam1_policy = setup.policy_lambda_1 or setup.policy
+    plans: dict[str, tuple] = {
+        "ours": (setup.answer_model, setup.policy, InformationGainQuestions()),
+        "lambda_1": (lam1_model, lam1_policy, InformationGainQuestions()),
+        "static_ig": (setup.answer_model, setup.policy, StaticInformationGainQuestions()),
+        "random": (setup.answer_model, setup.policy, RandomQuestions()),
+    }
+    curve_plans = {
+        "ig": (setup.answer_model, InformationGainQuestions()),
+        "lambda_1": (lam1_model, InformationGainQuestions()),
+        "static_ig": (setup.answer_model, StaticInformationGainQuestions()),
+        "random": (setup.answer_model, RandomQuestions()),
+    }
+    meta: dict = {
+        "domain": setup.domain.name,
+        "candidates": len(setup.candidates),
+        "episodes": len(episodes),
+        "max_turns": max_turns,
+        "protocol": setup.protocol,
+        "reward": {"correct": setup.reward_correct, "wrong": setup.reward_wrong, "turn": setup.turn_reward},
+        "lambda": setup.answer_model.lam,
+    }
+
+    def rollouts(model: AnswerModel, stop: StopRule, strategy, specs=episodes, prior_scores=scores) -> list[Episode]:
+        clarifier = Clarifier(setup.domain, setup.prior, model, stop, strategy, setup.candidates, config)
+        return [
+            run_episode(clarifier, setup.user, spec, s, np.random.default_rng(spec.seed))
+            for spec, s in zip(specs, prior_scores)
+        ]
+
+    rows: list[dict] = []
+    hits: list[np.ndarray] = []  # per row: Acc@1 hit of every episode, for paired tests
+    curves: dict[str, dict[str, list[float]]] = {}
+
+    def add(system: str, done: Sequence[Episode], **extra) -> None:
+        rows.append(report_row(system, done, **extra))
+        hits.append(np.array([e.correct_at_1 for e in done], dtype=bool))
+
+    step = 1
+    for system in systems:
+        yield Progress(step, len(systems) + 1, f"evaluating {system}")
+        step += 1
+        if system in plans:
+            model, stop, strategy = plans[system]
+            add(system, rollouts(model, stop, strategy))
+            if system != "ours" and system in curve_plans:
+                model_c, strategy_c = curve_plans[system]
+                curves[system] = accuracy_curve(rollouts(model_c, FixedTurns(max_turns), strategy_c), max_turns)
+        elif system == "threshold":
+            if threshold is None:
+                if not dev_episodes:
+                    raise ConfigError("the threshold system needs dev episodes to tune its threshold (or pass one)")
+                dev_scores = setup.prior.scores([e.query for e in dev_episodes])
+                # at no more questions than ours: the policy's mean on the same dev episodes is the limit
+                ours_dev = rollouts(setup.answer_model, setup.policy, None, dev_episodes, dev_scores)
+                limit = float(np.mean([e.turns for e in ours_dev]))
+                threshold, _ = tune_threshold(setup, dev_scores, dev_episodes, max_turns, limit)
+                meta["threshold_turn_limit"] = limit
+            meta["threshold"] = threshold
+            add(system, rollouts(setup.answer_model, ThresholdStop(threshold), InformationGainQuestions()))
+        elif system == "fixed_turns":
+            full = rollouts(setup.answer_model, FixedTurns(max_turns), InformationGainQuestions())
+            curves["ig"] = accuracy_curve(full, max_turns)
+            for k in range(1, max_turns + 1):
+                truncated = [truncate_episode(e, k) for e in full]
+                add("fixed_turns", truncated, turns=k)
+        elif system == "no_interaction_neural":
+            add(system, rollouts(setup.answer_model, FixedTurns(0), InformationGainQuestions()))
+        elif system == "no_interaction_bm25":
+            if setup.bm25_prior is None:
+                continue
+            bm25 = setup.bm25_prior.scores([e.query for e in episodes])[:, setup.candidates]
+            order = np.argsort(-bm25, axis=1, kind="stable")[:, :3]
+            ranked = setup.candidates[order]
+            prior_only = [
+                Episode(e.target, e.query, hit1_by_turn=[bool(r[0] == e.target)], hit3_by_turn=[e.target in r])
+                for e, r in zip(episodes, ranked)
+            ]
+            add(system, prior_only)
+    ours_at = next((i for i, row in enumerate(rows) if row["system"] == "ours"), None)
+    if ours_at is not None:
+        for i, row in enumerate(rows):
+            if i != ours_at:
+                row["vs_ours"] = paired_test(hits[ours_at], hits[i])
+    meta["seconds"] = round(time.perf_counter() - start, 2)
+    yield Progress(len(systems) + 1, len(systems) + 1, "done")
+    return EvaluationReport(rows=rows, curves=curves, meta=meta)

@@ -1,0 +1,110 @@
+"""What an evaluation of the clarifier reports: rows as in IC Table 1 (Acc@1, Acc@3, mean questions, a
+paired test against ours), Acc@1 against the number of questions, and exports (JSON, CSV, Markdown, PNG)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import ConfigError
+from assistant.simulation.rollout import Episode
+
+
+@dataclass
+class EvaluationReport:
+    """Rows as in IC Table 1, accuracy-vs-turn curves, and what was evaluated."""
+
+    rows: list[dict]
+    curves: dict[str, dict[str, list[float]]]
+    meta: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"rows": self.rows, "curves": self.curves, "meta": self.meta}
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        text = json.dumps(self.to_dict(), indent=2)
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    def to_csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=["system", "turns", "acc1", "acc3", "mean_turns", "episodes"])
+        writer.writeheader()
+        for row in self.rows:
+            writer.writerow({k: row.get(k, "") for k in writer.fieldnames})
+        return out.getvalue()
+
+    def to_markdown(self) -> str:
+        lines = ["| system | Acc@1 | Acc@3 | mean turns | p vs ours |", "|---|---|---|---|---|"]
+        for row in self.rows:
+            name = row["system"] + (f" ({row['turns']})" if row["system"] == "fixed_turns" else "")
+            p = f"{row['vs_ours']['p_value']:.3g}" if "vs_ours" in row else ""
+            lines.append(f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} | {p} |")
+        return "\n".join(lines)
+
+    def row(self, system: str, turns: int | None = None) -> dict:
+        for r in self.rows:
+            if r["system"] == system and (turns is None or r.get("turns") == turns):
+                return r
+        raise ConfigError(f"the report has no row for system {system!r}" + (f" at {turns} turns" if turns else ""))
+
+
+def report_row(system: str, episodes: Sequence[Episode], **extra) -> dict:
+    hit1 = np.array([e.correct_at_1 for e in episodes], dtype=float)
+    hit3 = np.array([e.correct_at_3 for e in episodes], dtype=float)
+    turns = np.array([e.turns for e in episodes], dtype=float)
+    n = len(episodes)
+    return {
+        "system": system,
+        **extra,
+        "acc1": float(hit1.mean()),
+        "acc3": float(hit3.mean()),
+        "mean_turns": float(turns.mean()),
+        "episodes": n,
+        "acc1_se": float(hit1.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
+    }
+
+
+def paired_test(ours: np.ndarray, other: np.ndarray) -> dict:
+    """McNemar's exact test of Acc@1 between two systems on the same episodes (paired by episode).
+
+    Returns the accuracy difference (other - ours) and the two-sided p-value from the episodes where
+    exactly one of the two systems was right.
+    """
+    from scipy.stats import binomtest
+
+    only_ours = int(np.sum(ours & ~other))
+    only_other = int(np.sum(other & ~ours))
+    discordant = only_ours + only_other
+    p = 1.0 if discordant == 0 else float(binomtest(min(only_ours, only_other), discordant, 0.5).pvalue)
+    return {"acc1_diff": float(other.mean() - ours.mean()), "p_value": p, "discordant": discordant}
+
+
+def accuracy_curve(episodes: Sequence[Episode], max_turns: int) -> dict[str, list[float]]:
+    """Accuracy after k questions, k = 0..max_turns (an episode that ran out of questions keeps its last)."""
+    acc1, acc3 = [], []
+    for k in range(max_turns + 1):
+        acc1.append(float(np.mean([e.hit1_by_turn[min(k, e.turns)] for e in episodes])))
+        acc3.append(float(np.mean([e.hit3_by_turn[min(k, e.turns)] for e in episodes])))
+    return {"acc1": acc1, "acc3": acc3}
+
+
+def truncate_episode(episode: Episode, k: int) -> Episode:
+    """The episode as if the agent had stopped after k questions."""
+    k = min(k, episode.turns)
+    return Episode(
+        episode.target,
+        episode.query,
+        episode.questions[:k],
+        episode.answers[:k],
+        episode.hit1_by_turn[: k + 1],
+        episode.hit3_by_turn[: k + 1],
+    )

@@ -1,0 +1,106 @@
+"""Pooled MiniLM as a text prior: no training, cosine similarity to label documents (and query centroids)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assistant import paths
+from assistant.priors.base import centroid_applicable, check_texts, scatter_tag_scores
+from assistant.priors.calibration import query_temperatures, ranking_metrics, short_query_windows, tune_temperature
+from assistant.store import Domain
+from assistant.text.embeddings import CachingSentenceEncoder
+from assistant.text.label_text import LabelTextConfig, label_documents, tag_answer_texts
+
+
+def domain_sentence_embeddings(domain_name: str):
+    """MiniLM embeddings of the domain's fixed texts (label documents, tags, queries), cached on disk in the
+    domain's model folder (``assistant.text.embeddings.CachingSentenceEncoder``)."""
+    return CachingSentenceEncoder(paths.models_dir(domain_name) / "minilm-prior-embeddings.npz")
+
+
+class MiniLMPrior:
+    """Pooled MiniLM prior: scores = cos(x, label document) [+ w * cos(x, query centroid)] / T.
+
+    Needs no training; w (where every label has training queries) and T are tuned on the dev split, the
+    short queries' T on windows of the dev queries (``short_query_windows``).
+    ``tag_scores`` is cos("tag # answer", label document), for an answer model without a trained encoder.
+    """
+
+    name = "minilm"
+
+    def __init__(
+        self, domain: Domain, doc_vectors: np.ndarray, centroids: np.ndarray | None, weight: float, temperature: float
+    ):
+        self.domain = domain
+        self.doc_vectors = doc_vectors
+        self.centroids = centroids
+        self.centroid_weight = weight
+        self.temperature = temperature
+        self.short_temperature: float | None = None
+        self._tags: np.ndarray | None = None
+        self._embeddings = None
+
+    @classmethod
+    def fit(
+        cls, agent: Domain, seed: int = 0, text: LabelTextConfig | None = None, centroid: str = "auto"
+    ) -> MiniLMPrior:
+        """Fit on ``agent``, the agent's view of a domain; ``seed`` draws the short-query windows."""
+        docs = label_documents(agent, agent.p_hat(), text)
+        embeddings = domain_sentence_embeddings(agent.name)
+        doc_vectors = embeddings.encode(docs)
+        centroids = None
+        if centroid == "on" or (centroid == "auto" and centroid_applicable(agent)):
+            train_texts, train_labels = agent.queries("train")
+            emb = embeddings.encode(train_texts)
+            sums = np.zeros_like(doc_vectors, dtype=np.float64)
+            np.add.at(sums, train_labels, emb)
+            norms = np.linalg.norm(sums, axis=1, keepdims=True)
+            centroids = (sums / np.maximum(norms, 1e-9)).astype(np.float32)
+        prior = cls(agent, doc_vectors, centroids, 0.0, 1.0)
+        prior._embeddings = embeddings
+        dev_texts, dev_labels = agent.queries("dev")
+        if len(dev_texts):
+            dev = embeddings.encode(dev_texts)
+            if centroids is not None:
+                best = -1.0
+                for w in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0):
+                    m = ranking_metrics(prior._raw(dev, w), dev_labels)
+                    if m["acc1"] + 0.5 * m["acc3"] > best + 1e-9:
+                        best, prior.centroid_weight = m["acc1"] + 0.5 * m["acc3"], w
+            prior.temperature = tune_temperature(prior._raw(dev, prior.centroid_weight), dev_labels)
+            short_texts, short_labels = short_query_windows(dev_texts, dev_labels, seed)
+            if short_texts:
+                short = embeddings.encode(short_texts)
+                prior.short_temperature = tune_temperature(prior._raw(short, prior.centroid_weight), short_labels)
+        return prior
+
+    def _raw(self, emb: np.ndarray, weight: float) -> np.ndarray:
+        out = emb @ self.doc_vectors.T
+        if self.centroids is not None and weight:
+            out = out + weight * (emb @ self.centroids.T)
+        return out
+
+    def scores_from_embeddings(self, emb: np.ndarray, texts: Sequence[str] | None = None) -> np.ndarray:
+        """[N, Y] float32 logits of embedded queries; with ``texts``, short ones get the short temperature."""
+        temperature = (
+            self.temperature if texts is None else query_temperatures(texts, self.temperature, self.short_temperature)
+        )
+        return (self._raw(emb, self.centroid_weight) / temperature).astype(np.float32)
+
+    def scores(self, texts: Sequence[str]) -> np.ndarray:
+        """[N, Y] float32 logits."""
+        from models.pretrained import SentenceEncoder
+
+        texts = check_texts(texts)
+        return self.scores_from_embeddings(SentenceEncoder().encode(texts), texts)
+
+    def tag_scores(self) -> np.ndarray:
+        """[Q, R, Y] float32 cos("tag # answer", label document), 0 on padded options."""
+        if self._tags is None:
+            texts, slots = tag_answer_texts(self.domain)
+            embeddings = self._embeddings or domain_sentence_embeddings(self.domain.name)
+            emb = embeddings.encode(texts)
+            self._tags = scatter_tag_scores(self.domain, slots, emb @ self.doc_vectors.T)
+        return self._tags

@@ -1,0 +1,274 @@
+"""The trained SRU encoder prior (IC 4.3); pooled MiniLM and BM25 are its siblings (``priors.minilm``,
+``priors.bm25``).
+
+All three score a query against *label documents* (``assistant.text.label_text``: name, description where fair,
+characteristic tags from the agent's p_hat) and, where every label has training queries (FAQ, banking),
+also against the centroid of the label's training queries. Each implements ``assistant.priors.base.Prior``
+(``scores(texts)`` [N, Y] logits over all labels); the SRU and MiniLM priors also implement ``TagScorer``
+(``tag_scores()`` [Q, R, Y] = S(tag#r, y), 0 on padded options).
+
+How to get a prior for a domain::
+
+    domain = KnowledgeBase.open("birds").load_domain()
+    agent = simulation_protocol(domain).agent_domain
+    prior = load_encoder_prior(domain, agent)     # ModelMissingError (how to fix) if absent or stale
+    prior = run_job(load_or_train_encoder(domain))  # assistant.training.policy.encoder: trains and saves when needed
+    minilm = MiniLMPrior.fit(agent)               # no training; embeddings cached under the models dir
+    bm25 = BM25Prior.fit(agent)
+
+Checkpoints: ``paths.models_dir(domain)/encoder.pt`` + ``encoder.json`` (config, seed, temperature,
+centroid weight, dev metrics, data hash). The data hash covers the stored domain and the simulation
+protocol seed, so a rebuilt or edited domain makes the checkpoint stale.
+
+Known limit (birds, measured with ``python -m benchmarks.bench_prior --domains birds --zero-shot``): the
+trained encoder does not transfer to species without captions. Trained without the captions of 10 of the
+50 captioned species, it ranked those species' test captions at Acc@1 0.000 / Acc@3 0.000 over all 200
+species, and at chance level even among the 160 species without captions; the top label is a captioned
+species for 99.9% of queries. Over all 200 candidates the prior is therefore as accurate as over the 50
+captioned ones, because every evaluation target is captioned; the 150 others gain mass only from answers.
+
+Why centroids only where *every* label has training queries: in the birds "all 200 candidates" setting
+only the 50 captioned species have captions; a centroid term for them alone would favour exactly the
+species the evaluation draws its targets from, an artefact of the protocol rather than skill.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from assistant import paths
+from assistant.errors import ModelMissingError, from_model_errors
+from assistant.priors.base import check_texts, scatter_tag_scores
+from assistant.priors.calibration import query_temperatures
+from assistant.store import Domain
+from assistant.text.label_text import LabelTextConfig, label_segments, tag_answer_texts
+from models.checkpoint import data_hash, load_checkpoint, read_sidecar
+from models.sru_encoder import SRUEncoderConfig, SRUTextEncoder, word_vectors
+
+ENCODER_CHECKPOINT = "encoder"
+
+
+def encoder_checkpoint_path(domain_name: str) -> Path:
+    """models/<domain>/encoder (without suffix: the checkpoint adds .pt and .json)."""
+    return paths.models_dir(domain_name) / ENCODER_CHECKPOINT
+
+
+def encoder_data_hash(domain: Domain, protocol_seed: int = 0) -> str:
+    """Hash of everything the encoder is trained from (the stored domain and the protocol seed)."""
+    return data_hash(
+        [
+            "encoder-data-v1",
+            domain.name,
+            protocol_seed,
+            [(lab.key, lab.name, lab.text, lab.answers) for lab in domain.labels],
+            [(q.tag, q.kind, q.options) for q in domain.questions],
+            domain.counts,
+            tuple(domain.query_texts),
+            domain.query_labels,
+            domain.query_splits,
+        ]
+    )
+
+
+@dataclass
+class LabelBank:
+    """The label side of S(x, y): each label's short texts (name, tags, ...), tokenised once.
+
+    A label's vector is the encoder's raw vectors of its segments, averaged, then normalised like any
+    text: short segments keep the CPU recurrence cheap (a 120-token document costs ~10x a 6-token phrase
+    per step) and segments shared by many labels ("wing color black") are encoded once per step.
+    """
+
+    segments: list[str]
+    segment_ids: list[list[int]]
+    members: list[np.ndarray]  # per label: indices into ``segments``
+
+    @classmethod
+    def build(cls, agent: Domain, p_hat: np.ndarray, config: LabelTextConfig, vectors, max_len: int) -> LabelBank:
+        per_label = label_segments(agent, p_hat, config)
+        index: dict[str, int] = {}
+        members = []
+        for segs in per_label:
+            members.append(np.array([index.setdefault(s, len(index)) for s in segs], dtype=np.int64))
+        segments = list(index)
+        return cls(segments, vectors.token_ids(segments, max_len), members)
+
+    def embed(self, encoder, labels: np.ndarray | None = None) -> torch.Tensor:
+        """[L, D] label vectors of ``labels`` (None = all), differentiable when gradients are on."""
+        labels = np.arange(len(self.members)) if labels is None else np.asarray(labels)
+        used = np.unique(np.concatenate([self.members[y] for y in labels]))
+        local = -np.ones(len(self.segments), dtype=np.int64)
+        local[used] = np.arange(len(used))
+        raw = encoder.encode_ids([self.segment_ids[s] for s in used], raw=True) if not torch.is_grad_enabled() else None
+        if raw is None:
+            raw = encoder.raw_split([self.segment_ids[s] for s in used])
+        rows = np.concatenate([np.full(len(self.members[y]), i) for i, y in enumerate(labels)])
+        cols = np.concatenate([local[self.members[y]] for y in labels])
+        weights = torch.zeros(len(labels), len(used))
+        weights[torch.as_tensor(rows), torch.as_tensor(cols)] = 1.0
+        weights = weights / weights.sum(dim=1, keepdim=True).clamp(min=1.0)
+        return encoder.finish(weights @ raw)
+
+
+class EncoderPrior:
+    """The trained SRU prior: scores(texts) = enc(x) . (label vector + w * query centroid) / T, where T is
+    ``short_temperature`` for queries of at most ``SHORT_QUERY_WORDS`` words (if set) and ``temperature``
+    otherwise.
+
+    ``domain`` is the agent's view the encoder was trained on; ``similarity`` gives S(x, y) itself (no
+    temperature, no centroid), which is also what ``tag_scores`` returns for "tag # answer" texts.
+    """
+
+    name = "encoder"
+
+    def __init__(
+        self,
+        domain: Domain,
+        encoder,
+        bank: LabelBank,
+        config,
+        temperature: float = 1.0,
+        centroid_weight: float = 0.0,
+        _cache: dict | None = None,
+        short_temperature: float | None = None,
+    ) -> None:
+        self.domain = domain
+        self.encoder = encoder
+        self.bank = bank
+        self.config = config
+        self.temperature = float(temperature)
+        self.short_temperature = None if short_temperature is None else float(short_temperature)
+        self.centroid_weight = float(centroid_weight)
+        self._cache = {} if _cache is None else _cache
+
+    # -- derived vectors (cached, shared between with_* copies) --
+    @torch.no_grad()
+    def label_vectors(self) -> np.ndarray:
+        """[Y, D] float32 label vectors."""
+        if "labels" not in self._cache:
+            self.encoder.eval()
+            self._cache["labels"] = self.bank.embed(self.encoder).numpy().astype(np.float32)
+        return self._cache["labels"]
+
+    @torch.no_grad()
+    def centroids(self) -> np.ndarray:
+        """[Y, D] mean encoder vector of each label's training queries (0 for labels without any)."""
+        if "centroids" not in self._cache:
+            texts, labels = self.domain.queries("train")
+            emb = self._encode_ids(self.encoder.vectors.token_ids(texts, self.encoder.config.max_len))
+            sums = np.zeros((self.domain.num_labels, emb.shape[1]), dtype=np.float64)
+            np.add.at(sums, labels, emb)
+            counts = np.bincount(labels, minlength=self.domain.num_labels)[:, None]
+            self._cache["centroids"] = (sums / np.maximum(counts, 1)).astype(np.float32)
+        return self._cache["centroids"]
+
+    def _encode_ids(self, ids: list[list[int]]) -> np.ndarray:
+        self.encoder.eval()
+        with torch.no_grad():
+            return self.encoder.encode_ids(ids).numpy().astype(np.float32)
+
+    def _label_side(self) -> np.ndarray:
+        if self.centroid_weight == 0.0:
+            return self.label_vectors()
+        return self.label_vectors() + self.centroid_weight * self.centroids()
+
+    # -- Prior --
+    def raw_scores_from_ids(self, ids: list[list[int]]) -> np.ndarray:
+        """[N, Y] float32 scores for pre-tokenised queries, before the temperature."""
+        return self._encode_ids(ids) @ self._label_side().T
+
+    def scores_from_ids(self, ids: list[list[int]]) -> np.ndarray:
+        """[N, Y] float32 logits for pre-tokenised queries, all at ``temperature``."""
+        return (self.raw_scores_from_ids(ids) / self.temperature).astype(np.float32)
+
+    def scores(self, texts: Sequence[str]) -> np.ndarray:
+        """[N, Y] float32 logits: p(y | x) = softmax_y(scores)."""
+        texts = check_texts(texts)
+        raw = self.raw_scores_from_ids(self.encoder.vectors.token_ids(texts, self.encoder.config.max_len))
+        return (raw / query_temperatures(texts, self.temperature, self.short_temperature)).astype(np.float32)
+
+    def similarity(self, texts: Sequence[str]) -> np.ndarray:
+        """[N, Y] S(x, y) = enc(x) . enc(y), without temperature or centroid."""
+        ids = self.encoder.vectors.token_ids(check_texts(texts), self.encoder.config.max_len)
+        return self._encode_ids(ids) @ self.label_vectors().T
+
+    # -- TagScorer --
+    def tag_scores(self) -> np.ndarray:
+        """[Q, R, Y] float32 S(tag#r, y), 0 on padded options."""
+        if "tags" not in self._cache:
+            texts, slots = tag_answer_texts(self.domain)
+            values = self.similarity(texts) if texts else np.zeros((0, self.domain.num_labels), np.float32)
+            self._cache["tags"] = scatter_tag_scores(self.domain, slots, values)
+        return self._cache["tags"]
+
+    # -- variants --
+    def with_temperature(self, temperature: float, short_temperature: float | None = None) -> EncoderPrior:
+        return EncoderPrior(
+            self.domain,
+            self.encoder,
+            self.bank,
+            self.config,
+            temperature,
+            self.centroid_weight,
+            self._cache,
+            short_temperature,
+        )
+
+    def with_centroids(self, weight: float) -> EncoderPrior:
+        return EncoderPrior(
+            self.domain,
+            self.encoder,
+            self.bank,
+            self.config,
+            self.temperature,
+            weight,
+            self._cache,
+            self.short_temperature,
+        )
+
+
+def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
+    """The trained SRU prior of ``domain`` from its checkpoint; ``agent`` is the agent's view of ``domain``
+    it was trained on (``assistant.simulation.protocol``).
+
+    Raises ModelMissingError (saying how to fix it) when there is none, it is unreadable, or it was trained
+    on other data than ``domain`` now holds.
+    """
+    path = encoder_checkpoint_path(domain.name)
+    sidecar = read_sidecar(path)
+    if sidecar is None or "train" not in sidecar.get("config", {}):
+        raise ModelMissingError(
+            f"no trained encoder for domain {domain.name!r} at {path}.pt: run `clarify train encoder {domain.name}` "
+            f"(or `clarify prepare {domain.name}`)"
+        )
+    saved = sidecar["config"]
+    trained = saved["train"]
+    fix = f"domain {domain.name!r}: `clarify train encoder {domain.name}`"
+    with from_model_errors(fix):
+        model_config = SRUEncoderConfig(**trained.get("model", {}))
+        state, _ = load_checkpoint(path, expected_data=encoder_data_hash(domain, trained.get("protocol_seed", 0)))
+        vectors = word_vectors(model_config.vectors)
+    encoder = SRUTextEncoder(model_config, vectors)
+    try:
+        encoder.load_state_dict(state)
+    except RuntimeError as exc:
+        raise ModelMissingError(
+            f"{path}.pt does not fit this version's encoder ({exc}); retrain: `clarify train encoder {domain.name}`"
+        ) from exc
+    encoder.eval()
+    text_config = LabelTextConfig(**trained.get("text", {}))
+    bank = LabelBank.build(agent, agent.p_hat(), text_config, vectors, model_config.max_len)
+    return EncoderPrior(
+        agent,
+        encoder,
+        bank,
+        trained,
+        saved.get("temperature", 1.0),
+        saved.get("centroid_weight", 0.0),
+        short_temperature=saved.get("short_temperature"),  # None in checkpoints from before it existed
+    )

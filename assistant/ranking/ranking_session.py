@@ -1,0 +1,296 @@
+"""The integration API: candidates from the clarifier's shortlist and a comparison session with undo.
+
+>>> import numpy as np
+>>> cands = [Candidate(f"c{i}", f"answer {i}", "", np.eye(3)[i], prior=float(i)) for i in range(3)]
+>>> session = RankingSession(cands, seed=0, budget=2)
+>>> session.next_pair()
+(2, 0)
+>>> session.answer("right")
+>>> session.best().id in {"c0", "c1", "c2"}
+True
+
+``RankingSession`` is a small state machine: ``next_pair()`` gives the pair (i, j) to show (i on the left)
+or None once it has stopped (budget reached, P(best is best) above the threshold, or no pair left);
+``answer('left' | 'right' | 'tie')`` records the user's choice for that pair; ``undo()`` takes the last answer
+back. The posterior is always refitted from the whole history and every random choice is seeded by
+(seed, number of answers), so after an undo the session is exactly what it was, and a session rebuilt
+with ``from_dict(to_dict())`` continues identically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from assistant.errors import ConfigError, SessionStateError
+from assistant.ranking.acquisition import (
+    ACQUISITIONS,
+    AcquisitionFunction,
+    acquisition_fits,
+    first_pair,
+    make_acquisition,
+)
+from assistant.ranking.base import OUTCOME_OF, PREFERENCES, Comparisons, Posterior, PreferenceModel
+from assistant.ranking.bt import BradleyTerry
+from assistant.ranking.gppl import GPPL
+from assistant.ranking.oracle import RankingStopRule, probability_best
+from assistant.store import Label
+
+SESSION_FORMAT = 1
+SESSION_MODELS: dict[str, type[PreferenceModel]] = {"gppl": GPPL, "bt": BradleyTerry}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One thing the user may pick: ``features`` [D] feed the preference model, ``prior`` is its prior score."""
+
+    id: str
+    title: str
+    text: str
+    features: np.ndarray = field(compare=False, repr=False)
+    prior: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "features", np.asarray(self.features, dtype=np.float64).reshape(-1))
+        object.__setattr__(self, "prior", float(self.prior))
+
+
+@dataclass(frozen=True)
+class ComparisonRecord:
+    """One answered comparison: candidate indices shown left and right, and the answer."""
+
+    left: int
+    right: int
+    preferred: str
+
+
+def candidate_texts(label: Label) -> list[str]:
+    """What the comparisons show of ``label``: its answer texts (FAQ), or its text, else its name."""
+    return [a for a in label.answers if a.strip()] or [label.text or label.name]
+
+
+def candidates_from_labels(
+    labels: Sequence[Label], probabilities: Sequence[float], query: str, encoder=None
+) -> list[Candidate]:
+    """The clarifier's shortlist as ranking candidates.
+
+    One candidate per answer text of each label (``Label.answers``, FAQ), or one per label (its text, else
+    its name) when it has none. Features are MiniLM embeddings of the candidate text (``encoder`` defaults to
+    ``models.pretrained.SentenceEncoder``; anything with ``encode(list[str]) -> [n, d]`` works). Prior score
+    = log p(label) + cos(query, text): the clarifier's posterior orders labels, the cosine orders the answers
+    within a label. Ids are the label key, with ``#k`` appended when a label has several answers.
+    """
+    labels = list(labels)
+    probs = np.asarray(probabilities, dtype=np.float64).reshape(-1)
+    if len(labels) != len(probs):
+        raise ConfigError(f"{len(labels)} labels but {len(probs)} probabilities")
+    if not labels:
+        raise ConfigError("the shortlist is empty: there is nothing to rank")
+    if np.any(~np.isfinite(probs)) or np.any(probs < 0):
+        raise ConfigError("label probabilities must be finite and non-negative")
+    rows: list[tuple[str, str, str, float]] = []
+    for label, p in zip(labels, probs):
+        texts = candidate_texts(label)
+        for k, text in enumerate(texts):
+            cid = label.key if len(texts) == 1 else f"{label.key}#{k + 1}"
+            rows.append((cid, label.name, text, float(np.log(max(p, 1e-12)))))
+    if encoder is None:
+        from models.pretrained import SentenceEncoder
+
+        encoder = SentenceEncoder()
+    vectors = np.asarray(encoder.encode([query] + [r[2] for r in rows]), dtype=np.float64)
+    q, x = vectors[0], vectors[1:]
+    cos = (x @ q) / np.maximum(np.linalg.norm(x, axis=1) * np.linalg.norm(q), 1e-12)
+    return [Candidate(cid, title, text, x[i], log_p + cos[i]) for i, (cid, title, text, log_p) in enumerate(rows)]
+
+
+class RankingSession:
+    """Pairwise comparisons over ``candidates`` until the best is found (see the module docstring).
+
+    Parameters
+    ----------
+    model : 'gppl' (default) or 'bt'; ``model_options`` go to its constructor.
+    acquisition : imp (default), tp, eig, unpa, unc or random.
+    threshold, budget : stop when P(current best is best) > threshold or after ``budget`` answers.
+    first_pair_heuristic : start with BO's pair (best prior vs least similar) instead of the acquisition.
+    seed : makes every random choice (Thompson draws, random pairs, confidence samples) reproducible.
+    """
+
+    def __init__(
+        self,
+        candidates: Sequence[Candidate],
+        model: str = "gppl",
+        acquisition: str = "imp",
+        seed: int = 0,
+        threshold: float = 0.9,
+        budget: int = 10,
+        first_pair_heuristic: bool = True,
+        model_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.candidates = list(candidates)
+        if not self.candidates:
+            raise ConfigError("a ranking session needs at least one candidate")
+        dims = {len(c.features) for c in self.candidates}
+        if len(dims) != 1:
+            raise ConfigError(f"all candidates need feature vectors of one length, got lengths {sorted(dims)}")
+        if model not in SESSION_MODELS:
+            raise ConfigError(f"unknown ranking model {model!r}: use one of {', '.join(SESSION_MODELS)}")
+        self.model_name = model
+        self.model_options = dict(model_options or {})
+        self.model: PreferenceModel = SESSION_MODELS[model](**self.model_options)
+        self.acquisition_name = acquisition
+        self.acquisition: AcquisitionFunction = make_acquisition(acquisition, noise=self.model.noise)
+        if not acquisition_fits(self.acquisition, self.model):
+            fitting = [name for name, cls in ACQUISITIONS.items() if acquisition_fits(cls, self.model)]
+            raise ConfigError(
+                f"acquisition {acquisition!r} does not suit the {model!r} ranker: use one of {', '.join(fitting)}"
+            )
+        self.seed = int(seed)
+        self.stop_rule = RankingStopRule(threshold=threshold, budget=budget)
+        self.first_pair_heuristic = bool(first_pair_heuristic)
+        self.features = np.stack([c.features for c in self.candidates])
+        self.priors = np.array([c.prior for c in self.candidates])
+        self._history: list[ComparisonRecord] = []
+        self._refresh()
+
+    # ---- state -------------------------------------------------------------------------------------------
+    def _comparisons(self) -> Comparisons:
+        if not self._history:
+            return Comparisons.empty()
+        return Comparisons(
+            np.array([[r.left, r.right] for r in self._history]),
+            np.array([OUTCOME_OF[r.preferred] for r in self._history]),
+        )
+
+    def _rng(self, purpose: int) -> np.random.Generator:
+        return np.random.default_rng([self.seed, len(self._history), purpose])
+
+    def _refresh(self) -> None:
+        """Refit on the whole history; recompute the best, the confidence and the pending pair."""
+        self._posterior: Posterior = self.model.fit(self.features, self.priors, self._comparisons()).posterior()
+        if len(self.candidates) < 2:
+            self._best, self._confidence = 0, 1.0
+        else:
+            self._best, self._confidence = probability_best(self._posterior, self._rng(1), self.stop_rule.samples)
+        self._pending: tuple[int, int] | None = None
+        self.stop_reason: str | None = self.stop_rule.should_stop(len(self._history), self._confidence)
+        if len(self.candidates) < 2:
+            self.stop_reason = "single candidate"
+        if self.stop_reason is None:
+            self._pending = self._choose_pair()
+            if self._pending is None:
+                self.stop_reason = "exhausted"
+
+    def _choose_pair(self) -> tuple[int, int] | None:
+        seen = self._comparisons().seen()
+        if not self._history and self.first_pair_heuristic and self.acquisition_name != "random":
+            return first_pair(self.priors, self.features)
+        return self.acquisition.select(self._posterior, seen, self._rng(0))
+
+    # ---- the public state machine --------------------------------------------------------------------------
+    @property
+    def stopped(self) -> bool:
+        return self.stop_reason is not None
+
+    def next_pair(self) -> tuple[int, int] | None:
+        """(left, right) candidate indices to show next, or None when the session has stopped."""
+        return self._pending
+
+    def answer(self, preferred: str) -> None:
+        """Record the answer to the pending pair: 'left', 'right' or 'tie'."""
+        if preferred not in PREFERENCES:
+            raise ConfigError(f"answer must be one of {', '.join(PREFERENCES)}, not {preferred!r}")
+        if self._pending is None:
+            raise SessionStateError(
+                f"no comparison is pending: the session stopped ({self.stop_reason}); undo() to change an answer"
+            )
+        left, right = self._pending
+        self._history.append(ComparisonRecord(left, right, preferred))
+        self._refresh()
+
+    def undo(self) -> bool:
+        """Take back the last answer (False when there is none); the state is exactly as before it."""
+        if not self._history:
+            return False
+        self._history.pop()
+        self._refresh()
+        return True
+
+    @property
+    def history(self) -> list[ComparisonRecord]:
+        return list(self._history)
+
+    @property
+    def confidence(self) -> float:
+        """P(the current best is the best), Monte Carlo over the posterior."""
+        return self._confidence
+
+    @property
+    def best_index(self) -> int:
+        return self._best
+
+    def best(self) -> Candidate:
+        """The candidate with the highest posterior mean utility."""
+        return self.candidates[self._best]
+
+    def ranking(self) -> list[int]:
+        """Candidate indices from best to worst by posterior mean."""
+        return [int(i) for i in np.argsort(-self._posterior.mean, kind="stable")]
+
+    def scores(self) -> np.ndarray:
+        """[N] posterior mean utilities."""
+        return self._posterior.mean.copy()
+
+    # ---- saving and resuming --------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable snapshot: candidates, settings and the answers so far."""
+        return {
+            "format": SESSION_FORMAT,
+            "candidates": [
+                {"id": c.id, "title": c.title, "text": c.text, "features": c.features.tolist(), "prior": c.prior}
+                for c in self.candidates
+            ],
+            "model": self.model_name,
+            "model_options": self.model_options,
+            "acquisition": self.acquisition_name,
+            "seed": self.seed,
+            "threshold": self.stop_rule.threshold,
+            "budget": self.stop_rule.budget,
+            "first_pair_heuristic": self.first_pair_heuristic,
+            "history": [{"left": r.left, "right": r.right, "preferred": r.preferred} for r in self._history],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RankingSession:
+        """Rebuild a session from ``to_dict`` output and replay its answers."""
+        if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
+            raise ConfigError(f"not a saved ranking session of format {SESSION_FORMAT}")
+        try:
+            candidates = [
+                Candidate(c["id"], c["title"], c["text"], np.asarray(c["features"]), c["prior"])
+                for c in data["candidates"]
+            ]
+            session = cls(
+                candidates,
+                model=data["model"],
+                acquisition=data["acquisition"],
+                seed=data["seed"],
+                threshold=data["threshold"],
+                budget=data["budget"],
+                first_pair_heuristic=data["first_pair_heuristic"],
+                model_options=data.get("model_options") or {},
+            )
+            history = [ComparisonRecord(int(h["left"]), int(h["right"]), str(h["preferred"])) for h in data["history"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"saved ranking session is incomplete or malformed ({exc!r})") from exc
+        n = len(candidates)
+        for record in history:
+            if not (0 <= record.left < n and 0 <= record.right < n) or record.preferred not in PREFERENCES:
+                raise ConfigError(f"saved ranking session has an invalid comparison {record}")
+        # Replay without intermediate refits, then refresh once: the result equals answering step by step.
+        session._history = history
+        session._refresh()
+        return session

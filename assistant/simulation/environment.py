@@ -1,0 +1,45 @@
+"""The batched torch environment of policy training: many simulated conversations at once, as tensors.
+
+The maths is the numpy ``Conversation`` + ``SimulatedUser``'s (the tests check that they agree): the
+answers come from the same CDFs through ``sample_answers``, the questions from
+``assistant.clarification.questions.information_gain``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from assistant.clarification.questions import batch_information_gain
+from assistant.simulation.user import SimulatedUser, sample_answers
+
+
+class BatchEnvironment:
+    """Simulated users for a batch of targets, answering from ``user.answers`` [Q, R, Y] with fresh
+    randomness (``generator``); build it from a ``SimulatedUser`` that ``check_simulator`` accepted."""
+
+    def __init__(self, user: SimulatedUser) -> None:
+        masked = np.where(user.option_mask[:, :, None], user.answers, 0.0)
+        self.cdf = torch.from_numpy(np.cumsum(masked, axis=1).astype(np.float32))  # [Q, R, Y]
+        self.n_options = torch.from_numpy(user.option_mask.sum(axis=1).astype(np.int64))
+
+    def answer(self, questions: torch.Tensor, targets: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        """The option [B] each user with target ``targets`` [B] picks for ``questions`` [B]."""
+        uniforms = torch.rand(len(questions), generator=generator)
+        return sample_answers(self.cdf[questions, :, targets], self.n_options[questions], uniforms, xp=torch)
+
+    def ask(
+        self,
+        a: torch.Tensor,
+        cond_entropy: torch.Tensor,
+        probs: torch.Tensor,
+        asked: torch.Tensor,
+        targets: torch.Tensor,
+        generator: torch.Generator,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The most informative unasked question [B] for each row of ``probs`` [B, Y] and the simulated answer
+        [B]. Question choice never carries gradients."""
+        with torch.no_grad():
+            ig = batch_information_gain(a, cond_entropy, probs.detach(), xp=torch)
+            questions = ig.masked_fill(asked, float("-inf")).argmax(dim=1)
+            return questions, self.answer(questions, targets, generator)

@@ -1,0 +1,70 @@
+"""Run one simulated conversation: ``run_episode(clarifier, user, episode) -> Episode``.
+
+The episode records the ranking after every turn, so one 10-question rollout also yields the accuracy
+of the same agent stopped after 0, 1, ..., 10 questions (the fixed-turn curves of IC Figure 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from assistant.clarification.clarifier import Clarifier
+from assistant.simulation.episodes import EpisodeSpec
+from assistant.simulation.user import SimulatedUser
+
+
+@dataclass
+class Episode:
+    """Outcome of one simulated conversation (label indices refer to the domain)."""
+
+    target: int
+    query: str
+    questions: list[int] = field(default_factory=list)
+    answers: list[int] = field(default_factory=list)
+    hit1_by_turn: list[bool] = field(default_factory=list)
+    hit3_by_turn: list[bool] = field(default_factory=list)
+
+    @property
+    def turns(self) -> int:
+        return len(self.questions)
+
+    @property
+    def correct_at_1(self) -> bool:
+        return self.hit1_by_turn[-1]
+
+    @property
+    def correct_at_3(self) -> bool:
+        return self.hit3_by_turn[-1]
+
+
+def run_episode(
+    clarifier: Clarifier,
+    user: SimulatedUser,
+    spec: EpisodeSpec,
+    scores: np.ndarray | None = None,
+    rng: np.random.Generator | None = None,
+) -> Episode:
+    """Play ``spec`` until the clarifier stops. ``scores``: precomputed prior scores for the query."""
+    query = user.start(spec)
+    rng = rng or np.random.default_rng(spec.seed)
+    if scores is None:
+        conversation = clarifier.start(query, rng)
+    else:
+        conversation = clarifier.start_from_scores(scores, query, rng)
+    episode = Episode(spec.target, query)
+
+    def record() -> None:
+        top3 = conversation.ranking(3)
+        episode.hit1_by_turn.append(bool(top3[0] == spec.target))
+        episode.hit3_by_turn.append(bool(spec.target in top3))
+
+    record()
+    while (question := conversation.next_question()) is not None:
+        option = user.answer(question)
+        conversation.answer(question, option)
+        episode.questions.append(question)
+        episode.answers.append(option)
+        record()
+    return episode

@@ -1,0 +1,100 @@
+"""The simulated user (IC 4.4): answers questions about its target from distributions the agent never saw.
+
+Answers use common random numbers: an episode carries a seed, and the answer to question q is the
+inverse CDF of p'(r | q, target) at a uniform drawn for q from that seed, so every system in an
+evaluation meets exactly the same user. ``check_simulator`` validates a simulator before it is used
+(like stable-baselines3's check_env); the batched torch environment of policy training
+(``assistant.simulation.environment``) samples from the same CDFs (``sample_answers``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from assistant.errors import ConfigError
+from assistant.simulation.episodes import EpisodeSpec
+
+
+class SimulatedUser:
+    """Answers questions about its target by sampling ``answers`` [Q, R, Y] with common random numbers."""
+
+    def __init__(self, answers: np.ndarray, option_mask: np.ndarray) -> None:
+        self.answers = np.asarray(answers, dtype=np.float64)
+        self.option_mask = np.asarray(option_mask, dtype=bool)
+        self._cdf = np.cumsum(np.where(self.option_mask[:, :, None], self.answers, 0.0), axis=1)
+        self.target: int | None = None
+        self._uniforms: np.ndarray | None = None
+
+    def start(self, episode: EpisodeSpec) -> str:
+        """Begin an episode; returns the initial query."""
+        if not 0 <= episode.target < self.answers.shape[2]:
+            raise ConfigError(f"episode target {episode.target} is not a label index")
+        self.target = episode.target
+        self._uniforms = np.random.default_rng(episode.seed).random(self.answers.shape[0])
+        return episode.query
+
+    def answer(self, question: int) -> int:
+        """The option index the user picks for ``question``."""
+        if self.target is None or self._uniforms is None:
+            raise ConfigError("call start(episode) before asking the simulated user")
+        cdf = self._cdf[question, :, self.target]
+        n = self.option_mask[question].sum(keepdims=True)
+        return int(sample_answers(cdf[None, :], n, self._uniforms[question : question + 1])[0])
+
+
+def sample_answers(cdf, n_options, uniforms, xp=np):
+    """Inverse-CDF sampling of one answer per row, for numpy (``xp=np``) and torch (``xp=torch``) alike.
+
+    ``cdf`` [B, R]: cumulative answer probabilities, padded options repeating the last value; ``n_options``
+    [B] int; ``uniforms`` [B] in [0, 1). Returns [B] option indices: the number of CDF values at or below
+    u * total, capped at the last valid option (a searchsorted(side='right') that also runs on tensors).
+    """
+    last = (n_options - 1)[:, None]
+    if xp is np:
+        total = np.take_along_axis(cdf, last, axis=1)[:, 0]
+        picked = (cdf <= (uniforms * total)[:, None]).sum(axis=1)
+        return np.minimum(picked, n_options - 1)
+    total = cdf.gather(1, last).squeeze(1)
+    picked = (cdf <= (uniforms * total)[:, None]).sum(dim=1)
+    return xp.minimum(picked, n_options - 1)
+
+
+def check_simulator(user: SimulatedUser, episodes: Sequence[EpisodeSpec], num_labels: int) -> None:
+    """Validate a simulator before spending time on it (like stable-baselines3's check_env).
+
+    Checks: answer distributions are finite, non-negative and sum to 1 over each question's options;
+    padded options have no mass; targets are label indices; queries are non-empty; every answer is a
+    valid option; the same episode gives the same answers twice (determinism).
+    """
+    a = user.answers
+    if a.ndim != 3 or a.shape[2] != num_labels:
+        raise ConfigError(f"simulator answers have shape {a.shape}, expected [Q, R, {num_labels}]")
+    if not np.all(np.isfinite(a)) or np.any(a < 0):
+        raise ConfigError("simulator answer probabilities must be finite and non-negative")
+    if np.any(a[~user.option_mask] > 0):
+        raise ConfigError("simulator puts probability on options that do not exist")
+    sums = a.sum(axis=1)
+    if not np.allclose(sums, 1.0, atol=1e-4):
+        worst = np.unravel_index(np.argmax(np.abs(sums - 1.0)), sums.shape)
+        raise ConfigError(
+            f"simulator answers for question {worst[0]}, label {worst[1]} sum to {sums[worst]:.4f}, not 1"
+        )
+    if not episodes:
+        raise ConfigError("no episodes to simulate")
+    n_questions = a.shape[0]
+    for i, episode in enumerate(episodes[:50]):
+        if not 0 <= episode.target < num_labels:
+            raise ConfigError(f"episode {i}: target {episode.target} is not a label index")
+        if not episode.query.strip():
+            raise ConfigError(f"episode {i}: the initial query is empty")
+        user.start(episode)
+        first = [user.answer(q) for q in range(n_questions)]
+        user.start(episode)
+        second = [user.answer(q) for q in range(n_questions)]
+        if first != second:
+            raise ConfigError(f"episode {i}: the simulator is not deterministic for a fixed episode seed")
+        counts = user.option_mask.sum(axis=1)
+        if any(not 0 <= r < counts[q] for q, r in enumerate(first)):
+            raise ConfigError(f"episode {i}: the simulator gave an option that does not exist")

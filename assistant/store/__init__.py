@@ -1,0 +1,44 @@
+"""The knowledge base: one SQLite file per domain (sqlite-utils). All SQL of the project lives here.
+
+- ``domain``: the in-memory ``Domain`` (labels, questions, annotation counts as arrays, queries);
+- ``schema``: tables and migrations;
+- ``knowledge_base``: opening, migrating, reading a whole ``Domain``, writing labels/questions/annotations;
+- ``building``: writing a bundled data set's ``DomainData`` in one transaction;
+- ``session_log``: the conversation log (sessions and their turns).
+"""
+
+from assistant.store.building import DomainData, check_domain_data, write_domain
+from assistant.store.domain import (
+    BINARY_OPTIONS,
+    SPLITS,
+    Domain,
+    Label,
+    Question,
+    QuestionKind,
+    normalize_label_name,
+    replace_counts,
+)
+from assistant.store.knowledge_base import KnowledgeBase, built_domains, utc_now
+from assistant.store.schema import SCHEMA_VERSION
+from assistant.store.session_log import SessionLog, SessionRecord, SessionSummary
+
+__all__ = [
+    "BINARY_OPTIONS",
+    "SCHEMA_VERSION",
+    "SPLITS",
+    "Domain",
+    "DomainData",
+    "KnowledgeBase",
+    "Label",
+    "Question",
+    "QuestionKind",
+    "SessionLog",
+    "SessionRecord",
+    "SessionSummary",
+    "built_domains",
+    "check_domain_data",
+    "normalize_label_name",
+    "replace_counts",
+    "utc_now",
+    "write_domain",
+]

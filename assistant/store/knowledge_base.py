@@ -1,0 +1,423 @@
+"""The SQLite knowledge base: one file per domain, via sqlite-utils.
+
+Tables: labels (+ label_answers), questions, annotations, queries, imports (one row per imported file),
+sessions and turns (conversation log), meta (key/value) and schema_version. WAL mode and foreign keys are
+on; every statement is parameterised. Opening an older file migrates it after copying it to
+``<file>.bak-v<old version>``.
+
+``KnowledgeBase.load_domain()`` reads everything the engine needs into a ``Domain`` in one call.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import sqlite_utils
+
+from assistant import paths
+from assistant.errors import DomainNotFoundError, StoreError
+from assistant.store.domain import SPLITS, Domain, Label, Question
+from assistant.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class KnowledgeBase:
+    """One domain's SQLite file. Use one instance per thread (SQLite connections are per thread).
+
+    >>> kb = KnowledgeBase.open("faq")          # doctest: +SKIP
+    >>> domain = kb.load_domain()               # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | Path, name: str | None = None) -> None:
+        self.path = Path(path)
+        self.name = name or self.path.stem
+        try:
+            self.db = sqlite_utils.Database(self.path)
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA busy_timeout = 5000")
+            self.db.enable_wal()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot open knowledge base {self.path}: {exc}; if the file is damaged, move it away and run "
+                f"`clarify domain build {self.name}` again"
+            ) from exc
+        self._migrate()
+
+    # ---- opening -----------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, name: str) -> KnowledgeBase:
+        """Open the built domain ``name``; raise DomainNotFoundError if it has not been built."""
+        path = paths.domain_db_path(name)
+        if not path.exists():
+            raise DomainNotFoundError(
+                f"domain {name!r} is not built yet: run `clarify domain build {name}` "
+                "(or `clarify domain list` to see what is available)"
+            )
+        return cls(path, name)
+
+    @classmethod
+    def create(cls, name: str) -> KnowledgeBase:
+        """Open domain ``name``, creating an empty knowledge base file if needed."""
+        return cls(paths.domain_db_path(name), name)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> KnowledgeBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- schema ------------------------------------------------------------------------------------
+    @property
+    def schema_version(self) -> int:
+        if "schema_version" not in self.db.table_names():
+            return 0
+        row = self.db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+
+    def _migrate(self) -> None:
+        current = self.schema_version
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer Clarify (schema {current}, this one knows {SCHEMA_VERSION}): "
+                "upgrade Clarify to open it"
+            )
+        if current == SCHEMA_VERSION:
+            return
+        if current > 0:
+            self.backup(self.path.with_name(f"{self.path.name}.bak-v{current}"))
+        with self.db.atomic():
+            if current == 0:
+                self.db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)")
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                MIGRATIONS[version](self.db)
+                self.db.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)", [version, utc_now()])
+
+    def backup(self, target: str | Path) -> Path:
+        """Copy the whole database (consistently, via SQLite's backup API) to ``target``."""
+        target = Path(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        with sqlite3.connect(tmp) as dest:
+            self.db.conn.backup(dest)
+        dest.close()
+        shutil.move(tmp, target)
+        return target
+
+    @contextmanager
+    def transaction(self) -> Iterator[KnowledgeBase]:
+        """All-or-nothing block: everything written inside commits together or not at all."""
+        with self.db.atomic():
+            yield self
+
+    def dump(self) -> str:
+        """The whole content as SQL text (deterministic; used to prove a failed import changed nothing)."""
+        return "\n".join(self.db.conn.iterdump())
+
+    # ---- meta --------------------------------------------------------------------------------------
+    def get_meta(self) -> dict[str, str]:
+        return {row[0]: row[1] for row in self.db.execute("SELECT key, value FROM meta")}
+
+    def set_meta(self, **values: str | int | float | bool) -> None:
+        with self.transaction():
+            for key, value in values.items():
+                text = json.dumps(value) if isinstance(value, bool) else str(value)
+                self.db.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    [key, text],
+                )
+
+    # ---- writing -----------------------------------------------------------------------------------
+    def upsert_labels(self, labels: Iterable[Label], source: str) -> dict[str, int]:
+        """Insert or update labels by key (answers replaced); return {key: id}.
+
+        A new label goes last and gets ``source``; an existing one keeps its position and source.
+        """
+        labels = list(labels)
+        with self.transaction():
+            kept = {
+                key: (position, old_source)
+                for key, position, old_source in self.db.execute("SELECT key, position, source FROM labels")
+            }
+            start = max((pos for pos, _ in kept.values()), default=-1) + 1
+            records = []
+            for label in labels:
+                position, label_source = kept.get(label.key) or (start + len(records), source)
+                records.append(
+                    {
+                        "key": label.key,
+                        "name": label.name,
+                        "text": label.text,
+                        "position": position,
+                        "source": label_source,
+                    }
+                )
+            self.db["labels"].upsert_all(records, pk="key")
+            ids = self.label_ids()
+            for label in labels:
+                label_id = ids[label.key]
+                stored = self.db.execute(
+                    "SELECT text FROM label_answers WHERE label_id = ? ORDER BY position", [label_id]
+                ).fetchall()
+                if tuple(t for (t,) in stored) == tuple(label.answers):
+                    continue  # unchanged: keep the rows (and their ids) as they are
+                self.db.execute("DELETE FROM label_answers WHERE label_id = ?", [label_id])
+                self.db["label_answers"].insert_all(
+                    {"label_id": label_id, "position": position, "text": text}
+                    for position, text in enumerate(label.answers)
+                )
+        return self.label_ids()
+
+    def upsert_questions(self, questions: Iterable[Question], source: str) -> dict[str, int]:
+        """Insert or update questions by tag; return {tag: id}. A new question goes last."""
+        with self.transaction():
+            kept = dict(self.db.execute("SELECT tag, position FROM questions"))
+            start = max(kept.values(), default=-1) + 1
+            records = []
+            for q in questions:
+                position = kept.get(q.tag, start + len(records))
+                records.append(
+                    {
+                        "tag": q.tag,
+                        "text": q.text,
+                        "kind": q.kind,
+                        "group_name": q.group,
+                        "options": json.dumps(list(q.options)),
+                        "induced": int(q.induced),
+                        "position": position,
+                        "source": source,
+                    }
+                )
+            self.db["questions"].upsert_all(records, pk="tag")
+        return self.question_ids()
+
+    def add_annotations(
+        self, rows: Iterable[tuple[int, int, str, float, str, str, str]], import_id: int | None = None
+    ) -> int:
+        """Insert (label_id, question_id, answer, count, source, worker, task) rows; existing ones are kept.
+
+        Returns how many rows were new. Re-adding the same rows changes nothing (idempotent).
+        """
+        with self.transaction():
+            before = self.db.conn.total_changes
+            self.db.conn.executemany(
+                """INSERT INTO annotations (label_id, question_id, answer, count, source, worker, task, import_id)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT(label_id, question_id, answer, source, worker, task) DO NOTHING""",
+                [(*row, import_id) for row in rows],
+            )
+            return self.db.conn.total_changes - before
+
+    def add_queries(self, rows: Iterable[tuple[int, str, str, str, str]], import_id: int | None = None) -> int:
+        """Insert (label_id, text, split, source, worker) rows; a text already given for a label is kept."""
+        with self.transaction():
+            before = self.db.conn.total_changes
+            self.db.conn.executemany(
+                """INSERT INTO queries (label_id, text, split, source, worker, import_id) VALUES (?, ?, ?, ?, ?, ?)
+                   ON CONFLICT(label_id, text) DO NOTHING""",
+                [(*row, import_id) for row in rows],
+            )
+            return self.db.conn.total_changes - before
+
+    def delete_annotations(self, question_ids: Iterable[int], source: str) -> int:
+        """Delete annotations of ``source`` for the given questions; return how many rows went."""
+        ids = list(question_ids)
+        with self.transaction():
+            before = self.db.conn.total_changes
+            self.db.conn.executemany(
+                "DELETE FROM annotations WHERE question_id = ? AND source = ?", [(i, source) for i in ids]
+            )
+            return self.db.conn.total_changes - before
+
+    def record_import(self, sha256: str, kind: str, fmt: str, filename: str, report: dict) -> int:
+        with self.transaction():
+            cursor = self.db.execute(
+                "INSERT INTO imports (sha256, kind, format, filename, imported_at, report) VALUES (?, ?, ?, ?, ?, ?)",
+                [sha256, kind, fmt, filename, utc_now(), json.dumps(report, sort_keys=True)],
+            )
+            return int(cursor.lastrowid)
+
+    def find_import(self, sha256: str, kind: str) -> dict | None:
+        row = self.db.execute(
+            "SELECT id, filename, imported_at, report FROM imports WHERE sha256 = ? AND kind = ?",
+            [sha256, kind],
+        ).fetchone()
+        if row is None:
+            return None
+        return {"id": row[0], "filename": row[1], "imported_at": row[2], "report": json.loads(row[3])}
+
+    def set_question_induced(self, question_ids: Iterable[int], induced: bool) -> None:
+        with self.transaction():
+            self.db.conn.executemany(
+                "UPDATE questions SET induced = ? WHERE id = ?", [(int(induced), i) for i in question_ids]
+            )
+
+    def set_import_report(self, import_id: int, report: dict) -> None:
+        self.db.execute("UPDATE imports SET report = ? WHERE id = ?", [json.dumps(report, sort_keys=True), import_id])
+
+    def replace_heldout_answers(self, rows: Iterable[tuple[int, int, str, float]]) -> None:
+        """Replace every held-out answer probability with (question_id, label_id, answer, probability) rows:
+        what the simulated user answers, from data the agent does not learn from (see assistant.simulation)."""
+        with self.transaction():
+            self.db.execute("DELETE FROM heldout_answers")
+            self.db.conn.executemany(
+                "INSERT INTO heldout_answers (question_id, label_id, answer, probability) VALUES (?, ?, ?, ?)",
+                list(rows),
+            )
+
+    # ---- reading -----------------------------------------------------------------------------------
+    def label_ids(self) -> dict[str, int]:
+        return {k: i for k, i in self.db.execute("SELECT key, id FROM labels ORDER BY position")}
+
+    def question_ids(self) -> dict[str, int]:
+        return {t: i for t, i in self.db.execute("SELECT tag, id FROM questions ORDER BY position")}
+
+    def labels(self) -> list[Label]:
+        answers: dict[int, list[str]] = {}
+        for label_id, text in self.db.execute("SELECT label_id, text FROM label_answers ORDER BY label_id, position"):
+            answers.setdefault(label_id, []).append(text)
+        return [
+            Label(key=key, name=name, text=text, answers=tuple(answers.get(label_id, ())))
+            for label_id, key, name, text in self.db.execute("SELECT id, key, name, text FROM labels ORDER BY position")
+        ]
+
+    def questions(self) -> list[Question]:
+        return [
+            Question(
+                tag=tag,
+                text=text,
+                kind=kind,
+                group=group,
+                options=tuple(json.loads(options)),
+                induced=bool(induced),
+            )
+            for tag, text, kind, group, options, induced in self.db.execute(
+                "SELECT tag, text, kind, group_name, options, induced FROM questions ORDER BY position"
+            )
+        ]
+
+    def lacks_heldout_answers(self) -> bool:
+        """Whether the domain has induced questions but no held-out answers for the simulated user (built by a
+        Clarify from before schema 2: rebuilding a bundled domain adds them and keeps everything else)."""
+        induced = self.db.execute("SELECT COUNT(*) FROM questions WHERE induced = 1").fetchone()[0]
+        return bool(induced) and not self.db.execute("SELECT 1 FROM heldout_answers LIMIT 1").fetchone()
+
+    def query_keys(self) -> set[tuple[str, str]]:
+        """(label key, query text) of every stored query."""
+        return set(self.db.execute("SELECT l.key, q.text FROM queries q JOIN labels l ON l.id = q.label_id"))
+
+    def annotation_keys(self, source: str) -> set[tuple[str, str, str, str, str]]:
+        """(label key, tag, answer, worker, task) of every annotation from ``source``."""
+        return set(
+            self.db.execute(
+                """SELECT l.key, q.tag, a.answer, a.worker, a.task FROM annotations a
+                   JOIN labels l ON l.id = a.label_id JOIN questions q ON q.id = a.question_id WHERE a.source = ?""",
+                [source],
+            )
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Row counts of the main tables."""
+        tables = ("labels", "questions", "annotations", "queries", "imports", "sessions")
+        return {t: int(self.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in tables}
+
+    def load_domain(self) -> Domain:
+        """Read the whole domain into arrays (a handful of queries, no per-row round trips)."""
+        labels = self.labels()
+        questions = self.questions()
+        if not labels:
+            raise StoreError(
+                f"domain {self.name!r} has no labels: build it with `clarify domain build {self.name}` "
+                "or import labels first"
+            )
+        label_pos = {lid: i for i, (lid,) in enumerate(self.db.execute("SELECT id FROM labels ORDER BY position"))}
+        q_rows = list(self.db.execute("SELECT id FROM questions ORDER BY position"))
+        question_pos = {qid: i for i, (qid,) in enumerate(q_rows)}
+        option_pos = [{opt: r for r, opt in enumerate(q.options)} for q in questions]
+        r_max = max((len(q.options) for q in questions), default=2)
+        counts = np.zeros((len(questions), r_max, len(labels)), dtype=np.float32)
+        for qid, lid, answer, total in self.db.execute(
+            "SELECT question_id, label_id, answer, SUM(count) FROM annotations GROUP BY question_id, label_id, answer"
+        ):
+            q = question_pos[qid]
+            r = option_pos[q].get(answer)
+            if r is None:
+                raise StoreError(
+                    f"domain {self.name!r}: annotation answer {answer!r} is not an option of question "
+                    f"{questions[q].tag!r}; rebuild the domain or re-import the annotations"
+                )
+            counts[q, r, label_pos[lid]] = total
+        texts, query_labels, splits = [], [], []
+        for lid, text, split in self.db.execute("SELECT label_id, text, split FROM queries ORDER BY id"):
+            texts.append(text)
+            query_labels.append(label_pos[lid])
+            splits.append(split)
+        heldout = None
+        rows = self.db.execute("SELECT question_id, label_id, answer, probability FROM heldout_answers").fetchall()
+        if rows:
+            heldout = np.zeros_like(counts)
+            for qid, lid, answer, probability in rows:
+                q = question_pos[qid]
+                r = option_pos[q].get(answer)
+                if r is not None:
+                    heldout[q, r, label_pos[lid]] = probability
+        meta = self.get_meta()
+        return Domain(
+            name=self.name,
+            title=meta.get("title", self.name),
+            labels=labels,
+            questions=questions,
+            counts=counts,
+            query_texts=texts,
+            query_labels=np.array(query_labels, dtype=np.int64),
+            query_splits=np.array(splits, dtype="<U5"),
+            supports_not_visible=meta.get("supports_not_visible", "false") == "true",
+            meta=meta,
+            heldout_answers=heldout,
+        )
+
+    def stats(self) -> dict:
+        """The figures `clarify domain stats` prints."""
+        kinds = dict.fromkeys(("binary", "choice"), 0)
+        for kind, n in self.db.execute("SELECT kind, COUNT(*) FROM questions GROUP BY kind"):
+            kinds[kind] = int(n)
+        splits = dict.fromkeys(SPLITS, 0)
+        for split, n in self.db.execute("SELECT split, COUNT(*) FROM queries GROUP BY split"):
+            splits[split] = int(n)
+        sources = {
+            src: int(n) for src, n in self.db.execute("SELECT source, COUNT(*) FROM annotations GROUP BY source")
+        }
+        counts = self.counts()
+        meta = self.get_meta()
+        return {
+            "name": self.name,
+            "title": meta.get("title", self.name),
+            "labels": counts["labels"],
+            "questions": kinds,
+            "induced_questions": int(self.db.execute("SELECT COUNT(*) FROM questions WHERE induced = 1").fetchone()[0]),
+            "queries": splits,
+            "annotations": counts["annotations"],
+            "annotations_by_source": sources,
+            "label_answers": int(self.db.execute("SELECT COUNT(*) FROM label_answers").fetchone()[0]),
+            "imports": counts["imports"],
+            "sessions": counts["sessions"],
+            "schema_version": self.schema_version,
+            "path": str(self.path),
+        }
+
+
+def built_domains() -> list[str]:
+    """Names of the domains that have a knowledge base file under CLARIFY_HOME."""
+    return sorted(p.stem for p in paths.domains_dir().glob("*.db"))

@@ -1,0 +1,121 @@
+"""The knowledge base's schema and its migrations.
+
+Each migration takes the schema from version (n - 1) to n. Add new ones at the end; never edit old ones.
+``KnowledgeBase`` backs the file up before migrating it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+SCHEMA_VERSION = 2
+
+
+_SCHEMA_V1 = [
+    """CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
+    """CREATE TABLE labels (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        text TEXT NOT NULL DEFAULT '',
+        position INTEGER NOT NULL,
+        source TEXT NOT NULL DEFAULT ''
+    )""",
+    """CREATE TABLE label_answers (
+        id INTEGER PRIMARY KEY,
+        label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        UNIQUE (label_id, position)
+    )""",
+    """CREATE TABLE questions (
+        id INTEGER PRIMARY KEY,
+        tag TEXT NOT NULL UNIQUE,
+        text TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('binary', 'choice')),
+        group_name TEXT NOT NULL,
+        options TEXT NOT NULL,
+        induced INTEGER NOT NULL DEFAULT 0 CHECK (induced IN (0, 1)),
+        position INTEGER NOT NULL,
+        source TEXT NOT NULL DEFAULT ''
+    )""",
+    """CREATE TABLE imports (
+        id INTEGER PRIMARY KEY,
+        sha256 TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        format TEXT NOT NULL,
+        filename TEXT NOT NULL,
+        imported_at TEXT NOT NULL,
+        report TEXT NOT NULL DEFAULT '{}',
+        UNIQUE (sha256, kind)
+    )""",
+    """CREATE TABLE annotations (
+        id INTEGER PRIMARY KEY,
+        label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+        question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+        answer TEXT NOT NULL,
+        count REAL NOT NULL CHECK (count >= 0),
+        source TEXT NOT NULL,
+        worker TEXT NOT NULL DEFAULT '',
+        task TEXT NOT NULL DEFAULT '',
+        import_id INTEGER REFERENCES imports(id) ON DELETE SET NULL,
+        UNIQUE (label_id, question_id, answer, source, worker, task)
+    )""",
+    "CREATE INDEX annotations_question ON annotations (question_id)",
+    """CREATE TABLE queries (
+        id INTEGER PRIMARY KEY,
+        label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        split TEXT NOT NULL CHECK (split IN ('train', 'dev', 'test')),
+        source TEXT NOT NULL,
+        worker TEXT NOT NULL DEFAULT '',
+        import_id INTEGER REFERENCES imports(id) ON DELETE SET NULL,
+        UNIQUE (label_id, text)
+    )""",
+    """CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        query TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('active', 'finished', 'failed', 'abandoned')),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        final_label TEXT,
+        config TEXT NOT NULL DEFAULT '{}'
+    )""",
+    """CREATE TABLE turns (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        UNIQUE (session_id, position)
+    )""",
+]
+
+
+def _migrate_to_1(db: sqlite_utils.Database) -> None:
+    for statement in _SCHEMA_V1:
+        db.execute(statement)
+
+
+def _migrate_to_2(db: sqlite_utils.Database) -> None:
+    # What the simulated user answers, computed when a bundled domain is built from data the agent never
+    # learns from (induced tags: all of a label's queries). The engine reads it; nothing else writes it.
+    db.execute(
+        """CREATE TABLE heldout_answers (
+            question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+            label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+            answer TEXT NOT NULL,
+            probability REAL NOT NULL CHECK (probability >= 0 AND probability <= 1),
+            PRIMARY KEY (question_id, label_id, answer)
+        )"""
+    )
+
+
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _migrate_to_1, 2: _migrate_to_2}
+assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))

@@ -1,0 +1,99 @@
+"""The conversation log: tables ``sessions`` (one row per conversation) and ``turns`` (one row per action).
+
+The log is append-only: an undo is an entry too, so the transcript keeps what really happened. Every entry
+is written in its own transaction together with the session's status, so that a crash loses at most the
+action in progress (``assistant.app.session`` replays the entries to resume a session).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from assistant.store.knowledge_base import KnowledgeBase, utc_now
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """One row of the session list."""
+
+    id: int
+    query: str
+    status: str
+    created_at: str
+    updated_at: str
+    final_label: str | None
+    turns: int
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """A stored session's opening: its query and its configuration (as saved)."""
+
+    id: int
+    query: str
+    config: dict
+
+
+class SessionLog:
+    """Reads and appends the session log of one knowledge base."""
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+
+    def create(self, query: str, config: dict) -> int:
+        """A new active session; returns its id."""
+        now = utc_now()
+        with self.kb.transaction():
+            cursor = self.kb.db.execute(
+                "INSERT INTO sessions (query, status, created_at, updated_at, config) VALUES (?, 'active', ?, ?, ?)",
+                [query, now, now, json.dumps(config)],
+            )
+            return int(cursor.lastrowid)
+
+    def record(self, session_id: int) -> SessionRecord | None:
+        row = self.kb.db.execute("SELECT query, config FROM sessions WHERE id = ?", [session_id]).fetchone()
+        return None if row is None else SessionRecord(session_id, row[0], json.loads(row[1]))
+
+    def entries(self, session_id: int, skip_kinds: tuple[str, ...] = ()) -> list[tuple[str, dict]]:
+        """(kind, payload) of every entry of a session, in order."""
+        rows = self.kb.db.execute(
+            "SELECT kind, payload FROM turns WHERE session_id = ? ORDER BY position", [session_id]
+        ).fetchall()
+        return [(kind, json.loads(payload)) for kind, payload in rows if kind not in skip_kinds]
+
+    def transcript(self, session_id: int) -> list[dict]:
+        """Every entry as a dict: its payload plus ``position``, ``kind`` and ``at`` (the time it was written)."""
+        rows = self.kb.db.execute(
+            "SELECT position, kind, payload, created_at FROM turns WHERE session_id = ? ORDER BY position",
+            [session_id],
+        )
+        return [{**json.loads(payload), "position": p, "kind": k, "at": at} for p, k, payload, at in rows]
+
+    def append(self, session_id: int, kind: str, payload: dict, status: str, final_label: str | None) -> None:
+        """Append one entry and update the session's status and final label, in one transaction."""
+        now = utc_now()
+        with self.kb.transaction():
+            position = self.kb.db.execute(
+                "SELECT COALESCE(MAX(position) + 1, 0) FROM turns WHERE session_id = ?", [session_id]
+            ).fetchone()[0]
+            self.kb.db.execute(
+                "INSERT INTO turns (session_id, position, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+                [session_id, position, kind, json.dumps(payload), now],
+            )
+            self.kb.db.execute(
+                "UPDATE sessions SET status = ?, updated_at = ?, final_label = ? WHERE id = ?",
+                [status, now, final_label, session_id],
+            )
+
+    def list(self, status: str | None = None) -> list[SessionSummary]:
+        """Past sessions, newest first (optionally only one status, e.g. 'active' to resume)."""
+        sql = """SELECT s.id, s.query, s.status, s.created_at, s.updated_at, s.final_label,
+                        (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id)
+                 FROM sessions s"""
+        params: list = []
+        if status is not None:
+            sql += " WHERE s.status = ?"
+            params.append(status)
+        sql += " ORDER BY s.updated_at DESC, s.id DESC"
+        return [SessionSummary(*row) for row in self.kb.db.execute(sql, params)]

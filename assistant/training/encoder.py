@@ -1,0 +1,360 @@
+"""Training the SRU encoder prior (IC 4.3): softmax cross-entropy over labels on three kinds of pairs.
+
+- (query, label): the training queries of the domain;
+- (tag # answer, label): the text of a question's tag and one answer option, with the label sampled from
+  the agent's p_hat (p(y | q, r) proportional to p_hat(r | q, y)), so S(tag#r, y) learns the answer model;
+- pseudo-queries: a training query with a few of its label's characteristic tags appended, and "tag-only"
+  pseudo-queries (a few tags of any label, also of labels without training queries), which tie the label
+  documents of *every* label to the query space (birds: 150 of the 200 species have no captions).
+
+Each step scores the batch against the label documents of all labels (or, above ``negatives`` labels,
+against the batch's labels plus uniformly sampled negatives). Early stopping on the dev split; the best
+weights are kept, the prior's temperature (and, where every label has training queries, the weight of the
+label's query centroid) are tuned on dev afterwards, and short queries' temperature on windows of the dev
+queries (``short_query_windows``). Everything the encoder sees comes from the agent's view
+of the domain (``simulation_protocol(domain, protocol_seed).agent_domain``).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Generator
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+import torch
+
+from assistant.errors import ConfigError, ModelMissingError
+from assistant.priors.base import centroid_applicable
+from assistant.priors.calibration import ranking_metrics, short_query_windows, tune_temperature
+from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_path, encoder_data_hash, load_encoder_prior
+from assistant.progress import Progress
+from assistant.simulation.protocol import agent_view
+from assistant.store import Domain
+from assistant.text.label_text import LabelTextConfig, characteristic_tags, option_phrase, tag_answer_texts
+from models.checkpoint import save_checkpoint
+from models.sru_encoder import SRUEncoderConfig, SRUTextEncoder, resolve_vectors, word_vectors
+
+
+@dataclass(frozen=True)
+class EncoderTrainConfig:
+    """Everything that defines a trained encoder (stored in the checkpoint's sidecar).
+
+    Batch: ``batch_queries`` training queries, ``batch_tags`` tag#answer pairs and ``batch_pseudo``
+    pseudo-queries per step (a fraction ``tag_only`` of them without a query); ``pseudo_tags``: at most this
+    many tags are appended. The learning rate follows a cosine from ``lr`` down to ``lr * lr_floor`` at
+    ``max_steps``. ``negatives``: labels scored per step besides the batch's own (all labels when
+    the domain has fewer). Early stopping: evaluate every ``eval_every`` steps, stop after ``patience``
+    evaluations without a better dev score, or at ``max_steps``; ``max_seconds`` is a safety net for slow
+    machines (the defaults took 2.5-5.5 min on birds on two shared cores; a run cut by time is not reproducible).
+    ``threads``: torch threads while training. One, because the recurrence is many small ops: on a
+    loaded two-core machine two threads made a birds step 6x slower (4.0 s against 0.64 s).
+    """
+
+    model: SRUEncoderConfig = field(default_factory=SRUEncoderConfig)
+    text: LabelTextConfig = field(default_factory=LabelTextConfig)
+    batch_queries: int = 64
+    batch_tags: int = 8
+    batch_pseudo: int = 8
+    tag_only: float = 0.5
+    pseudo_tags: int = 4
+    negatives: int = 255
+    lr: float = 3e-3
+    lr_floor: float = 0.1
+    weight_decay: float = 1e-5
+    max_steps: int = 1500
+    max_seconds: float = 570.0
+    eval_every: int = 100
+    patience: int = 5
+    centroid: str = "auto"
+    protocol_seed: int = 0
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.centroid not in ("auto", "on", "off"):
+            raise ConfigError(f"centroid must be 'auto', 'on' or 'off', not {self.centroid!r}")
+        if self.batch_queries + self.batch_tags + self.batch_pseudo < 1:
+            raise ConfigError("the batch is empty: set batch_queries, batch_tags or batch_pseudo above 0")
+        if self.max_steps < 1 or self.eval_every < 1:
+            raise ConfigError("max_steps and eval_every must be at least 1")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> EncoderTrainConfig:
+        data = dict(data)
+        model = SRUEncoderConfig(**data.pop("model", {}))
+        text = LabelTextConfig(**data.pop("text", {}))
+        return cls(model=model, text=text, **data)
+
+
+@dataclass
+class EncoderResult:
+    """What ``train_encoder`` returns: the prior, dev metrics, the learning curve and the time it took."""
+
+    prior: EncoderPrior
+    metrics: dict[str, float]
+    history: list[dict[str, float]]
+    seconds: float
+    checkpoint: str | None
+
+
+class _PairSampler:
+    """Draws training batches (texts, label indices) from the agent's view of a domain."""
+
+    def __init__(self, agent: Domain, p_hat: np.ndarray, config: EncoderTrainConfig, rng: np.random.Generator):
+        self.rng = rng
+        self.config = config
+        self.p_hat = p_hat
+        self.queries, self.query_labels = agent.queries("train")
+        self.tag_texts, self.tag_slots = tag_answer_texts(agent)
+        wide = replace(config.text, max_tags=max(config.text.max_tags, 40))
+        self.tags = [
+            [option_phrase(agent.questions[q], r) for q, r in row] for row in characteristic_tags(agent, p_hat, wide)
+        ]
+        self.num_labels = agent.num_labels
+
+    def _tag_pairs(self, n: int) -> tuple[list[str], list[int]]:
+        picks = self.rng.integers(len(self.tag_slots), size=n)
+        texts, labels = [], []
+        for k in picks:
+            q, r = self.tag_slots[k]
+            weights = self.p_hat[q, r].astype(np.float64)
+            labels.append(int(self.rng.choice(self.num_labels, p=weights / weights.sum())))
+            texts.append(self.tag_texts[k])
+        return texts, labels
+
+    def _some_tags(self, label: int, low: int, high: int) -> list[str]:
+        pool = self.tags[label]
+        if not pool:
+            return []
+        k = min(len(pool), int(self.rng.integers(low, high + 1)))
+        return [pool[i] for i in self.rng.choice(len(pool), size=k, replace=False)]
+
+    def _pseudo(self, n: int) -> tuple[list[str], list[int]]:
+        texts, labels = [], []
+        for _ in range(n):
+            if len(self.queries) == 0 or self.rng.random() < self.config.tag_only:
+                label = int(self.rng.integers(self.num_labels))
+                phrases = self._some_tags(label, 2, self.config.pseudo_tags + 2)
+                if not phrases:
+                    continue
+                texts.append(", ".join(phrases))
+            else:
+                i = int(self.rng.integers(len(self.queries)))
+                label = int(self.query_labels[i])
+                texts.append(
+                    " . ".join([self.queries[i], ", ".join(self._some_tags(label, 1, self.config.pseudo_tags))])
+                )
+            labels.append(label)
+        return texts, labels
+
+    def batch(self) -> tuple[list[str], np.ndarray]:
+        texts: list[str] = []
+        labels: list[int] = []
+        if len(self.queries) and self.config.batch_queries:
+            idx = self.rng.integers(len(self.queries), size=self.config.batch_queries)
+            texts += [self.queries[i] for i in idx]
+            labels += [int(self.query_labels[i]) for i in idx]
+        if len(self.tag_slots) and self.config.batch_tags:
+            t, y = self._tag_pairs(self.config.batch_tags)
+            texts += t
+            labels += y
+        if self.config.batch_pseudo:
+            t, y = self._pseudo(self.config.batch_pseudo)
+            texts += t
+            labels += y
+        if not texts:
+            raise ConfigError("no training pairs: the domain has neither training queries nor tags")
+        return texts, np.asarray(labels, dtype=np.int64)
+
+
+def _dev_metrics(
+    prior: EncoderPrior, dev_ids: list[list[int]], dev_labels: np.ndarray, with_queries: np.ndarray
+) -> dict:
+    """Dev Acc@1/@3 over all labels and over the labels that have training queries (birds: captioned)."""
+    scores = prior.scores_from_ids(dev_ids)
+    out = {f"dev_{k}": v for k, v in ranking_metrics(scores, dev_labels).items()}
+    if len(with_queries) < scores.shape[1]:
+        sub = ranking_metrics(scores, dev_labels, candidates=with_queries)
+        out.update({f"dev_{k}_seen": v for k, v in sub.items()})
+    return out
+
+
+def _dev_score(metrics: dict) -> float:
+    """Early-stopping criterion: Acc@1 averaged over both candidate sets (where they differ), Acc@3 as tie-break."""
+    acc1 = (metrics["dev_acc1"] + metrics.get("dev_acc1_seen", metrics["dev_acc1"])) / 2
+    acc3 = (metrics["dev_acc3"] + metrics.get("dev_acc3_seen", metrics["dev_acc3"])) / 2
+    return acc1 + 0.5 * acc3
+
+
+def train_encoder(
+    domain: Domain,
+    config: EncoderTrainConfig | None = None,
+    seed: int = 0,
+    save: bool = True,
+) -> Generator[Progress, None, EncoderResult]:
+    """Train the SRU encoder prior on ``domain`` (as stored; the agent's view is taken here).
+
+    Yields Progress every few steps (metrics ``loss``; at evaluations also ``dev_acc1``, ``dev_acc3`` and,
+    for birds, ``dev_acc1_seen``/``dev_acc3_seen`` over the captioned species) and returns an
+    ``EncoderResult``. With ``save`` the model is written to ``encoder_checkpoint_path(domain.name)``.
+    Same seed, same model.
+    """
+    config = config or EncoderTrainConfig()
+    # record the concrete word vectors ('auto' depends on what is installed)
+    config = replace(config, model=replace(config.model, vectors=resolve_vectors(config.model.vectors)))
+    start = time.perf_counter()
+    agent = agent_view(domain, config.protocol_seed)
+    p_hat = agent.p_hat()
+    if agent.num_labels < 2:
+        raise ConfigError(f"domain {domain.name!r} has {agent.num_labels} label(s); the prior needs at least two")
+    dev_texts, dev_labels = agent.queries("dev")
+    with_queries = agent.labels_with_queries("train")
+    use_centroid = config.centroid == "on" or (config.centroid == "auto" and centroid_applicable(agent))
+
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(max(1, config.threads))
+    rng = np.random.default_rng(seed)
+    try:
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            vectors = word_vectors(config.model.vectors)
+            encoder = SRUTextEncoder(config.model, vectors)
+            bank = LabelBank.build(agent, p_hat, config.text, vectors, config.model.max_len)
+            sampler = _PairSampler(agent, p_hat, config, rng)
+            dev_ids = vectors.token_ids(dev_texts, config.model.max_len)
+            optimizer = torch.optim.AdamW(
+                [p for p in encoder.parameters() if p.requires_grad], lr=config.lr, weight_decay=config.weight_decay
+            )
+            floor = config.lr_floor
+            schedule = torch.optim.lr_scheduler.LambdaLR(
+                optimizer,
+                lambda i: floor + (1 - floor) * 0.5 * (1 + np.cos(np.pi * min(i, config.max_steps) / config.max_steps)),
+            )
+            history: list[dict[str, float]] = []
+            best_score, best_state, best_metrics, since_best = -1.0, None, {}, 0
+            running = 0.0
+            step = 0
+            for step in range(1, config.max_steps + 1):
+                encoder.train()
+                texts, labels = sampler.batch()
+                subset = _label_subset(labels, agent.num_labels, config.negatives, rng)
+                position = -np.ones(agent.num_labels, dtype=np.int64)
+                position[subset] = np.arange(len(subset))
+                queries = encoder.finish(encoder.raw_split(vectors.token_ids(texts, config.model.max_len)))  # [B, D]
+                labels_emb = bank.embed(encoder, subset)  # [L, D]
+                logits = queries @ labels_emb.T  # [B, L]
+                loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(position[labels]))
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(encoder.parameters(), 5.0)
+                optimizer.step()
+                schedule.step()
+                running = loss.item() if step == 1 else 0.95 * running + 0.05 * loss.item()
+                out_of_time = time.perf_counter() - start > config.max_seconds
+                if step % config.eval_every == 0 or step == config.max_steps or out_of_time:
+                    prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
+                    metrics = _dev_metrics(prior, dev_ids, dev_labels, with_queries) if len(dev_ids) else {}
+                    metrics = {"step": step, "loss": running, "seconds": time.perf_counter() - start, **metrics}
+                    history.append(metrics)
+                    score = _dev_score(metrics) if len(dev_ids) else -running
+                    if score > best_score:
+                        best_score, best_state, best_metrics, since_best = (
+                            score,
+                            copy.deepcopy(encoder.state_dict()),
+                            metrics,
+                            0,
+                        )
+                    else:
+                        since_best += 1
+                    yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", metrics)
+                    if since_best >= config.patience or out_of_time:
+                        break
+                elif step % 10 == 0:
+                    yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", {"loss": running})
+            if best_state is not None:
+                encoder.load_state_dict(best_state)
+            encoder.eval()
+    finally:
+        torch.set_num_threads(old_threads)
+
+    prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
+    if use_centroid:
+        prior = prior.with_centroids(_tune_centroid_weight(prior, dev_ids, dev_labels))
+    temperature = tune_temperature(prior.scores_from_ids(dev_ids), dev_labels) if len(dev_ids) else 1.0
+    short_temperature = None
+    short_texts, short_labels = short_query_windows(dev_texts, dev_labels, config.protocol_seed)
+    if short_texts:
+        short_ids = vectors.token_ids(short_texts, config.model.max_len)
+        short_temperature = tune_temperature(prior.raw_scores_from_ids(short_ids), short_labels)
+    prior = prior.with_temperature(temperature, short_temperature)
+    final = _dev_metrics(prior, dev_ids, dev_labels, with_queries) if len(dev_ids) else {}
+    seconds = time.perf_counter() - start
+    metrics = {
+        **final,
+        "best_step": float(best_metrics.get("step", step)),
+        "steps": float(step),
+        "train_seconds": seconds,
+        "temperature": temperature,
+        "short_temperature": short_temperature,
+        "centroid_weight": prior.centroid_weight,
+    }
+    path = None
+    if save:
+        path = encoder_checkpoint_path(domain.name)
+        save_checkpoint(
+            path,
+            encoder.state_dict(),
+            {
+                "train": config.to_dict(),
+                "seed": seed,
+                "temperature": temperature,
+                "short_temperature": short_temperature,
+                "centroid_weight": prior.centroid_weight,
+            },
+            data=encoder_data_hash(domain, config.protocol_seed),
+            metrics=metrics,
+        )
+    yield Progress(step, step, f"done: dev Acc@1 {final.get('dev_acc1', float('nan')):.3f}", metrics)
+    return EncoderResult(prior, metrics, history, seconds, None if path is None else str(path))
+
+
+def _label_subset(labels: np.ndarray, num_labels: int, negatives: int, rng: np.random.Generator) -> np.ndarray:
+    """Label indices scored in one step: all labels, or the batch's labels plus ``negatives`` sampled ones."""
+    if num_labels <= negatives + 1:
+        return np.arange(num_labels)
+    positives = np.unique(labels)
+    others = np.setdiff1d(np.arange(num_labels), positives)
+    extra = rng.choice(others, size=min(negatives, len(others)), replace=False)
+    return np.sort(np.concatenate([positives, extra]))
+
+
+def _tune_centroid_weight(prior: EncoderPrior, dev_ids: list[list[int]], dev_labels: np.ndarray) -> float:
+    """The weight of the label's training-query centroid that maximises dev Acc@1 (+ Acc@3/2)."""
+    if not len(dev_ids):
+        return 1.0
+    best, best_weight = -1.0, 0.0
+    for weight in (0.0, 0.25, 0.5, 1.0, 2.0, 4.0):
+        m = ranking_metrics(prior.with_centroids(weight).scores_from_ids(dev_ids), dev_labels)
+        score = m["acc1"] + 0.5 * m["acc3"]
+        if score > best + 1e-9:
+            best, best_weight = score, weight
+    return best_weight
+
+
+def load_or_train_encoder(
+    domain: Domain, config: EncoderTrainConfig | None = None, seed: int = 0
+) -> Generator[Progress, None, EncoderPrior]:
+    """The domain's encoder prior: loaded if a current checkpoint exists, else trained (and saved)."""
+    protocol_seed = (config or EncoderTrainConfig()).protocol_seed
+    try:
+        prior = load_encoder_prior(domain, agent_view(domain, protocol_seed))
+        yield Progress(1, 1, f"encoder for {domain.name!r} is up to date")
+        return prior
+    except ModelMissingError:
+        pass
+    result = yield from train_encoder(domain, config, seed=seed, save=True)
+    return result.prior

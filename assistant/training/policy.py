@@ -1,0 +1,307 @@
+"""Training of the STOP/ASK policy with REINFORCE against the user simulator (IC 4.5).
+
+An episode: the agent starts from the prior of a held-out query, asks the information-gain question, the
+simulated user answers, and so on until the policy says STOP (or 10 questions). Reward: +20 if the top
+label is the target, -10 otherwise, plus ``turn_reward`` (r_a, negative) per question asked. The policy
+gradient also reaches the answer model's lambda, w and b: they shape the posterior the policy sees, so
+they are fine-tuned through the same gradient (``learn_answer_model``).
+
+Episodes are simulated in batches as torch tensors (``assistant.simulation.environment``; the numpy
+``Conversation`` is for one user at a time), rolled out by ``assistant.training.policy.rollouts``.
+
+``fit_answer_scale`` fits w and b of p_tilde to the agent's p_hat by maximum likelihood before policy
+training, so that REINFORCE starts from a sensible answer model.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Generator, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+
+from assistant.clarification.answer_model import MIN_PROB, AnswerModel, answer_matrix
+from assistant.errors import ConfigError
+from assistant.progress import Progress
+from assistant.simulation.environment import BatchEnvironment
+from assistant.simulation.episodes import EpisodeSpec
+from assistant.simulation.user import SimulatedUser
+from assistant.training.rollouts import rollout, stop_distribution, trajectories
+from models.policy_net import STOP, StopPolicyNet
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """REINFORCE settings. ``turn_reward`` is IC's r_a (a cost per question, so negative);
+    ``turn_budget`` caps the mean number of questions of the trained (greedy) policy (None: no cap)."""
+
+    iterations: int = 1000
+    batch_size: int = 128
+    learning_rate: float = 5e-3
+    answer_model_learning_rate: float = 1e-2
+    reward_correct: float = 20.0
+    reward_wrong: float = -10.0
+    turn_reward: float = -1.0
+    max_turns: int = 10
+    top_k: int = 20
+    hidden: int = 32
+    entropy_bonus: float = 0.01
+    learn_answer_model: bool = True
+    initial_lambda: float = 0.9
+    turn_budget: float | None = 4.5
+    budget_step: float = 0.05
+    budget_every: int = 10
+    budget_batch: int = 256
+    initial_ask_bias: float = 2.0
+    estimator: str = "expected"
+
+    def __post_init__(self) -> None:
+        if self.iterations < 1 or self.batch_size < 1:
+            raise ConfigError("iterations and batch_size must be at least 1")
+        if self.max_turns < 1:
+            raise ConfigError(f"max_turns must be >= 1, got {self.max_turns}")
+        if not 0.0 <= self.initial_lambda <= 1.0:
+            raise ConfigError(f"initial_lambda must be in [0, 1], got {self.initial_lambda}")
+        if self.estimator not in ("expected", "reinforce"):
+            raise ConfigError(f"estimator must be 'expected' or 'reinforce', not {self.estimator!r}")
+        if self.turn_budget is not None and self.turn_budget <= 0:
+            raise ConfigError(f"turn_budget must be positive (or None for no cap), got {self.turn_budget}")
+
+
+@dataclass
+class PolicyResult:
+    """The trained network, the fine-tuned answer model parameters and the learning curve."""
+
+    net: StopPolicyNet
+    lam: float
+    w: float
+    b: np.ndarray
+    config: PolicyConfig
+    history: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+    turn_reward: float = 0.0
+
+    def answer_model(self, base: AnswerModel) -> AnswerModel:
+        return base.with_params(lam=self.lam, w=self.w, b=self.b)
+
+    def summary(self) -> dict:
+        return {
+            **asdict(self.config),
+            "lambda": self.lam,
+            "w": self.w,
+            "b": self.b.tolist(),
+            "seconds": self.seconds,
+            "final_turn_reward": self.turn_reward,
+        }
+
+
+def fit_answer_scale(model: AnswerModel, steps: int = 50) -> tuple[float, np.ndarray]:
+    """(w, b) maximising the likelihood of p_hat under p_tilde = softmax_r(w * S + b) (annotated pairs)."""
+    if model.tag_scores is None:
+        return model.w, model.b
+    p_hat = torch.from_numpy(model.p_hat)
+    scores = torch.from_numpy(model.tag_scores.astype(np.float32))
+    mask = torch.from_numpy(model.option_mask)
+    w = torch.tensor(1.0, requires_grad=True)
+    b = torch.zeros(model.b.shape[0], requires_grad=True)
+    optimizer = torch.optim.LBFGS([w, b], lr=0.5, max_iter=steps, line_search_fn="strong_wolfe")
+
+    def closure():
+        optimizer.zero_grad()
+        logits = (w * scores + b[None, :, None]).masked_fill(~mask[:, :, None], float("-inf"))
+        log_p = torch.log_softmax(logits, dim=1).masked_fill(~mask[:, :, None], 0.0)
+        loss = -(p_hat * log_p).sum(dim=1).mean()
+        loss.backward()
+        return loss
+
+    optimizer.step(closure)
+    return float(w.detach()), b.detach().numpy().astype(np.float32)
+
+
+def train_policy(
+    base: AnswerModel,
+    user_answers: np.ndarray,
+    episodes: Sequence[EpisodeSpec],
+    prior_log_probs: np.ndarray,
+    targets: np.ndarray,
+    config: PolicyConfig | None = None,
+    seed: int = 0,
+    user_option_mask: np.ndarray | None = None,
+    known_questions: np.ndarray | None = None,
+) -> Generator[Progress, None, PolicyResult]:
+    """REINFORCE (see the module docstring). Yields Progress per iteration; returns a PolicyResult.
+
+    ``base``: the agent's answer model over the candidates ([Q, R, Y_c]); ``user_answers``: the
+    simulator's [Q, R, Y_c]; ``prior_log_probs`` [N, Y_c] for each training episode and ``targets`` [N]
+    their target positions among the candidates; ``known_questions`` [N, Q] bool marks the questions
+    each query already answers (never asked, as in a real conversation). Same seed, same result.
+
+    The gradient is REINFORCE's with a learned value baseline (a small MLP on the same features):
+    the advantage of the decision at step t is (final reward + r_a * questions still to come) minus the
+    baseline. With ``turn_budget``, r_a is a dual variable: every ``budget_every`` iterations the greedy
+    policy's mean number of questions is measured, and while it exceeds the budget r_a falls below the
+    configured ``turn_reward`` (questions get dearer) until the policy fits the budget.
+    """
+    config = config or PolicyConfig()
+    if len(episodes) != len(prior_log_probs) or len(episodes) != len(targets):
+        raise ConfigError("episodes, prior_log_probs and targets must have the same length")
+    if len(episodes) == 0:
+        raise ConfigError("no training episodes: the domain needs dev queries for policy training")
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+
+    net = StopPolicyNet(config.top_k, config.hidden)
+    with torch.no_grad():  # start out asking, so that early batches show what questions are worth
+        net.layers[2].bias.copy_(torch.tensor([config.initial_ask_bias, 0.0]))
+    value = None  # REINFORCE's baseline; the exact expectation needs none
+    if config.estimator == "reinforce":
+        value = torch.nn.Sequential(
+            torch.nn.Linear(config.top_k + 1, config.hidden), torch.nn.Tanh(), torch.nn.Linear(config.hidden, 1)
+        )
+    p_hat = torch.from_numpy(base.p_hat)
+    mask = torch.from_numpy(base.option_mask)
+    scores = None if base.tag_scores is None else torch.from_numpy(base.tag_scores.astype(np.float32))
+    learn_answer = config.learn_answer_model and scores is not None
+    lam0 = config.initial_lambda if scores is not None else 1.0
+    lam_raw = torch.tensor(math.log(max(lam0, 1e-4) / max(1 - lam0, 1e-4)), requires_grad=learn_answer)
+    w = torch.tensor(float(base.w), requires_grad=learn_answer)
+    b = torch.tensor(base.b, requires_grad=learn_answer)
+    groups = [{"params": net.parameters(), "lr": config.learning_rate}]
+    if value is not None:
+        groups.append({"params": value.parameters(), "lr": config.learning_rate})
+    if learn_answer:
+        groups.append({"params": [lam_raw, w, b], "lr": config.answer_model_learning_rate})
+    optimizer = torch.optim.Adam(groups)
+    simulator = BatchEnvironment(
+        SimulatedUser(user_answers, base.option_mask if user_option_mask is None else user_option_mask)
+    )
+    prior = torch.from_numpy(np.asarray(prior_log_probs, dtype=np.float32))
+    target_t = torch.from_numpy(np.asarray(targets, dtype=np.int64))
+    known_t = (
+        torch.zeros(len(episodes), base.shape[0], dtype=torch.bool)
+        if known_questions is None
+        else torch.from_numpy(np.asarray(known_questions, dtype=bool))
+    )
+    history: list[dict] = []
+    turn_reward = config.turn_reward
+    greedy_turns = float("nan")
+
+    def answer_model() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        lam = torch.sigmoid(lam_raw) if scores is not None else torch.tensor(1.0)
+        a = answer_matrix(p_hat, mask, scores, lam, w, b, xp=torch)
+        a = torch.where(mask[:, :, None], a.clamp_min(MIN_PROB), torch.zeros(()))
+        a = a / a.sum(dim=1, keepdim=True)
+        log_a = torch.log(a.clamp_min(1e-30))
+        return a, log_a, -(a.detach() * log_a.detach()).sum(dim=1)
+
+    for iteration in range(1, config.iterations + 1):
+        a, log_a, cond_entropy = answer_model()
+        batch = torch.from_numpy(rng.integers(0, len(episodes), size=config.batch_size))
+        if config.estimator == "expected":
+            features, correct_by_turn = trajectories(
+                a, log_a, cond_entropy, prior[batch], target_t[batch], simulator, generator, config, known_t[batch]
+            )
+            logits = net(features)  # [T, B, 2]
+            stop_prob = torch.softmax(logits, dim=-1)[..., STOP]
+            p_stop = stop_distribution(stop_prob)  # [T + 1, B]
+            t = torch.arange(config.max_turns + 1, dtype=torch.float32)[:, None]
+            reward_by_turn = torch.where(correct_by_turn, config.reward_correct, config.reward_wrong) + turn_reward * t
+            expected_reward = (p_stop * reward_by_turn).sum(dim=0).mean()
+            entropy = torch.distributions.Categorical(logits=logits).entropy().mean()
+            loss = -expected_reward / config.reward_correct - config.entropy_bonus * entropy
+            with torch.no_grad():
+                greedy_stop = torch.cat([stop_prob > 0.5, torch.ones_like(stop_prob[:1], dtype=torch.bool)]).int()
+                greedy_t = greedy_stop.argmax(dim=0)  # first turn at which the greedy policy stops
+                turns_now = (p_stop * t).sum(dim=0)
+                correct_now = (p_stop * correct_by_turn.float()).sum(dim=0)
+                reward_now = (p_stop * reward_by_turn).sum(dim=0)
+        else:
+            run = rollout(
+                net,
+                value,
+                a,
+                log_a,
+                cond_entropy,
+                prior[batch],
+                target_t[batch],
+                simulator,
+                generator,
+                config,
+                known=known_t[batch],
+            )
+            final = torch.where(run.correct, config.reward_correct, config.reward_wrong)
+            steps = torch.arange(len(run.log_probs), dtype=torch.float32)[:, None]  # [T, 1]
+            # the return of the decision at step t: the final reward and the cost of the questions still to come
+            returns = final[None, :] + turn_reward * (run.turns[None, :] - steps)  # [T, B]
+            live = torch.stack(run.live).float()
+            values = torch.stack(run.values)
+            advantage = (returns - values).detach()
+            n_live = live.sum()
+            policy_loss = -(advantage * torch.stack(run.log_probs) * live).sum() / n_live
+            value_loss = (((returns - values) ** 2) * live).sum() / n_live / config.reward_correct**2
+            entropy = (torch.stack(run.entropy) * live).sum() / n_live
+            loss = policy_loss + 0.5 * value_loss - config.entropy_bonus * entropy
+            turns_now, correct_now = run.turns, run.correct.float()
+            reward_now = final + turn_reward * run.turns
+            greedy_t = None
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if learn_answer:
+            with torch.no_grad():
+                w.clamp_(min=0.0)  # a negative scale would invert what the encoder learned
+
+        if greedy_t is not None:
+            greedy_turns = float(greedy_t.float().mean())
+        elif config.turn_budget is not None and iteration % config.budget_every == 0:
+            with torch.no_grad():
+                a, log_a, cond_entropy = answer_model()
+                check = torch.from_numpy(rng.integers(0, len(episodes), size=config.budget_batch))
+                greedy = rollout(
+                    net,
+                    None,
+                    a,
+                    log_a,
+                    cond_entropy,
+                    prior[check],
+                    target_t[check],
+                    simulator,
+                    generator,
+                    config,
+                    True,
+                    known_t[check],
+                )
+            greedy_turns = float(greedy.turns.mean())
+        if config.turn_budget is not None and iteration % config.budget_every == 0:
+            # dual ascent: questions get dearer while the greedy policy asks more than the budget allows,
+            # and never cheaper than the configured r_a (the budget is a ceiling, not a target)
+            turn_reward = min(
+                config.turn_reward, turn_reward - config.budget_step * (greedy_turns - config.turn_budget)
+            )
+        record = {
+            "iteration": iteration,
+            "reward": float(reward_now.mean()),
+            "accuracy": float(correct_now.mean()),
+            "turns": float(turns_now.mean()),
+            "greedy_turns": greedy_turns,
+            "turn_reward": turn_reward,
+            "lambda": float(torch.sigmoid(lam_raw.detach())) if scores is not None else 1.0,
+        }
+        history.append(record)
+        yield Progress(iteration, config.iterations, "training the stop policy", record)
+
+    return PolicyResult(
+        net=net.eval(),
+        lam=float(torch.sigmoid(lam_raw.detach())) if scores is not None else 1.0,
+        w=float(w.detach()),
+        b=b.detach().numpy().astype(np.float32),
+        config=config,
+        history=history,
+        seconds=time.perf_counter() - start,
+        turn_reward=turn_reward,
+    )

@@ -1,0 +1,190 @@
+"""The house rules of docs/architecture.md, read from the code's imports (every import statement, also those
+inside functions): layers point one way, rooms import only the rooms below them, and no two files import
+each other, directly or around a circle."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("assistant", "models", "crowdsourcing", "gui")
+FOUNDATION = {"assistant", "assistant.errors", "assistant.progress", "assistant.paths"}
+
+# Which rooms each room may import (besides itself and the foundation). A room is a top-level package, or a
+# first-level module/package of assistant/.
+ALLOWED: dict[str, set[str]] = {
+    "models": set(),
+    "assistant.errors": {"models"},
+    "assistant.progress": set(),
+    "assistant.paths": set(),
+    "assistant": set(),
+    "assistant.store": set(),
+    "assistant.text": {"assistant.store", "models"},
+    "assistant.priors": {"assistant.store", "assistant.text", "models"},
+    "assistant.clarification": {"assistant.store", "assistant.priors", "models"},
+    "assistant.simulation": {"assistant.store", "assistant.clarification"},
+    "assistant.ranking": {"assistant.store", "assistant.text", "models"},
+    "assistant.summarization": {"assistant.store", "assistant.text", "assistant.ranking", "models"},
+    "assistant.learning": {
+        "assistant.store",
+        "assistant.text",
+        "assistant.priors",
+        "assistant.ranking",
+        "assistant.simulation",
+        "assistant.training",
+        "models",
+    },
+    "assistant.training": {
+        "assistant.store",
+        "assistant.text",
+        "assistant.priors",
+        "assistant.clarification",
+        "assistant.simulation",
+        "models",
+    },
+    "assistant.evaluation": {
+        "assistant.store",
+        "assistant.text",
+        "assistant.priors",
+        "assistant.clarification",
+        "assistant.simulation",
+        "assistant.ranking",
+        "assistant.summarization",
+        "assistant.learning",
+        "assistant.training",
+        "models",
+    },
+    "assistant.app": {"*assistant", "crowdsourcing", "models"},
+    "assistant.cli": {"assistant.app"},
+    "crowdsourcing": {"assistant.store", "assistant.text"},
+    "gui": {"assistant.app"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every project module ``path`` imports (``from assistant import paths`` counts as assistant.paths)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.split(".")[0] in PACKAGES}
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return f"assistant.{parts[1]}" if parts[0] == "assistant" and len(parts) > 1 else parts[0]
+
+
+def _source_files() -> dict[str, Path]:
+    files = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            files[_module_name(path)] = path
+    return files
+
+
+FILES = _source_files()
+GRAPH = {module: {name for name in _imports(path) if name in FILES} for module, path in FILES.items()}
+
+
+def _room_allows(room: str, target: str) -> bool:
+    allowed = ALLOWED.get(room)
+    if allowed is None:
+        pytest.fail(f"room {room!r} has no rule: add it to ALLOWED and describe it in docs/architecture.md")
+    if target == room or target in FOUNDATION or (target.startswith("models.errors") and room.startswith("assistant")):
+        return True
+    return target in allowed or ("*assistant" in allowed and target.startswith("assistant"))
+
+
+def test_every_import_stays_within_the_rooms_it_may_use():
+    broken = []
+    for module, targets in GRAPH.items():
+        room = _room(module)
+        for target in sorted(targets):
+            target_room = _room(target)
+            if not _room_allows(room, target_room):
+                broken.append(f"{module} imports {target} ({room} may not use {target_room})")
+    assert not broken, "\n".join(broken)
+
+
+def test_models_imports_nothing_of_the_project():
+    assert not {t for m, ts in GRAPH.items() if m.startswith("models") for t in ts if not t.startswith("models")}
+
+
+def test_only_app_and_cli_reach_crowdsourcing_or_gui():
+    offenders = [
+        f"{m} -> {t}"
+        for m, ts in GRAPH.items()
+        if m.startswith("assistant") and _room(m) not in ("assistant.app", "assistant.cli")
+        for t in ts
+        if t.startswith(("crowdsourcing", "gui"))
+    ]
+    assert not offenders, offenders
+
+
+def test_the_ranker_is_a_library():
+    offenders = [
+        f"{m} -> {t}"
+        for m, ts in GRAPH.items()
+        if m.startswith("assistant.ranking")
+        for t in ts
+        if _room(t) in ("assistant.clarification", "assistant.summarization", "assistant.app", "assistant.learning")
+    ]
+    assert not offenders, offenders
+
+
+def test_no_import_circles_between_files():
+    # a package's __init__ that re-exports its own modules is its face, not a circle partner
+    edges = defaultdict(set)
+    for module, targets in GRAPH.items():
+        for target in targets:
+            if target != module and not (module.startswith(target + ".") or target.startswith(module + ".")):
+                edges[module].add(target)
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in edges[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                item = stack.pop()
+                on_stack.discard(item)
+                component.append(item)
+                if item == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in sorted(FILES):
+        if module not in index:
+            visit(module)
+    assert not circles, circles
+
+
+def test_modules_stay_small_enough_to_read_in_one_sitting():
+    long = {m: n for m, p in FILES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
+    assert not long, long
