@@ -49,6 +49,9 @@ def _register() -> None:
     from assistant.commands import rank
 
     main.add_command(rank.rank)
+    from assistant.commands.summarize import summarize
+
+    main.add_command(summarize)
 
 
 _register()
