@@ -32,6 +32,10 @@ class StoreError(ClarifyError):
     """The knowledge base file cannot be opened, migrated or written."""
 
 
+class DataMissingError(ClarifyError):
+    """An evaluation data set is not where Clarify looked for it (evaluation-only data is never bundled)."""
+
+
 class ModelMissingError(ClarifyError):
     """A trained model (checkpoint) that is needed is absent or unreadable."""
 

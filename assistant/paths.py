@@ -21,6 +21,21 @@ APP_NAME = "clarify"
 _DOMAIN_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 
 
+# <repository>/../shared/data holds the evaluation-only data sets on a development machine
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir(explicit: str | Path | None = None) -> Path:
+    """The folder of the evaluation-only data sets: ``explicit``, else $CLARIFY_SHARED_DATA, else
+    <repository>/../shared/data."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("CLARIFY_SHARED_DATA")
+    if env:
+        return Path(env).expanduser()
+    return REPO_ROOT.parent / "shared" / "data"
+
+
 def home() -> Path:
     """The data folder: $CLARIFY_HOME if set, else the platform's user data dir for Clarify."""
     override = os.environ.get("CLARIFY_HOME")

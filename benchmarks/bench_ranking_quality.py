@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from assistant.evaluation.cqa.data import DataMissingError
+from assistant.errors import DataMissingError
 from assistant.evaluation.cqa.protocol import RankerSettings, evaluate, final_table
 from assistant.progress import run_job
 

@@ -25,6 +25,7 @@ from gui.pages.ask import AskPage
 from gui.pages.compare import ComparePage
 from gui.pages.history import HistoryPage
 from gui.pages.lab import LabPage
+from gui.pages.summarize import SummarizePage
 from gui.snapshot import SessionSnapshot
 from gui.workers import JobWorker, WorkerPool, is_running, run_with_dialog
 
@@ -72,6 +73,8 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.compare_page, "Compare")
         self.tabs.addTab(self.history_page, "History")
         self.tabs.addTab(self.lab_page, "Lab")
+        self.summarize_page = SummarizePage(self.pool, self.report_error, self)
+        self.tabs.addTab(self.summarize_page, "Summarize")
         self.tabs.currentChanged.connect(self._page_changed)
         self.setCentralWidget(self.tabs)
 

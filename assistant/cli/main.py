@@ -50,6 +50,9 @@ def _register() -> None:
     from assistant.cli import rank
 
     main.add_command(rank.rank)
+    from assistant.cli.summarize import summarize
+
+    main.add_command(summarize)
 
 
 _register()

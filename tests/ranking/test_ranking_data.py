@@ -7,19 +7,18 @@ import json
 import numpy as np
 import pytest
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, DataMissingError
 from assistant.evaluation.cqa.data import (
     BUNDLED_DIR,
     CQADataset,
     CQAThread,
-    DataMissingError,
     load_dataset,
     load_semeval,
     load_wikiqa,
-    shared_data_dir,
     strip_html,
 )
 from assistant.evaluation.cqa.problems import RougeL, build_problems, cache_dir, split_indices, split_sentences
+from assistant.paths import REPO_ROOT, shared_data_dir
 from assistant.progress import run_job
 from tests.support import HashingEncoder
 
@@ -58,6 +57,8 @@ def test_shared_data_dir_resolution(tmp_path, monkeypatch):
     assert shared_data_dir() == tmp_path / "env"
     monkeypatch.delenv("CLARIFY_SHARED_DATA")
     assert shared_data_dir().parts[-2:] == ("shared", "data")
+    # next to the repository (the folder with pyproject.toml), wherever the module that asks lives
+    assert (REPO_ROOT / "pyproject.toml").is_file() and shared_data_dir() == REPO_ROOT.parent / "shared" / "data"
 
 
 SEMEVAL_XML = """<?xml version="1.0" encoding="utf-8"?>

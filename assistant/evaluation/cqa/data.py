@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import csv
 import html
-import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant.errors import ClarifyError, ConfigError
+from assistant.errors import ConfigError, DataMissingError
+from assistant.paths import shared_data_dir
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 DATASETS: dict[str, str] = {
     "beer": "beer.stackexchange.com questions with accepted answers (bundled)",
@@ -38,10 +37,6 @@ ALIASES = {
     "semeval2016-task3-cqa": "semeval",
     "semeval2016": "semeval",
 }
-
-
-class DataMissingError(ClarifyError):
-    """An evaluation data set is not where Clarify looked for it."""
 
 
 @dataclass(frozen=True)
@@ -75,16 +70,6 @@ def canonical_name(name: str) -> str:
     if key not in DATASETS:
         raise ConfigError(f"unknown ranking data set {name!r}: use one of {', '.join(DATASETS)}")
     return key
-
-
-def shared_data_dir(explicit: str | Path | None = None) -> Path:
-    """The shared data folder: ``explicit``, else $CLARIFY_SHARED_DATA, else <repo>/../shared/data."""
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get("CLARIFY_SHARED_DATA")
-    if env:
-        return Path(env).expanduser()
-    return REPO_ROOT.parent / "shared" / "data"
 
 
 def _require(path: Path, dataset: str) -> Path:

@@ -1,0 +1,267 @@
+"""`clarify summarize FILES... [--question TEXT]` and its subcommands: compare candidate summaries in the
+terminal (like `rank demo`), `evaluate` BO's summary-rating protocol on DUC, `rl` the RL summary table,
+`rlqa` the RLQA protocol, `sessions` the saved sessions."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import click
+
+from assistant.app.summaries import (
+    SummarySettings,
+    bundled_clusters,
+    load_topic,
+    open_session_job,
+    plot_ndcg,
+    resume_session_job,
+    rl_summaries_job,
+    rlqa_evaluation_job,
+    rlqa_session_job,
+    save_session,
+    sessions_dir,
+    summaries_rating_job,
+    summaries_rating_table,
+)
+from assistant.cli.common import run_with_progress
+from assistant.errors import ConfigError
+
+
+class _DefaultToCompare(click.Group):
+    """`clarify summarize FILES...` means `clarify summarize compare FILES...`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["compare", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultToCompare)
+def summarize() -> None:
+    """Summarise documents by comparing candidate summaries (BO 5.3-5.4) or sentence by sentence (RLQA).
+
+    \b
+    clarify summarize docs/ --question "what happened?"     compare summaries of your .txt files
+    clarify summarize --bundled multiling/M000               a bundled cluster (see --list)
+    clarify summarize evaluate duc2001 --interactions 20     BO's protocol on DUC (evaluation data)
+    """
+
+
+def _show(label: str, text: str, width: int = 100) -> None:
+    click.echo(click.style(label, bold=True))
+    click.echo(textwrap.fill(text, width=width, initial_indent="  ", subsequent_indent="  "))
+
+
+def _save(session) -> None:
+    click.echo(f"saved as {save_session(session)} (resume with --resume)")
+
+
+@summarize.command("compare")
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--question", default="", help="The question the summary must answer (query focus).")
+@click.option("--bundled", default=None, help="A bundled cluster instead of files (opinosis/TOPIC, multiling/M000).")
+@click.option("--list", "list_bundled", is_flag=True, help="List the bundled clusters and exit.")
+@click.option(
+    "--mode",
+    type=click.Choice(["compare", "sentences"]),
+    default="compare",
+    show_default=True,
+    help="compare: two summaries at a time; sentences: RLQA, pick among the top-5 next sentences.",
+)
+@click.option("--candidates", type=click.IntRange(2, 20000), default=300, show_default=True)
+@click.option("--prior", type=click.Choice(["reaper", "minilm"]), default="reaper", show_default=True)
+@click.option(
+    "--budget", type=click.IntRange(1, 200), default=20, show_default=True, help="At most this many comparisons."
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0.5, 1.0),
+    default=0.95,
+    show_default=True,
+    help="Stop comparing when P(best is best) exceeds it.",
+)
+@click.option("--better/--no-better", default=True, show_default=True, help="Write a better one with RL at the end.")
+@click.option("--episodes", type=click.IntRange(1, 100000), default=2000, show_default=True)
+@click.option("--resume", default=None, help="Continue a saved session (a number, or a .json file).")
+@click.option("--seed", type=int, default=0, show_default=True)
+def compare_cmd(
+    files, question, bundled, list_bundled, mode, candidates, prior, budget, threshold, better, episodes, resume, seed
+) -> None:
+    """Compare candidate summaries of FILES (text files or a folder of .txt): 1 / 2 pick, t tie, u undo, q quit."""
+    if list_bundled:
+        for name in bundled_clusters():
+            click.echo(name)
+        return
+    if resume:
+        session = run_with_progress(resume_session_job(resume), "resuming")
+    else:
+        topic = load_topic(files, bundled, (), question)
+        if mode == "sentences":
+            _sentence_mode(run_with_progress(rlqa_session_job(topic), "preparing"))
+            return
+        settings = SummarySettings(candidates=candidates, prior=prior, budget=budget, threshold=threshold, seed=seed)
+        session = run_with_progress(open_session_job(topic, settings), "preparing candidates")
+    click.echo(f"{len(session.prepared.candidates)} candidate summaries of {len(session.prepared.table)} sentences")
+    while (pair := session.next_pair()) is not None:
+        left, right = pair
+        click.echo(f"\ncomparison {session.comparisons + 1} (P(best is best) = {session.confidence:.2f})")
+        _show(f"[1] ({session.kind(left)})", session.text(left))
+        _show(f"[2] ({session.kind(right)})", session.text(right))
+        choice = click.prompt("better? 1 / 2 / t(ie) / u(ndo) / q(uit)", type=click.Choice(["1", "2", "t", "u", "q"]))
+        if choice == "q":
+            break
+        if choice == "u":
+            if not session.undo():
+                click.echo("nothing to undo")
+            continue
+        session.answer({"1": "left", "2": "right", "t": "tie"}[choice])
+    click.echo(f"\nafter {session.comparisons} comparisons, P(best is best) = {session.confidence:.2f}")
+    _show("Best summary:", session.best_text())
+    if better and session.settings.acquisition != "unc":
+        text = run_with_progress(session.write_better(episodes), "writing a better one")
+        scores = session.rl_score()
+        _show(f"RL summary (learned reward {scores[0]:.2f} vs best candidate {scores[1]:.2f}):", text)
+    _save(session)
+
+
+def _sentence_mode(session) -> None:
+    while not session.done:
+        options = session.options()
+        click.echo("\nnext sentence? (Enter = let Clarify choose, u = undo, q = stop)")
+        for k, j in enumerate(options, 1):
+            click.echo(
+                textwrap.fill(session.topic.table.texts[j], 100, initial_indent=f" {k}. ", subsequent_indent="    ")
+            )
+        choice = click.prompt("choice", default="", show_default=False)
+        if choice == "q":
+            break
+        if choice == "u":
+            session.undo()
+            continue
+        if choice and (not choice.isdigit() or not 1 <= int(choice) <= len(options)):
+            click.echo(f"type 1-{len(options)}, Enter, u or q")
+            continue
+        session.choose(options[int(choice) - 1] if choice else None)
+    _show("Summary:", session.summary_text())
+
+
+@summarize.command("sessions")
+def sessions_cmd() -> None:
+    """List the saved summary sessions."""
+    for path in sorted(sessions_dir().glob("*.json"), key=lambda p: p.stat().st_mtime):
+        data = json.loads(path.read_text())
+        click.echo(f"{path.stem}: {data['topic']['id']} ({len(data['history'])} comparisons)")
+
+
+@summarize.command("evaluate")
+@click.argument("dataset", type=click.Choice(["duc2001", "duc2002", "duc2004"]))
+@click.option("--interactions", type=click.IntRange(0, 200), default=20, show_default=True)
+@click.option(
+    "--strategies",
+    default="imp,tp,eig,unpa,unc,random",
+    show_default=True,
+    help="imp, tp, eig, unpa (GPPL); unc (Bradley-Terry); random (GPPL).",
+)
+@click.option("--prior", type=click.Choice(["reaper", "minilm"]), default="reaper", show_default=True)
+@click.option("--features", type=click.Choice(["bigram", "minilm"]), default="bigram", show_default=True)
+@click.option("--candidates", type=click.IntRange(10, 20000), default=10000, show_default=True)
+@click.option("--max-topics", type=click.IntRange(1), default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Shared data folder (holds duc/).")
+def evaluate_cmd(
+    dataset, interactions, strategies, prior, features, candidates, max_topics, seed, json_path, plot_path, data_dir
+) -> None:
+    """BO's summary-rating protocol on DUC: NDCG@1% and Pearson r after 0..N simulated comparisons."""
+    result = run_with_progress(
+        summaries_rating_job(
+            dataset,
+            interactions,
+            strategies.split(","),
+            prior,
+            features,
+            seed,
+            n_candidates=candidates,
+            max_topics=max_topics,
+            data_dir=data_dir,
+        ),
+        f"evaluating {dataset}",
+    )
+    click.echo(
+        f"{dataset}: {result['topics']} topics, {result['users']} simulated users, prior {prior}, "
+        f"features {features}, t = {result['t']} ({result['rouge']})"
+    )
+    click.echo(summaries_rating_table(result))
+    w = result["wilcoxon"]
+    click.echo(
+        f"best at {w['interactions']}: {w['best']}; Wilcoxon p vs "
+        + ", ".join(f"{e['row']} {e['ndcg1pct_p_value']:.3g}" for e in w["tests"])
+    )
+    _write(result, json_path)
+    if plot_path:
+        click.echo(f"wrote {plot_ndcg(result, plot_path)}")
+
+
+@summarize.command("rl")
+@click.argument("dataset", type=click.Choice(["duc2001", "duc2002", "duc2004"]))
+@click.option("--interactions", type=click.IntRange(0, 200), default=20, show_default=True)
+@click.option("--episodes", type=click.IntRange(1, 100000), default=2000, show_default=True)
+@click.option("--prior", type=click.Choice(["reaper", "minilm"]), default="reaper", show_default=True)
+@click.option("--max-topics", type=click.IntRange(1), default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None)
+def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, data_dir) -> None:
+    """RL summaries on DUC (BO Table 6): ROUGE of the RL summary, the lead and the gold-reward upper bound."""
+    result = run_with_progress(
+        rl_summaries_job(dataset, interactions, episodes, prior, seed, max_topics=max_topics, data_dir=data_dir),
+        f"RL on {dataset}",
+    )
+    _rows(result)
+    _write(result, json_path)
+
+
+@summarize.command("rlqa")
+@click.option(
+    "--train", "train_set", type=click.Choice(["duc2001", "duc2002", "duc2004"]), default="duc2002", show_default=True
+)
+@click.option(
+    "--test", "test_set", type=click.Choice(["duc2001", "duc2002", "duc2004"]), default="duc2004", show_default=True
+)
+@click.option("--sizes", default="10,20,30", show_default=True, help="Numbers of training topics.")
+@click.option("--epochs", type=click.IntRange(1, 1000), default=30, show_default=True)
+@click.option("--max-test", type=click.IntRange(1), default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None)
+def rlqa_cmd(train_set, test_set, sizes, epochs, max_test, seed, json_path, data_dir) -> None:
+    """The RLQA protocol: train on TRAIN topics (with / without the simulated top-5 user), test on TEST."""
+    if train_set == test_set:
+        raise ConfigError("--train and --test must be different data sets")
+    try:
+        train_sizes = [int(s) for s in sizes.split(",") if s.strip()]
+    except ValueError as exc:
+        raise ConfigError(f"--sizes must be comma-separated numbers, got {sizes!r}") from exc
+    result = run_with_progress(
+        rlqa_evaluation_job(train_set, test_set, train_sizes, epochs, seed, max_test, data_dir), "RLQA"
+    )
+    _rows(result)
+    _write(result, json_path)
+
+
+def _rows(result: dict) -> None:
+    click.echo(f"({result['rouge']})")
+    for row in result["rows"]:
+        cells = "  ".join(f"{k} {v:.4f}" for k, v in row.items() if isinstance(v, float))
+        extra = f" [{row['train_topics']} training topics]" if "train_topics" in row else ""
+        click.echo(f"{row['system']}{extra}: {cells}")
+
+
+def _write(result: dict, json_path: str | None) -> None:
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_text(json.dumps(result, indent=2))
+        click.echo(f"wrote {json_path}")

@@ -1,0 +1,226 @@
+"""`clarify summarize evaluate duc2001|duc2002|duc2004`: BO's summary-rating protocol (BO 5.3, Table 5).
+
+Per topic: 10,000 random candidate summaries (< 100 words), their features and prior, and for each of the
+topic's 100-word model summaries the gold utility of every candidate (BO eq. 8, normalised to [0, 10]).
+Each (topic, model summary) is one simulated user, as in BO's code: P(a > b) = sigmoid((g_a - g_b) / t),
+t = 1, its uniforms drawn once from (seed, topic, reference) and shared by every strategy. After k
+interactions we record NDCG@1% of the ranking of all candidates (gains = gold) and Pearson r with the gold.
+UNC belongs to Bradley-Terry, the other strategies to GPPL; the prior alone is the row at 0 interactions.
+A Wilcoxon signed-rank test (over simulated users) compares the best row with every other at the last
+checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import ConfigError
+from assistant.progress import Job, Progress, metrics_of
+from assistant.ranking.acquisition import first_pair, make_acquisition
+from assistant.ranking.base import OUTCOME_OF, Comparisons, PreferenceModel
+from assistant.ranking.oracle import NoisyOracle, ndcg_at_k
+from assistant.summarization.documents import DUC_YEARS, load_duc
+from assistant.summarization.features import FEATURES
+from assistant.summarization.prepare import cached_topic
+from assistant.summarization.priors import PRIORS
+from assistant.summarization.ranker import SummaryRankerSettings, learner_of, make_model
+
+STRATEGIES = ("imp", "tp", "eig", "unpa", "unc", "random")
+CHECKPOINTS = (0, 10, 20, 50, 100)
+
+
+def ndcg_at_percent(scores: np.ndarray, gold: np.ndarray, percent: float = 1.0) -> float:
+    """NDCG of the top ``percent`` % of the candidates ranked by ``scores`` (gains = gold)."""
+    return ndcg_at_k(scores, gold, k=max(1, int(len(gold) * percent / 100)))
+
+
+def pearson(scores: np.ndarray, gold: np.ndarray) -> float:
+    s, g = scores - scores.mean(), gold - gold.mean()
+    denom = np.sqrt((s * s).sum() * (g * g).sum())
+    return float((s * g).sum() / denom) if denom > 0 else 0.0
+
+
+def simulate(
+    model: PreferenceModel,
+    strategy: str,
+    features: np.ndarray,
+    prior: np.ndarray,
+    gold: np.ndarray,
+    draws: np.ndarray,
+    checkpoints: Sequence[int],
+    t: float,
+    rng: np.random.Generator,
+    pool_size: int = 150,
+) -> tuple[dict[int, tuple[float, float]], float]:
+    """One simulated dialogue; {k: (ndcg@1%, r)} at each checkpoint k <= len(draws), and seconds per step."""
+    acquisition = make_acquisition(strategy, noise=model.noise)
+    acquisition.pool_size = pool_size
+    oracle = NoisyOracle(gold, t=t, draws=draws)
+    comparisons = Comparisons.empty()
+    posterior = model.fit(features, prior, comparisons).posterior()
+    out = {}
+    if 0 in checkpoints:
+        out[0] = (ndcg_at_percent(posterior.mean, gold), pearson(posterior.mean, gold))
+    elapsed = 0.0
+    for k in range(1, len(draws) + 1):
+        start = time.perf_counter()
+        if k == 1 and strategy != "random":
+            pair = first_pair(posterior.mean, features)
+        else:
+            pair = acquisition.select(posterior, comparisons.seen(), rng)
+        if pair is not None:
+            comparisons = comparisons.add(pair[0], pair[1], OUTCOME_OF[oracle.answer(*pair)])
+            posterior = model.fit(features, prior, comparisons).posterior()
+        elapsed += time.perf_counter() - start
+        if k in checkpoints:
+            out[k] = (ndcg_at_percent(posterior.mean, gold), pearson(posterior.mean, gold))
+    return out, elapsed / max(len(draws), 1)
+
+
+def _wilcoxon(per_user: dict[str, np.ndarray]) -> dict:
+    from scipy.stats import wilcoxon
+
+    best = max(per_user, key=lambda k: per_user[k].mean())
+    tests = []
+    for key, values in per_user.items():
+        if key == best:
+            continue
+        a, b = per_user[best], values
+        p = 1.0 if np.allclose(a, b) else float(wilcoxon(a, b, zero_method="wilcox").pvalue)
+        tests.append({"row": key, "ndcg1pct_p_value": p})
+    return {"best": best, "tests": tests}
+
+
+def evaluate(
+    dataset: str,
+    interactions: int = 20,
+    strategies: Sequence[str] = STRATEGIES,
+    prior: str = "reaper",
+    features: str = "bigram",
+    seed: int = 0,
+    t: float = 1.0,
+    n_candidates: int = 10_000,
+    max_topics: int | None = None,
+    topics: Sequence[int] | None = None,
+    data_dir: str | Path | None = None,
+    settings: SummaryRankerSettings | None = None,
+    encoder=None,
+) -> Job[dict]:
+    """Run the protocol; yields Progress per topic, returns {"rows": [...], "wilcoxon": ..., settings}."""
+    key = dataset.lower()
+    if key not in DUC_YEARS:
+        raise ConfigError(f"unknown data set {dataset!r}: use one of {', '.join(DUC_YEARS)}")
+    if interactions < 0:
+        raise ConfigError(f"--interactions must be >= 0, got {interactions}")
+    if prior not in PRIORS:
+        raise ConfigError(f"unknown prior {prior!r}: use {' or '.join(PRIORS)}")
+    if features not in FEATURES:
+        raise ConfigError(f"unknown features {features!r}: use {' or '.join(FEATURES)}")
+    strategies = [s.strip().lower() for s in strategies if s.strip()]
+    bad = [s for s in strategies if s not in STRATEGIES]
+    if bad or not strategies:
+        raise ConfigError(f"unknown strategy {', '.join(bad) or '(none)'}: choose from {', '.join(STRATEGIES)}")
+    settings = settings or SummaryRankerSettings()
+    checkpoints = sorted({k for k in CHECKPOINTS if k <= interactions} | {interactions})
+    all_topics = load_duc(key, data_dir)
+    chosen = list(range(len(all_topics))) if topics is None else [int(i) for i in topics]
+    if max_topics is not None:
+        chosen = chosen[:max_topics]
+    need_minilm = prior == "minilm" or features == "minilm"
+    scores: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    seconds: dict[str, list[float]] = {s: [] for s in strategies}
+    users = 0
+    for done, ti in enumerate(chosen):
+        prepared = yield from cached_topic(key, all_topics[ti], n_candidates, seed, encoder, minilm=need_minilm)
+        x = prepared.features[features]
+        p = prepared.priors[prior]
+        for ri, gold in enumerate(prepared.gold):
+            users += 1
+            draws = np.random.default_rng([seed, ti, ri]).random(max(interactions, 1))[:interactions]
+            scores.setdefault(("none", 0), []).append((ndcg_at_percent(p, gold), pearson(p, gold)))
+            for strategy in strategies:
+                model = make_model(strategy, settings)
+                rng = np.random.default_rng([seed, ti, ri, 1])
+                out, secs = simulate(model, strategy, x, p, gold, draws, checkpoints, t, rng, settings.pool_size)
+                seconds[strategy].append(secs)
+                for k, v in out.items():
+                    scores.setdefault((strategy, k), []).append(v)
+        last = scores.get((strategies[0], interactions), [(0.0, 0.0)])
+        yield Progress(
+            done + 1,
+            len(chosen),
+            f"{key} topics",
+            metrics_of(**{f"{strategies[0]}_ndcg": float(np.mean([v[0] for v in last]))}),
+        )
+    rows = []
+    for (strategy, k), values in scores.items():
+        arr = np.array(values)
+        rows.append(
+            {
+                "dataset": key,
+                "prior": prior,
+                "features": features,
+                "learner": "prior" if strategy == "none" else learner_of(strategy),
+                "strategy": strategy,
+                "interactions": k,
+                "ndcg1pct": float(arr[:, 0].mean()),
+                "r": float(arr[:, 1].mean()),
+                "seconds_per_interaction": float(np.mean(seconds[strategy])) if strategy in seconds else 0.0,
+                "topics": len(chosen),
+                "users": users,
+            }
+        )
+    rows.sort(
+        key=lambda r: (
+            r["strategy"] != "none",
+            STRATEGIES.index(r["strategy"]) if r["strategy"] in STRATEGIES else -1,
+            r["interactions"],
+        )
+    )
+    final = {"prior": np.array([v[0] for v in scores[("none", 0)]])}
+    final.update(
+        {s: np.array([v[0] for v in scores[(s, interactions)]]) for s in strategies if (s, interactions) in scores}
+    )
+    return {
+        "dataset": key,
+        "prior": prior,
+        "features": features,
+        "t": t,
+        "seed": seed,
+        "interactions": interactions,
+        "topics": len(chosen),
+        "users": users,
+        "candidates": n_candidates,
+        "settings": asdict(settings),
+        "blas": f"OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'unset')}",
+        "rouge": "rouge-score (R1, R2) + rouge-metric (SU4), recall, not Perl ROUGE-1.5.5",
+        "rows": rows,
+        "wilcoxon": {"interactions": interactions, **_wilcoxon(final)},
+    }
+
+
+def table(result: dict) -> str:
+    """A plain-text table: NDCG@1% and r at each checkpoint, per strategy."""
+    rows = result["rows"]
+    ks = sorted({r["interactions"] for r in rows})
+    lines = [
+        f"{'learner':<6} {'strategy':<8} "
+        + " ".join(f"{'ndcg@' + str(k):>8} {'r@' + str(k):>6}" for k in ks)
+        + "  ms/step"
+    ]
+    for strategy in dict.fromkeys(r["strategy"] for r in rows):
+        by_k = {r["interactions"]: r for r in rows if r["strategy"] == strategy}
+        first = next(iter(by_k.values()))
+        cells = [f"{by_k[k]['ndcg1pct']:8.3f} {by_k[k]['r']:6.3f}" if k in by_k else " " * 15 for k in ks]
+        lines.append(
+            f"{first['learner']:<6} {strategy:<8} "
+            + " ".join(cells)
+            + f" {1000 * first['seconds_per_interaction']:8.1f}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,176 @@
+"""A topic made ready for ranking: sentences, TF-IDF statistics, candidates, features, priors and (when the
+topic has references) the gold utility of every candidate against each reference.
+
+``prepare_topic`` is a job (yields Progress). For the evaluation, ``cached_topic`` keeps the expensive parts
+(tokens, candidates, gold, sentence embeddings) under $CLARIFY_HOME/cache/summaries/, keyed by data set,
+topic, number of candidates and seed, so that a rerun reads files.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from assistant import paths
+from assistant.errors import ConfigError
+from assistant.progress import Job, Progress
+from assistant.summarization.candidates import MAX_WORDS, CandidateSet, build_candidates, strong_candidates
+from assistant.summarization.documents import Topic
+from assistant.summarization.features import BigramSpace, TermStats, bigram_plus, pooled_embeddings
+from assistant.summarization.priors import PRIORS, minilm_prior, reaper_prior
+from assistant.summarization.rouge import CandidateRouge
+from assistant.summarization.text import SentenceTable, tokenize
+
+CACHE_VERSION = 1
+
+
+def cache_dir() -> Path:
+    path = paths.home() / "cache" / "summaries"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def sentence_encoder(encoder=None):
+    """The MiniLM sentence encoder with the embedding cache of this package (or ``encoder`` as given)."""
+    if encoder is not None:
+        return encoder
+    from assistant.text.embeddings import CachingSentenceEncoder
+
+    return CachingSentenceEncoder(cache_dir() / "sentence-embeddings.npz")
+
+
+@dataclass
+class PreparedTopic:
+    """Everything the ranker needs about one topic. Shapes: N candidates, S sentences, R references."""
+
+    topic: Topic
+    table: SentenceTable
+    stats: TermStats
+    candidates: CandidateSet
+    bigrams: BigramSpace
+    features: dict[str, np.ndarray] = field(default_factory=dict)  # "bigram" [N, 205], "minilm" [N, 384]
+    priors: dict[str, np.ndarray] = field(default_factory=dict)  # "reaper" [N], "minilm" [N]
+    gold: np.ndarray | None = None  # [R, N] in [0, 10]
+    embeddings: np.ndarray | None = None  # [S, 384]
+    question_embedding: np.ndarray | None = None
+    max_words: int = MAX_WORDS
+
+    def summary_sentences(self, index: int) -> list[str]:
+        return [self.table.texts[i] for i in self.candidates.summaries[index]]
+
+    def summary_text(self, index: int) -> str:
+        return self.table.summary_text(self.candidates.summaries[index])
+
+
+def query_cosine(stats: TermStats, question: str) -> np.ndarray | None:
+    from assistant.summarization.text import stopwords
+
+    if not question.strip():
+        return None
+    stop = stopwords()
+    return stats.query_cosine([w for w in tokenize(question) if w not in stop])
+
+
+def prepare_topic(
+    topic: Topic,
+    n_random: int = 1000,
+    seed: int = 0,
+    strong: bool = True,
+    priors: tuple[str, ...] = PRIORS,
+    minilm_features: bool = True,
+    gold: bool = True,
+    encoder=None,
+    max_words: int = MAX_WORDS,
+    summaries: list[tuple[int, ...]] | None = None,
+    kinds: list[str] | None = None,
+) -> Job[PreparedTopic]:
+    """Build candidates (or take ``summaries``), features and priors for ``topic``; gold when it has references."""
+    bad = [p for p in priors if p not in PRIORS]
+    if bad:
+        raise ConfigError(f"unknown prior {', '.join(bad)}: use {' or '.join(PRIORS)}")
+    yield Progress(0, 4, "splitting and tokenising sentences")
+    table = SentenceTable.from_documents(topic.documents)
+    stats = TermStats.from_table(table)
+    qcos = query_cosine(stats, topic.question)
+    yield Progress(1, 4, "building candidate summaries")
+    if summaries is None:
+        relevance = stats.doc_cosine if qcos is None else 0.5 * (stats.doc_cosine + qcos)
+        chosen = strong_candidates(table, relevance, stats.similarity, max_words) if strong else []
+        candidates = build_candidates(table, n_random, np.random.default_rng(seed), chosen, max_words)
+    else:
+        candidates = CandidateSet(list(summaries), list(kinds or ["random"] * len(summaries)), len(table))
+    space = BigramSpace.from_table(table)
+    prepared = PreparedTopic(topic, table, stats, candidates, space, max_words=max_words)
+    prepared.features["bigram"] = bigram_plus(table, candidates, space, max_words)
+    prepared.priors["reaper"] = reaper_prior(table, stats, candidates, qcos)
+    if minilm_features or "minilm" in priors:
+        yield Progress(2, 4, "embedding sentences (MiniLM)")
+        enc = sentence_encoder(encoder)
+        texts = table.texts + ([topic.question] if topic.question.strip() else [])
+        vectors = enc.encode_job(texts) if hasattr(enc, "encode_job") else None
+        vectors = (yield from vectors) if vectors is not None else np.asarray(enc.encode(texts))
+        prepared.embeddings = np.asarray(vectors[: len(table)], dtype=np.float64)
+        if topic.question.strip():
+            prepared.question_embedding = np.asarray(vectors[-1], dtype=np.float64)
+        prepared.features["minilm"] = pooled_embeddings(candidates, prepared.embeddings)
+        prepared.priors["minilm"] = minilm_prior(table, candidates, prepared.embeddings, prepared.question_embedding)
+    if gold and topic.references:
+        yield Progress(3, 4, "scoring candidates with ROUGE")
+        rouge = CandidateRouge(table.tokens)
+        prepared.gold = np.stack([rouge.gold(candidates.summaries, ref) for ref in topic.references])
+    yield Progress(4, 4, "candidates ready")
+    return prepared
+
+
+def cached_topic(
+    dataset: str, topic: Topic, n_random: int, seed: int, encoder=None, minilm: bool = True
+) -> Job[PreparedTopic]:
+    """``prepare_topic`` for the evaluation (random candidates only, BO's protocol), cached on disk."""
+    path = cache_dir() / dataset / f"{topic.id}-n{n_random}-s{seed}-v{CACHE_VERSION}.npz"
+    if path.is_file():
+        with np.load(path, allow_pickle=False) as data:
+            flat, offsets = data["flat"], data["offsets"]
+            summaries = [tuple(int(i) for i in flat[a:b]) for a, b in itertools.pairwise(offsets)]
+            gold = data["gold"]
+        prepared = yield from prepare_topic(
+            topic,
+            seed=seed,
+            strong=False,
+            gold=False,
+            encoder=encoder,
+            summaries=summaries,
+            priors=("reaper", "minilm") if minilm else ("reaper",),
+            minilm_features=minilm,
+        )
+        prepared.gold = gold
+        return prepared
+    prepared = yield from prepare_topic(
+        topic,
+        n_random,
+        seed,
+        strong=False,
+        encoder=encoder,
+        priors=("reaper", "minilm") if minilm else ("reaper",),
+        minilm_features=minilm,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lengths = [len(s) for s in prepared.candidates.summaries]
+    flat = np.array([i for s in prepared.candidates.summaries for i in s], dtype=np.int32)
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez(tmp, flat=flat, offsets=np.concatenate([[0], np.cumsum(lengths)]), gold=prepared.gold)
+    tmp.replace(path)
+    return prepared
+
+
+def describe(prepared: PreparedTopic) -> dict:
+    return {
+        "topic": prepared.topic.id,
+        "sentences": len(prepared.table),
+        "candidates": len(prepared.candidates),
+        "references": 0 if prepared.gold is None else int(prepared.gold.shape[0]),
+        "kinds": json.dumps(sorted(set(prepared.candidates.kinds))),
+    }
