@@ -26,12 +26,13 @@ from assistant.evaluation.cqa.protocol import STRATEGIES as RANKING_STRATEGIES
 from assistant.evaluation.cqa.protocol import evaluate as evaluate_ranking
 from assistant.evaluation.cqa.protocol import final_table as ranking_table
 from assistant.evaluation.plots import CURVE_NAMES, POINT_NAMES, plot_accuracy_vs_turns, plot_ranking_curves
-from assistant.evaluation.report import EvaluationReport
+from assistant.evaluation.report import EvaluationReport, noise_table
 from assistant.priors.base import restrict
 from assistant.priors.bm25 import BM25Prior
 from assistant.progress import Progress
 from assistant.ranking.ranking_session import Candidate, RankingSession
 from assistant.simulation.episodes import episodes_from_file, sample_episodes
+from assistant.simulation.noise import UserNoise
 from assistant.simulation.user import SimulatedUser
 from assistant.store import Domain
 from assistant.training.policy import PolicyConfig, PolicyResult, fit_answer_scale, train_policy
@@ -45,6 +46,8 @@ __all__ = [  # what the GUI's Lab page uses
     "SYSTEMS",
     "PolicyConfig",
     "evaluate_job",
+    "noise_sweep_job",
+    "noise_table",
     "plot_accuracy_vs_turns",
     "plot_ranking_curves",
     "ranking_demo_job",
@@ -130,9 +133,10 @@ def train_policy_job(
 
 
 def evaluation_setup(
-    registry: ModelRegistry, candidates: str = "all", turn_reward: float | None = None
+    registry: ModelRegistry, candidates: str = "all", turn_reward: float | None = None, user_noise: float = 0.0
 ) -> EvaluationSetup:
-    """Everything ``assistant.evaluation.clarifier.evaluate`` needs for the registry's domain."""
+    """Everything ``assistant.evaluation.clarifier.evaluate`` needs for the registry's domain; ``user_noise``:
+    the share of the simulated user's answers that are corrupted (assistant.simulation.noise)."""
     ours = registry.load_policy(candidates, "learned")
     lam1 = registry.load_policy(candidates, "lambda_1")
     agent = registry.agent_domain
@@ -142,7 +146,11 @@ def evaluation_setup(
         prior=registry.combined_prior(),
         answer_model=registry.answer_model(ours),
         policy=ours.policy,
-        user=SimulatedUser(registry.protocol.user_answers, registry.domain.option_mask),
+        user=SimulatedUser(
+            registry.protocol.user_answers,
+            registry.domain.option_mask,
+            UserNoise(user_noise, seed=registry.protocol_seed),
+        ),
         answer_model_lambda_1=registry.answer_model(lam1).with_params(lam=1.0),
         policy_lambda_1=lam1.policy,
         bm25_prior=BM25Prior.fit(agent),
@@ -160,12 +168,14 @@ def evaluate_job(
     max_turns: int = 10,
     dev_episodes: int = 500,
     queries_file: str | None = None,
+    user_noise: float = 0.0,
 ) -> Generator[Progress, None, EvaluationReport]:
     """`clarify evaluate` (also the Lab page and the benchmark): every system on the same test episodes,
-    sampled from the held-out queries or started from ``queries_file`` (label<TAB>query)."""
+    sampled from the held-out queries or started from ``queries_file`` (label<TAB>query), answered by a
+    simulated user whose answers are corrupted at rate ``user_noise``."""
     yield Progress(0, 0, "loading the models")
     registry = _registry(registry)
-    setup = evaluation_setup(registry, candidates)
+    setup = evaluation_setup(registry, candidates, user_noise=user_noise)
     agent = registry.agent_domain
     if queries_file:
         test = episodes_from_file(agent, queries_file, episodes, seed)
@@ -184,6 +194,25 @@ def evaluate_job(
         {"seed": seed, "candidate_setting": candidates, "queries_file": queries_file, "text_prior": registry.text_prior}
     )
     return report
+
+
+def noise_sweep_job(
+    registry: ModelRegistry | str,
+    levels: Sequence[float] = (0.0, 0.1, 0.2),
+    **evaluate_args: Any,
+) -> Generator[Progress, None, list[EvaluationReport]]:
+    """`clarify evaluate --user-noise 0,0.1,0.2`: the same evaluation (same episodes, same seed) at each level
+    of user noise; returns one report per level (``noise_table`` puts them side by side)."""
+    if not levels:
+        raise ConfigError("give at least one user-noise level, e.g. --user-noise 0,0.1,0.2")
+    registry = _registry(registry)
+    reports = []
+    for i, level in enumerate(levels):
+        yield Progress(i, len(levels), f"user noise {level:.0%}")
+        report = yield from evaluate_job(registry, user_noise=level, **evaluate_args)
+        reports.append(report)
+    yield Progress(len(levels), len(levels), "done")
+    return reports
 
 
 def ranking_evaluation_job(

@@ -159,7 +159,7 @@ class Session:
             q.kind,
             q.options,
             self.conversation.turn + 1,
-            self.domain.supports_not_visible,
+            self.domain.allows_not_visible(self._pending_question),
         )
 
     def posterior(self, k: int = 10) -> list[ShortlistItem]:

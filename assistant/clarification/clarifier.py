@@ -205,8 +205,10 @@ class Conversation:
             softness = 1.0 if kind == "option" else self.clarifier.config.softness
             log_likelihood = np.log(model.likelihood(question, option, softness)).astype(np.float64)
         elif kind == "not_visible":
-            if not self.clarifier.domain.supports_not_visible:
-                raise ConfigError(f"'not visible' is not an answer in domain {self.clarifier.domain.name!r}")
+            if not self.clarifier.domain.allows_not_visible(question):
+                raise ConfigError(
+                    f"'not visible' is not an answer to {self.question(question).text!r}: answer it, or say 'not sure'"
+                )
             self.retired_groups.append(int(self.clarifier.group_index[question]))
         evidence = Evidence(question, option, kind, log_likelihood)
         self.belief.update(evidence)

@@ -14,6 +14,8 @@ from assistant.app.research import (
     SYSTEMS,
     PolicyConfig,
     evaluate_job,
+    noise_sweep_job,
+    noise_table,
     plot_accuracy_vs_turns,
     train_encoder_job,
     train_policy_job,
@@ -119,6 +121,13 @@ def train_policy_command(
 @click.option("--json", "json_file", type=click.Path(dir_okay=False), help="Write the results as JSON.")
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False), help="Write Acc@1 vs turns as PNG.")
 @click.option("--csv", "csv_file", type=click.Path(dir_okay=False), help="Write the table as CSV.")
+@click.option(
+    "--user-noise",
+    default="0",
+    show_default=True,
+    help="Share of the simulated user's answers flipped, 'not sure' or another person's; several levels "
+    "(0,0.1,0.2) give Acc@1 against noise.",
+)
 @PRIOR_OPTION
 def evaluate_command(
     name: str,
@@ -131,16 +140,31 @@ def evaluate_command(
     json_file: str | None,
     plot_file: str | None,
     csv_file: str | None,
+    user_noise: str,
     text_prior: str,
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
+    levels = _noise_levels(user_noise)
     registry = ModelRegistry(name, text_prior=text_prior)
-    job = evaluate_job(registry, candidates, episodes, seed, chosen, max_turns, queries_file=queries_file)
+    args = {"candidates": candidates, "episodes": episodes, "seed": seed, "systems": chosen, "max_turns": max_turns}
+    if len(levels) > 1:
+        reports = run_with_progress(
+            noise_sweep_job(registry, levels, queries_file=queries_file, **args), f"evaluating {name}"
+        )
+        click.echo(noise_table(reports))
+        click.echo(f"(Acc@1 / mean questions; {reports[0].meta['episodes']} episodes per level)")
+        if json_file:
+            Path(json_file).write_text(json.dumps([r.to_dict() for r in reports], indent=2))
+        return
+    job = evaluate_job(registry, queries_file=queries_file, user_noise=levels[0], **args)
     report = run_with_progress(job, f"evaluating {name}")
     click.echo(report.to_markdown())
+    meta = report.meta
     click.echo(
-        f"({report.meta['episodes']} episodes, {report.meta['candidates']} candidates, {report.meta['seconds']} s)"
+        f"({meta['episodes']} episodes, {meta['candidates']} candidates, {meta['user_noise']}, agent-user answer "
+        f"correlation {meta['agent_user_correlation']:.3f}, Acc@1 0.9 after "
+        f"{meta.get('questions_to_acc1_0.9')} questions, {meta['seconds']} s)"
     )
     if json_file:
         report.to_json(json_file)
@@ -150,9 +174,28 @@ def evaluate_command(
         plot_accuracy_vs_turns(report, plot_file)
 
 
+def _noise_levels(text: str) -> list[float]:
+    try:
+        levels = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise ConfigError(
+            f"--user-noise takes numbers in [0, 1) separated by commas (e.g. 0,0.1,0.2), got {text!r}"
+        ) from exc
+    if not levels or any(not 0 <= level < 1 for level in levels):
+        raise ConfigError(f"--user-noise takes numbers in [0, 1) separated by commas (e.g. 0,0.1,0.2), got {text!r}")
+    return levels
+
+
 # ---- ask -------------------------------------------------------------------------------------------------
 
-CLARIFY_KEYS = "option number, p<N> = probably <N>, s = not sure, v = not visible, u = undo, d = done, q = quit"
+
+def clarify_keys(not_visible: bool = False) -> str:
+    """The answer keys of a question: "v = not visible" only where the question allows it (birds' parts)."""
+    extra = ", v = not visible" if not_visible else ""
+    return f"option number, p<N> = probably <N>, s = not sure{extra}, u = undo, d = done, q = quit"
+
+
+CLARIFY_KEYS = clarify_keys(True)
 COMPARE_KEYS = (
     "1 = left is better, 2 = right is better, t = equally good, u = undo, m = more questions, d = done, q = quit"
 )
@@ -200,7 +243,15 @@ def ask_command(
     while session.phase not in ("finished", "failed"):
         if session.phase == "clarifying":
             view = session.question
-            emit({"type": "question", "turn": view.turn, "text": view.text, "options": list(view.options)})
+            emit(
+                {
+                    "type": "question",
+                    "turn": view.turn,
+                    "text": view.text,
+                    "options": list(view.options),
+                    "not_visible": view.allows_not_visible,
+                }
+            )
         elif not shown_shortlist or (no_compare and session.phase == "comparing"):
             items = [_item(i + 1, it) for i, it in enumerate(session.posterior(top))]
             emit({"type": "shortlist", "turns": session.conversation.turn, "items": items})
@@ -228,7 +279,9 @@ def ask_command(
         except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
             emit({"type": "error", "message": str(exc)})
         except (ValueError, IndexError):
-            keys = {"clarifying": CLARIFY_KEYS, "comparing": COMPARE_KEYS}.get(session.phase, DECIDE_KEYS)
+            view = session.question
+            clarify = clarify_keys(view is not None and view.allows_not_visible)
+            keys = {"clarifying": clarify, "comparing": COMPARE_KEYS}.get(session.phase, DECIDE_KEYS)
             emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
     final = session.final
     emit(
@@ -295,7 +348,7 @@ def _render(event: dict) -> str:
         return f"Session {event['id']}: {event['query']}"
     if kind == "question":
         options = "  ".join(f"[{i + 1}] {o}" for i, o in enumerate(event["options"]))
-        return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({CLARIFY_KEYS})"
+        return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({clarify_keys(event.get('not_visible', False))})"
     if kind == "shortlist":
         lines = [f"\nShortlist after {event['turns']} question(s):"]
         lines += [f"  {it['rank']}. {it['label']}  ({it['probability']:.1%})" for it in event["items"]]

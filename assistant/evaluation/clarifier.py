@@ -31,11 +31,19 @@ from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.questions import InformationGainQuestions, RandomQuestions, StaticInformationGainQuestions
 from assistant.clarification.stopping import FixedTurns, StopRule, ThresholdStop
 from assistant.errors import ConfigError
-from assistant.evaluation.report import EvaluationReport, accuracy_curve, paired_test, report_row, truncate_episode
+from assistant.evaluation.report import (
+    EvaluationReport,
+    accuracy_curve,
+    paired_test,
+    questions_to_reach,
+    report_row,
+    truncate_episode,
+)
 from assistant.priors.base import Prior
 from assistant.progress import Progress
 from assistant.simulation.episodes import EpisodeSpec
-from assistant.simulation.rollout import Episode, run_episode
+from assistant.simulation.protocol import answer_correlation
+from assistant.simulation.rollout import Episode, give_answer, run_episode
 from assistant.simulation.user import SimulatedUser, check_simulator
 from assistant.store import Domain
 
@@ -111,7 +119,7 @@ def tune_threshold(
         conv = clarifier.start_from_scores(s, spec.query)
         maxes, hit = [float(conv.probs.max())], [bool(conv.ranking(1)[0] == spec.target)]
         while (q := conv.next_question()) is not None:
-            conv.answer(q, setup.user.answer(q))
+            give_answer(conv, q, setup.user.answer(q))
             maxes.append(float(conv.probs.max()))
             hit.append(bool(conv.ranking(1)[0] == spec.target))
         top_probs.append(maxes)
@@ -181,6 +189,12 @@ def evaluate(
         "protocol": setup.protocol,
         "reward": {"correct": setup.reward_correct, "wrong": setup.reward_wrong, "turn": setup.turn_reward},
         "lambda": setup.answer_model.lam,
+        "user_noise": setup.user.noise.describe(),
+        "agent_user_correlation": answer_correlation(
+            setup.answer_model.matrix[:, :, setup.candidates],
+            setup.user.noise.effective_answers(setup.user.answers, setup.user.option_mask)[:, :, setup.candidates],
+            setup.user.option_mask,
+        ),
     }
 
     def rollouts(model: AnswerModel, stop: StopRule, strategy, specs=episodes, prior_scores=scores) -> list[Episode]:
@@ -223,6 +237,7 @@ def evaluate(
         elif system == "fixed_turns":
             full = rollouts(setup.answer_model, FixedTurns(max_turns), InformationGainQuestions())
             curves["ig"] = accuracy_curve(full, max_turns)
+            meta["questions_to_acc1_0.9"] = questions_to_reach(curves["ig"], 0.9)
             for k in range(1, max_turns + 1):
                 truncated = [truncate_episode(e, k) for e in full]
                 add("fixed_turns", truncated, turns=k)

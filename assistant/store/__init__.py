@@ -10,6 +10,7 @@
 from assistant.store.building import DomainData, check_domain_data, write_domain
 from assistant.store.domain import (
     BINARY_OPTIONS,
+    SOMETHING_ELSE,
     SPLITS,
     Domain,
     Label,
@@ -25,6 +26,7 @@ from assistant.store.session_log import SessionLog, SessionRecord, SessionSummar
 __all__ = [
     "BINARY_OPTIONS",
     "SCHEMA_VERSION",
+    "SOMETHING_ELSE",
     "SPLITS",
     "Domain",
     "DomainData",

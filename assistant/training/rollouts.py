@@ -81,7 +81,7 @@ def rollout(
             break
         rows = torch.nonzero(asking).squeeze(1)
         questions, options = simulator.ask(a_det, cond_entropy, probs[rows], asked[rows], targets[rows], generator)
-        log_p = log_p.index_add(0, rows, log_a[questions, options, :])
+        log_p = log_p.index_add(0, rows, simulator.evidence(log_a, questions, options))
         log_p = log_p - torch.logsumexp(log_p, dim=1, keepdim=True)
         asked[rows, questions] = True
         out.turns[rows] += 1
@@ -119,7 +119,7 @@ def trajectories(
             break
         features.append(policy_features(probs, turn, config.max_turns, config.top_k, xp=torch))
         questions, options = simulator.ask(a_det, cond_entropy, probs, asked, targets, generator)
-        log_p = log_p + log_a[questions, options, :]
+        log_p = log_p + simulator.evidence(log_a, questions, options)
         log_p = log_p - torch.logsumexp(log_p, dim=1, keepdim=True)
         asked[rows, questions] = True
     return torch.stack(features), torch.stack(correct)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -149,3 +151,13 @@ def test_policy_features_and_numpy_policy_match_torch():
     with torch.no_grad():
         expected = torch.softmax(net(torch.from_numpy(feats)), dim=-1)[STOP].item()
     assert policy.stop_probability(probs, 3, 10) == pytest.approx(expected, rel=1e-5)
+
+
+def test_not_visible_only_for_questions_it_applies_to():
+    domain = make_tiny_domain()
+    domain.meta["always_visible_groups"] = json.dumps(["has_size"])
+    assert domain.allows_not_visible(0) and not domain.allows_not_visible(2)
+    conversation = make_clarifier(domain).start("small red bird")
+    with pytest.raises(ConfigError, match="not visible"):
+        conversation.answer(2, kind="not_visible")
+    conversation.answer(2, kind="not_sure")
