@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from assistant.app.domains import prepare
-from assistant.app.registry import CANDIDATE_SETTINGS, TEXT_PRIORS, VARIANTS, ModelRegistry
+from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS, VARIANTS, ModelRegistry
 from assistant.app.research import (
     SYSTEMS,
     PolicyConfig,
     evaluate_job,
+    pace_config,
     plot_accuracy_vs_turns,
     train_encoder_job,
     train_policy_job,
+    tune_coverage_job,
 )
 from assistant.cli.common import run_with_progress
 from assistant.errors import ClarifyError, ConfigError
@@ -37,6 +40,15 @@ PRIOR_OPTION = click.option(
     default="sru",
     show_default=True,
     help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies).",
+)
+
+
+PACE_OPTION = click.option(
+    "--pace",
+    type=click.Choice(PACES),
+    default=None,
+    help="The cost of a question: 'quick' asks fewer, 'thorough' asks while a question still helps "
+    "(default: the domain's).",
 )
 
 
@@ -72,8 +84,8 @@ def train_encoder_command(name: str, seed: int) -> None:
 @CANDIDATES_OPTION
 @click.option("--variant", type=click.Choice(VARIANTS), default=None, help="Only this variant (default: both).")
 @click.option("--iterations", default=PolicyConfig.iterations, show_default=True)
-@click.option("--turn-reward", default=PolicyConfig.turn_reward, show_default=True, help="r_a: reward per question.")
-@click.option("--turn-budget", default=PolicyConfig.turn_budget, show_default=True, help="Cap on mean questions.")
+@click.option("--turn-reward", type=float, default=None, help="r_a: reward per question (default: the pace's).")
+@click.option("--turn-budget", type=float, default=None, help="Cap on mean questions (default: the pace's).")
 @click.option(
     "--estimator",
     type=click.Choice(["expected", "reinforce"]),
@@ -83,29 +95,39 @@ def train_encoder_command(name: str, seed: int) -> None:
 )
 @click.option("--seed", default=0, show_default=True)
 @PRIOR_OPTION
+@PACE_OPTION
 def train_policy_command(
     name: str,
     candidates: str,
     variant: str | None,
     iterations: int,
-    turn_reward: float,
-    turn_budget: float,
+    turn_reward: float | None,
+    turn_budget: float | None,
     estimator: str,
     seed: int,
     text_prior: str,
+    pace: str | None,
 ) -> None:
-    """Train the STOP/ASK policy of domain NAME with REINFORCE against the simulator."""
+    """Train the STOP/ASK policy of domain NAME with REINFORCE against the simulator, on dev episodes with
+    vague first queries, and tune its compare-only-when-covered rule on dev."""
     registry = ModelRegistry(name, text_prior=text_prior)
-    config = PolicyConfig(
-        iterations=iterations, turn_reward=turn_reward, turn_budget=turn_budget or None, estimator=estimator
-    )
+    pace = pace or registry.default_pace
+    config = pace_config(pace, PolicyConfig(iterations=iterations, estimator=estimator))
+    if turn_reward is not None:
+        config = replace(config, turn_reward=turn_reward)
+    if turn_budget is not None:
+        config = replace(config, turn_budget=turn_budget or None)
     for v in [variant] if variant else list(VARIANTS):
-        result = run_with_progress(train_policy_job(registry, candidates, v, config, seed), f"policy {candidates}/{v}")
+        job = train_policy_job(registry, candidates, v, config, seed, pace=pace)
+        result = run_with_progress(job, f"policy {candidates}/{v}/{pace}")
         last = result.history[-1]
         click.echo(
-            f"policy {candidates}/{v}: lambda={result.lam:.3f} reward={last['reward']:.2f} "
+            f"policy {candidates}/{v}/{pace}: lambda={result.lam:.3f} reward={last['reward']:.2f} "
             f"accuracy={last['accuracy']:.3f} turns={last['turns']:.2f} ({result.seconds:.1f} s)"
         )
+        if v == "learned":
+            tuned = run_with_progress(tune_coverage_job(registry, candidates, pace, seed=seed), "coverage rule")
+            click.echo(f"compare only when the shortlist covers the answer with p >= {tuned['coverage']}")
 
 
 @click.command("evaluate")
@@ -113,34 +135,44 @@ def train_policy_command(
 @click.option("--episodes", default=2000, show_default=True, help="Simulated conversations per system.")
 @click.option("--seed", default=0, show_default=True, help="Same seed, same numbers.")
 @CANDIDATES_OPTION
-@click.option("--queries", "queries_file", type=click.Path(dir_okay=False), help="TSV with columns label, query.")
+@click.option(
+    "--queries",
+    default="crowd",
+    show_default=True,
+    help="First queries: 'crowd' (held-out crowd queries), 'vague' (vague versions of them) or a TSV file "
+    "with columns label, query.",
+)
 @click.option("--systems", default=",".join(SYSTEMS), show_default=True, help="Comma-separated systems to run.")
 @click.option("--max-turns", default=10, show_default=True)
 @click.option("--json", "json_file", type=click.Path(dir_okay=False), help="Write the results as JSON.")
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False), help="Write Acc@1 vs turns as PNG.")
 @click.option("--csv", "csv_file", type=click.Path(dir_okay=False), help="Write the table as CSV.")
 @PRIOR_OPTION
+@PACE_OPTION
 def evaluate_command(
     name: str,
     episodes: int,
     seed: int,
     candidates: str,
-    queries_file: str | None,
+    queries: str,
     systems: str,
     max_turns: int,
     json_file: str | None,
     plot_file: str | None,
     csv_file: str | None,
     text_prior: str,
+    pace: str | None,
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
     registry = ModelRegistry(name, text_prior=text_prior)
-    job = evaluate_job(registry, candidates, episodes, seed, chosen, max_turns, queries_file=queries_file)
+    job = evaluate_job(registry, candidates, episodes, seed, chosen, max_turns, queries=queries, pace=pace)
     report = run_with_progress(job, f"evaluating {name}")
     click.echo(report.to_markdown())
+    meta = report.meta
     click.echo(
-        f"({report.meta['episodes']} episodes, {report.meta['candidates']} candidates, {report.meta['seconds']} s)"
+        f"({meta['episodes']} episodes, {meta['candidates']} candidates, {meta['queries']} queries, pace "
+        f"{meta['pace']}, coverage rule {meta['coverage']}, {meta['seconds']} s)"
     )
     if json_file:
         report.to_json(json_file)
@@ -152,9 +184,13 @@ def evaluate_command(
 
 # ---- ask -------------------------------------------------------------------------------------------------
 
-CLARIFY_KEYS = "option number, p<N> = probably <N>, s = not sure, v = not visible, u = undo, d = done, q = quit"
+CLARIFY_KEYS = (
+    "option number, p<N> = probably <N>, s = not sure, a = add words, u = undo, d = skip to the answers, q = quit"
+)
+NOT_VISIBLE_KEY = "v = not visible"
 COMPARE_KEYS = (
-    "1 = left is better, 2 = right is better, t = equally good, u = undo, m = more questions, d = done, q = quit"
+    "1 = left is better, 2 = right is better, t = equally good, a = add words, m = ask me more, u = undo, "
+    "d = done, q = quit"
 )
 DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
 
@@ -168,6 +204,7 @@ DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
 @click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
 @click.option("--top", default=5, show_default=True, help="Length of the shortlist shown.")
 @PRIOR_OPTION
+@PACE_OPTION
 def ask_command(
     name: str,
     query: str | None,
@@ -177,6 +214,7 @@ def ask_command(
     json_lines: bool,
     top: int,
     text_prior: str,
+    pace: str | None,
 ) -> None:
     """Clarify QUERY in domain NAME in the terminal: questions, shortlist, comparisons, answer.
 
@@ -188,7 +226,8 @@ def ask_command(
     if resume_id is not None:
         session = Session.resume(registry, resume_id)
     elif query:
-        session = Session.start(registry, query, SessionConfig(candidates=candidates, shortlist_size=top))
+        config = SessionConfig(candidates=candidates, shortlist_size=top, pace=pace)
+        session = Session.start(registry, query, config)
     else:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
 
@@ -200,10 +239,25 @@ def ask_command(
     while session.phase not in ("finished", "failed"):
         if session.phase == "clarifying":
             view = session.question
-            emit({"type": "question", "turn": view.turn, "text": view.text, "options": list(view.options)})
+            emit(
+                {
+                    "type": "question",
+                    "turn": view.turn,
+                    "text": view.text,
+                    "options": list(view.options),
+                    "not_visible": view.allows_not_visible,
+                }
+            )
         elif not shown_shortlist or (no_compare and session.phase == "comparing"):
             items = [_item(i + 1, it) for i, it in enumerate(session.posterior(top))]
-            emit({"type": "shortlist", "turns": session.conversation.turn, "items": items})
+            emit(
+                {
+                    "type": "shortlist",
+                    "turns": session.conversation.turn,
+                    "items": items,
+                    "why": session.stop_explanation,
+                }
+            )
             shown_shortlist = True
             if no_compare:
                 emit({"type": "end", "reason": f"stopped at the shortlist; continue with --resume {session.id}"})
@@ -221,8 +275,12 @@ def ask_command(
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
             return
+        token = line.strip()
+        if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
+            click.echo("   Words to add (what else can you say about it?):")
+            token = "a " + sys.stdin.readline().strip()
         try:
-            _act(session, line.strip().lower())
+            _act(session, token)
             if session.phase == "clarifying":
                 shown_shortlist = False
         except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
@@ -244,9 +302,13 @@ def ask_command(
     )
 
 
-def _act(session, token: str) -> None:
-    """Apply one terminal answer token to the session (raises ValueError for an unknown token)."""
-    if token == "u":
+def _act(session, line: str) -> None:
+    """Apply one terminal answer line to the session (raises ValueError for an unknown token). "a WORDS"
+    adds words to the query in any phase before the comparisons."""
+    token = line.lower()
+    if token == "a" or token.startswith("a "):
+        session.add_words(line[1:].strip())
+    elif token == "u":
         session.undo()
     elif session.phase == "clarifying":
         if token == "s":
@@ -295,9 +357,14 @@ def _render(event: dict) -> str:
         return f"Session {event['id']}: {event['query']}"
     if kind == "question":
         options = "  ".join(f"[{i + 1}] {o}" for i, o in enumerate(event["options"]))
-        return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({CLARIFY_KEYS})"
+        keys = (
+            CLARIFY_KEYS.replace("a = add", f"{NOT_VISIBLE_KEY}, a = add") if event.get("not_visible") else CLARIFY_KEYS
+        )
+        return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({keys})"
     if kind == "shortlist":
         lines = [f"\nShortlist after {event['turns']} question(s):"]
+        if event.get("why"):
+            lines.append(f"  ({event['why']})")
         lines += [f"  {it['rank']}. {it['label']}  ({it['probability']:.1%})" for it in event["items"]]
         return "\n".join(lines)
     if kind == "pair":

@@ -36,18 +36,25 @@ class EvaluationReport:
 
     def to_csv(self) -> str:
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=["system", "turns", "acc1", "acc3", "mean_turns", "episodes"])
+        fields = ["system", "turns", "acc1", "acc3", "mean_turns", "early_stop_share", "episodes"]
+        writer = csv.DictWriter(out, fieldnames=fields)
         writer.writeheader()
         for row in self.rows:
             writer.writerow({k: row.get(k, "") for k in writer.fieldnames})
         return out.getvalue()
 
     def to_markdown(self) -> str:
-        lines = ["| system | Acc@1 | Acc@3 | mean turns | p vs ours |", "|---|---|---|---|---|"]
+        lines = [
+            "| system | Acc@1 | Acc@3 | mean turns | early stops | p vs ours |",
+            "|---|---|---|---|---|---|",
+        ]
         for row in self.rows:
             name = row["system"] + (f" ({row['turns']})" if row["system"] == "fixed_turns" else "")
             p = f"{row['vs_ours']['p_value']:.3g}" if "vs_ours" in row else ""
-            lines.append(f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} | {p} |")
+            early = f"{row['early_stop_share']:.1%}" if "early_stop_share" in row else ""
+            lines.append(
+                f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} | {early} | {p} |"
+            )
         return "\n".join(lines)
 
     def row(self, system: str, turns: int | None = None) -> dict:
@@ -62,7 +69,7 @@ def report_row(system: str, episodes: Sequence[Episode], **extra) -> dict:
     hit3 = np.array([e.correct_at_3 for e in episodes], dtype=float)
     turns = np.array([e.turns for e in episodes], dtype=float)
     n = len(episodes)
-    return {
+    row = {
         "system": system,
         **extra,
         "acc1": float(hit1.mean()),
@@ -71,6 +78,9 @@ def report_row(system: str, episodes: Sequence[Episode], **extra) -> dict:
         "episodes": n,
         "acc1_se": float(hit1.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
     }
+    if all(e.stop_reason is not None for e in episodes):  # systems that decide when to stop
+        row["early_stop_share"] = float(np.mean([e.early_stop for e in episodes]))
+    return row
 
 
 def paired_test(ours: np.ndarray, other: np.ndarray) -> dict:

@@ -14,6 +14,10 @@ from assistant.clarification.clarifier import Clarifier
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.user import SimulatedUser
 
+# The acceptance figure of issue 10: the share of sessions that stop with a top probability below this while
+# an informative question remains (target: at most 5% on vague first queries).
+EARLY_STOP_TOP = 0.3
+
 
 @dataclass
 class Episode:
@@ -25,6 +29,14 @@ class Episode:
     answers: list[int] = field(default_factory=list)
     hit1_by_turn: list[bool] = field(default_factory=list)
     hit3_by_turn: list[bool] = field(default_factory=list)
+    stop_top: float | None = None  # the top probability when the agent stopped
+    stop_reason: str | None = None  # why it stopped (assistant.clarification.clarifier.STOP_REASONS)
+
+    @property
+    def early_stop(self) -> bool:
+        """Stopped by its stop rule with the top label below ``EARLY_STOP_TOP`` while an informative
+        question was left (the person would be sent to comparisons the shortlist is unlikely to settle)."""
+        return self.stop_reason == "confident" and self.stop_top is not None and self.stop_top < EARLY_STOP_TOP
 
     @property
     def turns(self) -> int:
@@ -67,4 +79,6 @@ def run_episode(
         episode.questions.append(question)
         episode.answers.append(option)
         record()
+    episode.stop_top = float(conversation.probs.max())
+    episode.stop_reason = conversation.stop_reason
     return episode
