@@ -130,7 +130,7 @@ def train_policy_job(
     config = config or pace_config(pace)
     if variant == "lambda_1":
         config = replace(config, initial_lambda=1.0, learn_answer_model=False)
-    episodes = dev_episodes(agent, POLICY_EPISODES, seed + 1, cands, mix)
+    episodes = dev_mix_episodes(agent, POLICY_EPISODES, seed + 1, cands, mix)
     position = {int(c): i for i, c in enumerate(cands)}
     combined = registry.combined_prior()
     prior = restrict(combined.scores([e.query for e in episodes]), cands)
@@ -157,7 +157,7 @@ def train_policy_job(
     return result
 
 
-def dev_episodes(
+def dev_mix_episodes(
     agent: Domain, count: int, seed: int, candidates: np.ndarray, mix: VagueQueryMix | None = None
 ) -> list[EpisodeSpec]:
     """Episodes for training and tuning: dev targets and queries (``TRAINING_SPLIT``), first queries from
@@ -221,7 +221,7 @@ def tune_coverage_job(
         turn_reward=PACE_TURN_REWARD[pace],
         shortlist_size=shortlist_size,
     )
-    dev = dev_episodes(agent, episodes, seed + DEV_SEED_OFFSET, cands)
+    dev = dev_mix_episodes(agent, episodes, seed + DEV_SEED_OFFSET, cands)
     yield Progress(1, 2, f"tuning the coverage rule on {len(dev)} dev episodes")
     coverage, details = tune_coverage(setup, dev, COVERAGE_GRID)
     registry.save_coverage(candidates, pace, coverage, details)
@@ -236,7 +236,7 @@ def evaluate_job(
     seed: int = 0,
     systems: Sequence[str] = SYSTEMS,
     max_turns: int = 10,
-    dev_episode_count: int = 500,
+    dev_episodes: int = 500,
     queries: str = "crowd",
     pace: str | None = None,
     mix: VagueQueryMix | None = None,
@@ -265,7 +265,7 @@ def evaluate_job(
         test = sample_episodes(agent, episodes, seed, "test", setup.candidates)
         if queries == "vague":
             test = vague_episodes(agent, test, mix or VagueQueryMix(), seed)
-    dev = dev_episodes(agent, dev_episode_count, seed + DEV_SEED_OFFSET, setup.candidates, mix)
+    dev = dev_mix_episodes(agent, dev_episodes, seed + DEV_SEED_OFFSET, setup.candidates, mix)
     report = yield from evaluate(setup, test, dev, max_turns, tuple(systems))
     kinds = [e.kind for e in test]
     report.meta.update(
