@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from assistant.app.domains import prepare
-from assistant.app.registry import ModelRegistry, policy_path
+from assistant.app.registry import ModelRegistry, default_pace, policy_path
 from assistant.app.research import evaluate_job
 from assistant.progress import run_job
 from models.checkpoint import read_sidecar
@@ -67,10 +67,11 @@ def training_seconds(name: str, settings: tuple[str, ...]) -> dict:
 
     encoder = read_sidecar(encoder_checkpoint_path(name)) or {}
     out = {"encoder": encoder.get("metrics", {}).get("train_seconds")}
+    pace = default_pace(name)
     for candidates in settings:
         for variant in ("learned", "lambda_1"):
-            sidecar = read_sidecar(policy_path(name, candidates, variant)) or {}
-            out[f"policy-{candidates}-{variant}"] = sidecar.get("config", {}).get("seconds")
+            sidecar = read_sidecar(policy_path(name, candidates, variant, pace=pace)) or {}
+            out[f"policy-{candidates}-{variant}-{pace}"] = sidecar.get("config", {}).get("seconds")
     return out
 
 

@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from assistant.app.domains import prepare
-from assistant.app.registry import CANDIDATE_SETTINGS, TEXT_PRIORS, VARIANTS, ModelRegistry
+from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS, VARIANTS, ModelRegistry
 from assistant.app.research import (
     SYSTEMS,
     PolicyConfig,
     evaluate_job,
     noise_sweep_job,
     noise_table,
+    pace_config,
     plot_accuracy_vs_turns,
     train_encoder_job,
     train_policy_job,
+    tune_coverage_job,
 )
 from assistant.cli.common import run_with_progress
 from assistant.errors import ClarifyError, ConfigError
@@ -39,6 +42,15 @@ PRIOR_OPTION = click.option(
     default="sru",
     show_default=True,
     help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies).",
+)
+
+
+PACE_OPTION = click.option(
+    "--pace",
+    type=click.Choice(PACES),
+    default=None,
+    help="The cost of a question: 'quick' asks fewer, 'thorough' asks while a question still helps "
+    "(default: the domain's).",
 )
 
 
@@ -74,8 +86,8 @@ def train_encoder_command(name: str, seed: int) -> None:
 @CANDIDATES_OPTION
 @click.option("--variant", type=click.Choice(VARIANTS), default=None, help="Only this variant (default: both).")
 @click.option("--iterations", default=PolicyConfig.iterations, show_default=True)
-@click.option("--turn-reward", default=PolicyConfig.turn_reward, show_default=True, help="r_a: reward per question.")
-@click.option("--turn-budget", default=PolicyConfig.turn_budget, show_default=True, help="Cap on mean questions.")
+@click.option("--turn-reward", type=float, default=None, help="r_a: reward per question (default: the pace's).")
+@click.option("--turn-budget", type=float, default=None, help="Cap on mean questions (default: the pace's).")
 @click.option(
     "--estimator",
     type=click.Choice(["expected", "reinforce"]),
@@ -85,29 +97,39 @@ def train_encoder_command(name: str, seed: int) -> None:
 )
 @click.option("--seed", default=0, show_default=True)
 @PRIOR_OPTION
+@PACE_OPTION
 def train_policy_command(
     name: str,
     candidates: str,
     variant: str | None,
     iterations: int,
-    turn_reward: float,
-    turn_budget: float,
+    turn_reward: float | None,
+    turn_budget: float | None,
     estimator: str,
     seed: int,
     text_prior: str,
+    pace: str | None,
 ) -> None:
-    """Train the STOP/ASK policy of domain NAME with REINFORCE against the simulator."""
+    """Train the STOP/ASK policy of domain NAME with REINFORCE against the simulator, on dev episodes with
+    vague first queries, and tune its compare-only-when-covered rule on dev."""
     registry = ModelRegistry(name, text_prior=text_prior)
-    config = PolicyConfig(
-        iterations=iterations, turn_reward=turn_reward, turn_budget=turn_budget or None, estimator=estimator
-    )
+    pace = pace or registry.default_pace
+    config = pace_config(pace, PolicyConfig(iterations=iterations, estimator=estimator))
+    if turn_reward is not None:
+        config = replace(config, turn_reward=turn_reward)
+    if turn_budget is not None:
+        config = replace(config, turn_budget=turn_budget or None)
     for v in [variant] if variant else list(VARIANTS):
-        result = run_with_progress(train_policy_job(registry, candidates, v, config, seed), f"policy {candidates}/{v}")
+        job = train_policy_job(registry, candidates, v, config, seed, pace=pace)
+        result = run_with_progress(job, f"policy {candidates}/{v}/{pace}")
         last = result.history[-1]
         click.echo(
-            f"policy {candidates}/{v}: lambda={result.lam:.3f} reward={last['reward']:.2f} "
+            f"policy {candidates}/{v}/{pace}: lambda={result.lam:.3f} reward={last['reward']:.2f} "
             f"accuracy={last['accuracy']:.3f} turns={last['turns']:.2f} ({result.seconds:.1f} s)"
         )
+        if v == "learned":
+            tuned = run_with_progress(tune_coverage_job(registry, candidates, pace, seed=seed), "coverage rule")
+            click.echo(f"compare only when the shortlist covers the answer with p >= {tuned['coverage']}")
 
 
 @click.command("evaluate")
@@ -115,7 +137,13 @@ def train_policy_command(
 @click.option("--episodes", default=2000, show_default=True, help="Simulated conversations per system.")
 @click.option("--seed", default=0, show_default=True, help="Same seed, same numbers.")
 @CANDIDATES_OPTION
-@click.option("--queries", "queries_file", type=click.Path(dir_okay=False), help="TSV with columns label, query.")
+@click.option(
+    "--queries",
+    default="crowd",
+    show_default=True,
+    help="First queries: 'crowd' (held-out crowd queries), 'vague' (vague versions of them) or a TSV file "
+    "with columns label, query.",
+)
 @click.option("--systems", default=",".join(SYSTEMS), show_default=True, help="Comma-separated systems to run.")
 @click.option("--max-turns", default=10, show_default=True)
 @click.option("--json", "json_file", type=click.Path(dir_okay=False), help="Write the results as JSON.")
@@ -129,12 +157,13 @@ def train_policy_command(
     "(0,0.1,0.2) give Acc@1 against noise.",
 )
 @PRIOR_OPTION
+@PACE_OPTION
 def evaluate_command(
     name: str,
     episodes: int,
     seed: int,
     candidates: str,
-    queries_file: str | None,
+    queries: str,
     systems: str,
     max_turns: int,
     json_file: str | None,
@@ -142,27 +171,35 @@ def evaluate_command(
     csv_file: str | None,
     user_noise: str,
     text_prior: str,
+    pace: str | None,
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
     levels = _noise_levels(user_noise)
     registry = ModelRegistry(name, text_prior=text_prior)
-    args = {"candidates": candidates, "episodes": episodes, "seed": seed, "systems": chosen, "max_turns": max_turns}
+    args = {
+        "candidates": candidates,
+        "episodes": episodes,
+        "seed": seed,
+        "systems": chosen,
+        "max_turns": max_turns,
+        "queries": queries,
+        "pace": pace,
+    }
     if len(levels) > 1:
-        reports = run_with_progress(
-            noise_sweep_job(registry, levels, queries_file=queries_file, **args), f"evaluating {name}"
-        )
+        reports = run_with_progress(noise_sweep_job(registry, levels, **args), f"evaluating {name}")
         click.echo(noise_table(reports))
         click.echo(f"(Acc@1 / mean questions; {reports[0].meta['episodes']} episodes per level)")
         if json_file:
             Path(json_file).write_text(json.dumps([r.to_dict() for r in reports], indent=2))
         return
-    job = evaluate_job(registry, queries_file=queries_file, user_noise=levels[0], **args)
+    job = evaluate_job(registry, user_noise=levels[0], **args)
     report = run_with_progress(job, f"evaluating {name}")
     click.echo(report.to_markdown())
     meta = report.meta
     click.echo(
-        f"({meta['episodes']} episodes, {meta['candidates']} candidates, {meta['user_noise']}, agent-user answer "
+        f"({meta['episodes']} episodes, {meta['candidates']} candidates, {meta['queries']} queries, pace "
+        f"{meta['pace']}, coverage rule {meta['coverage']}, {meta['user_noise']}, agent-user answer "
         f"correlation {meta['agent_user_correlation']:.3f}, Acc@1 0.9 after "
         f"{meta.get('questions_to_acc1_0.9')} questions, {meta['seconds']} s)"
     )
@@ -192,12 +229,16 @@ def _noise_levels(text: str) -> list[float]:
 def clarify_keys(not_visible: bool = False) -> str:
     """The answer keys of a question: "v = not visible" only where the question allows it (birds' parts)."""
     extra = ", v = not visible" if not_visible else ""
-    return f"option number, p<N> = probably <N>, s = not sure{extra}, u = undo, d = done, q = quit"
+    return (
+        f"option number, p<N> = probably <N>, s = not sure{extra}, a = add words, u = undo, "
+        "d = skip to the answers, q = quit"
+    )
 
 
 CLARIFY_KEYS = clarify_keys(True)
 COMPARE_KEYS = (
-    "1 = left is better, 2 = right is better, t = equally good, u = undo, m = more questions, d = done, q = quit"
+    "1 = left is better, 2 = right is better, t = equally good, a = add words, m = ask me more, u = undo, "
+    "d = done, q = quit"
 )
 DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
 
@@ -211,6 +252,7 @@ DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
 @click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
 @click.option("--top", default=5, show_default=True, help="Length of the shortlist shown.")
 @PRIOR_OPTION
+@PACE_OPTION
 def ask_command(
     name: str,
     query: str | None,
@@ -220,6 +262,7 @@ def ask_command(
     json_lines: bool,
     top: int,
     text_prior: str,
+    pace: str | None,
 ) -> None:
     """Clarify QUERY in domain NAME in the terminal: questions, shortlist, comparisons, answer.
 
@@ -231,7 +274,8 @@ def ask_command(
     if resume_id is not None:
         session = Session.resume(registry, resume_id)
     elif query:
-        session = Session.start(registry, query, SessionConfig(candidates=candidates, shortlist_size=top))
+        config = SessionConfig(candidates=candidates, shortlist_size=top, pace=pace)
+        session = Session.start(registry, query, config)
     else:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
 
@@ -254,7 +298,14 @@ def ask_command(
             )
         elif not shown_shortlist or (no_compare and session.phase == "comparing"):
             items = [_item(i + 1, it) for i, it in enumerate(session.posterior(top))]
-            emit({"type": "shortlist", "turns": session.conversation.turn, "items": items})
+            emit(
+                {
+                    "type": "shortlist",
+                    "turns": session.conversation.turn,
+                    "items": items,
+                    "why": session.stop_explanation,
+                }
+            )
             shown_shortlist = True
             if no_compare:
                 emit({"type": "end", "reason": f"stopped at the shortlist; continue with --resume {session.id}"})
@@ -272,8 +323,12 @@ def ask_command(
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
             return
+        token = line.strip()
+        if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
+            click.echo("   Words to add (what else can you say about it?):")
+            token = "a " + sys.stdin.readline().strip()
         try:
-            _act(session, line.strip().lower())
+            _act(session, token)
             if session.phase == "clarifying":
                 shown_shortlist = False
         except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
@@ -297,9 +352,13 @@ def ask_command(
     )
 
 
-def _act(session, token: str) -> None:
-    """Apply one terminal answer token to the session (raises ValueError for an unknown token)."""
-    if token == "u":
+def _act(session, line: str) -> None:
+    """Apply one terminal answer line to the session (raises ValueError for an unknown token). "a WORDS"
+    adds words to the query in any phase before the comparisons."""
+    token = line.lower()
+    if token == "a" or token.startswith("a "):
+        session.add_words(line[1:].strip())
+    elif token == "u":
         session.undo()
     elif session.phase == "clarifying":
         if token == "s":
@@ -351,6 +410,8 @@ def _render(event: dict) -> str:
         return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({clarify_keys(event.get('not_visible', False))})"
     if kind == "shortlist":
         lines = [f"\nShortlist after {event['turns']} question(s):"]
+        if event.get("why"):
+            lines.append(f"  ({event['why']})")
         lines += [f"  {it['rank']}. {it['label']}  ({it['probability']:.1%})" for it in event["items"]]
         return "\n".join(lines)
     if kind == "pair":
@@ -371,26 +432,6 @@ def _render(event: dict) -> str:
     return f"({event.get('reason', kind)})"
 
 
-@click.command("sessions")
-@click.argument("name")
-@click.option("--status", type=click.Choice(["active", "finished", "failed"]), help="Only sessions with this status.")
-@click.option("--json", "as_json", is_flag=True)
-def sessions_command(name: str, status: str | None, as_json: bool) -> None:
-    """List the saved sessions of domain NAME (resume one with `clarify ask NAME --resume ID`)."""
-    from dataclasses import asdict
-
-    from assistant.app.session import list_sessions
-
-    rows = list_sessions(name, status)
-    if as_json:
-        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
-        return
-    for r in rows:
-        click.echo(
-            f"{r.id:>5}  {r.status:<9} {r.updated_at}  {r.turns:>3} turns  {r.query[:60]}  -> {r.final_label or ''}"
-        )
-
-
 def register(main: click.Group) -> None:
-    for command in (prepare_command, train, evaluate_command, ask_command, sessions_command):
+    for command in (prepare_command, train, evaluate_command, ask_command):
         main.add_command(command)

@@ -45,6 +45,9 @@ def _register() -> None:
     from assistant.cli import engine
 
     engine.register(main)
+    from assistant.cli.sessions import sessions_command
+
+    main.add_command(sessions_command)
     main.add_command(crowd.import_group)
     main.add_command(crowd.export_group)
     from assistant.cli import rank

@@ -36,7 +36,8 @@ class EvaluationReport:
 
     def to_csv(self) -> str:
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=["system", "turns", "acc1", "acc3", "mean_turns", "episodes"])
+        fields = ["system", "turns", "acc1", "acc3", "mean_turns", "early_stop_share", "episodes"]
+        writer = csv.DictWriter(out, fieldnames=fields)
         writer.writeheader()
         for row in self.rows:
             writer.writerow({k: row.get(k, "") for k in writer.fieldnames})
@@ -44,16 +45,18 @@ class EvaluationReport:
 
     def to_markdown(self) -> str:
         lines = [
-            "| system | Acc@1 | Acc@3 | mean turns | bits/question | p vs ours |",
-            "|---|---|---|---|---|---|",
+            "| system | Acc@1 | Acc@3 | mean turns | bits/question | early stops | p vs ours |",
+            "|---|---|---|---|---|---|---|",
         ]
         for row in self.rows:
             name = row["system"] + (f" ({row['turns']})" if row["system"] == "fixed_turns" else "")
             p = f"{row['vs_ours']['p_value']:.3g}" if "vs_ours" in row else ""
             bits = row.get("bits_per_question")
             bits_text = "" if bits is None else f"{bits:.2f}"
+            early = f"{row['early_stop_share']:.1%}" if "early_stop_share" in row else ""
             lines.append(
-                f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} | {bits_text} | {p} |"
+                f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} | {bits_text} | {early} "
+                f"| {p} |"
             )
         return "\n".join(lines)
 
@@ -87,7 +90,7 @@ def report_row(system: str, episodes: Sequence[Episode], **extra) -> dict:
     turns = np.array([e.turns for e in episodes], dtype=float)
     n = len(episodes)
     removed = [bits for e in episodes for bits in e.bits_removed]
-    return {
+    row = {
         "system": system,
         **extra,
         "acc1": float(hit1.mean()),
@@ -98,6 +101,9 @@ def report_row(system: str, episodes: Sequence[Episode], **extra) -> dict:
         # information per question: mean entropy (bits) each answered question removed
         "bits_per_question": float(np.mean(removed)) if removed else None,
     }
+    if all(e.stop_reason is not None for e in episodes):  # systems that decide when to stop
+        row["early_stop_share"] = float(np.mean([e.early_stop for e in episodes]))
+    return row
 
 
 def paired_test(ours: np.ndarray, other: np.ndarray) -> dict:

@@ -43,6 +43,15 @@ class BatchEnvironment:
         rows = log_a[questions, options.clamp_min(0), :]
         return rows * (options >= 0).to(rows.dtype)[:, None]
 
+    def gains(
+        self, a: torch.Tensor, cond_entropy: torch.Tensor, probs: torch.Tensor, asked: torch.Tensor
+    ) -> torch.Tensor:
+        """Information gain [B, Q] of every question under each row of ``probs`` [B, Y]; -inf for questions
+        already asked. Never carries gradients."""
+        with torch.no_grad():
+            ig = batch_information_gain(a, cond_entropy, probs.detach(), xp=torch)
+            return ig.masked_fill(asked, float("-inf"))
+
     def ask(
         self,
         a: torch.Tensor,
@@ -54,7 +63,11 @@ class BatchEnvironment:
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """The most informative unasked question [B] for each row of ``probs`` [B, Y] and the simulated answer
         [B]. Question choice never carries gradients."""
-        with torch.no_grad():
-            ig = batch_information_gain(a, cond_entropy, probs.detach(), xp=torch)
-            questions = ig.masked_fill(asked, float("-inf")).argmax(dim=1)
-            return questions, self.answer(questions, targets, generator)
+        questions = self.gains(a, cond_entropy, probs, asked).argmax(dim=1)
+        return questions, self.answer(questions, targets, generator)
+
+
+def best_gain(gains: torch.Tensor) -> torch.Tensor:
+    """[B] the best remaining question's information gain from ``gains`` [B, Q] (0 when none is left)."""
+    best = gains.max(dim=1).values
+    return torch.where(torch.isfinite(best), best.clamp_min(0.0), torch.zeros_like(best))

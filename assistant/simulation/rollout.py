@@ -17,6 +17,9 @@ from assistant.simulation.noise import NOT_SURE
 from assistant.simulation.user import SimulatedUser
 
 LN2 = float(np.log(2.0))
+# The acceptance figure of issue 10: the share of sessions that stop with a top probability below this while
+# an informative question remains (target: at most 5% on vague first queries).
+EARLY_STOP_TOP = 0.3
 
 
 @dataclass
@@ -30,6 +33,14 @@ class Episode:
     hit1_by_turn: list[bool] = field(default_factory=list)
     hit3_by_turn: list[bool] = field(default_factory=list)
     entropy_by_turn: list[float] = field(default_factory=list)  # bits, after 0, 1, ... answers
+    stop_top: float | None = None  # the top probability when the agent stopped
+    stop_reason: str | None = None  # why it stopped (assistant.clarification.clarifier.STOP_REASONS)
+
+    @property
+    def early_stop(self) -> bool:
+        """Stopped by its stop rule with the top label below ``EARLY_STOP_TOP`` while an informative
+        question was left (the person would be sent to comparisons the shortlist is unlikely to settle)."""
+        return self.stop_reason == "confident" and self.stop_top is not None and self.stop_top < EARLY_STOP_TOP
 
     @property
     def turns(self) -> int:
@@ -87,4 +98,6 @@ def run_episode(
         episode.questions.append(question)
         episode.answers.append(option)
         record()
+    episode.stop_top = float(conversation.probs.max())
+    episode.stop_reason = conversation.stop_reason
     return episode
