@@ -278,6 +278,14 @@ class KnowledgeBase:
             )
 
     # ---- reading -----------------------------------------------------------------------------------
+    def replace_out_of_scope_queries(self, rows: Iterable[tuple[str, str]], source: str) -> None:
+        """Replace the ``source`` queries that no label answers with ``rows`` (text, split)."""
+        self.db.execute("DELETE FROM out_of_scope_queries WHERE source = ?", [source])
+        self.db.conn.executemany(
+            "INSERT OR IGNORE INTO out_of_scope_queries (text, split, source) VALUES (?, ?, ?)",
+            [(text, split, source) for text, split in rows],
+        )
+
     def label_ids(self) -> dict[str, int]:
         return {k: i for k, i in self.db.execute("SELECT key, id FROM labels ORDER BY position")}
 
@@ -364,6 +372,7 @@ class KnowledgeBase:
             texts.append(text)
             query_labels.append(label_pos[lid])
             splits.append(split)
+        out_of_scope = list(self.db.execute("SELECT text, split FROM out_of_scope_queries ORDER BY id"))
         heldout = None
         rows = self.db.execute("SELECT question_id, label_id, answer, probability FROM heldout_answers").fetchall()
         if rows:
@@ -386,6 +395,8 @@ class KnowledgeBase:
             supports_not_visible=meta.get("supports_not_visible", "false") == "true",
             meta=meta,
             heldout_answers=heldout,
+            out_of_scope_texts=[text for text, _ in out_of_scope],
+            out_of_scope_splits=np.array([split for _, split in out_of_scope], dtype="<U5"),
         )
 
     def stats(self) -> dict:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 _SCHEMA_V1 = [
@@ -117,5 +117,40 @@ def _migrate_to_2(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _migrate_to_1, 2: _migrate_to_2}
+_SESSIONS_V3 = """CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    query TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active', 'finished', 'failed', 'abandoned', 'out_of_scope')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    final_label TEXT,
+    config TEXT NOT NULL DEFAULT '{}'
+)"""
+
+
+def _migrate_to_3(db: sqlite_utils.Database) -> None:
+    # Out of scope (issue 17): the queries of a domain that no label answers (CLINC150's oos splits), and a
+    # session status saying "nothing here fits" that is not a failure. SQLite cannot change a CHECK in place:
+    # sessions and turns are copied aside, dropped (turns first, so that no cascade fires) and recreated.
+    db.execute(
+        """CREATE TABLE out_of_scope_queries (
+            id INTEGER PRIMARY KEY,
+            text TEXT NOT NULL UNIQUE,
+            split TEXT NOT NULL CHECK (split IN ('train', 'dev', 'test')),
+            source TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE TABLE sessions_v2_copy AS SELECT * FROM sessions")
+    db.execute("CREATE TABLE turns_v2_copy AS SELECT * FROM turns")
+    db.execute("DROP TABLE turns")
+    db.execute("DROP TABLE sessions")
+    db.execute(_SESSIONS_V3)
+    db.execute(_SCHEMA_V1[-1])  # turns, unchanged
+    db.execute("INSERT INTO sessions SELECT * FROM sessions_v2_copy")
+    db.execute("INSERT INTO turns SELECT * FROM turns_v2_copy")
+    db.execute("DROP TABLE turns_v2_copy")
+    db.execute("DROP TABLE sessions_v2_copy")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _migrate_to_1, 2: _migrate_to_2, 3: _migrate_to_3}
 assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))
