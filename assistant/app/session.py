@@ -9,18 +9,28 @@ too, so the transcript keeps what really happened.
 Phases: ``clarifying`` (a question is pending) -> ``comparing`` (a pair is pending) -> ``decided`` (the
 ranker has a final answer for the user to accept or reject) -> ``finished`` (accepted) or ``failed``
 (rejected). ``undo`` works in every phase before the end, stepping back across phases when needed.
+``out_of_scope``: the clarifier concluded that nothing fits (clarification.out_of_scope); the person can say it
+differently (add words), see the closest answers anyway, or hand the question on (logged for the export of
+unanswered questions, assistant.app.crowd). The log records such a session as out of scope, not as a failure.
 
 The GUI and the terminal render a session and send it the user's actions; neither holds logic.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
-from typing import Literal
+from dataclasses import asdict, replace
 
 import numpy as np
 
-from assistant.app.registry import ModelRegistry, check_pace
+from assistant.app.registry import ModelRegistry
+from assistant.app.session_views import (
+    FinalAnswer,
+    OutOfScopeView,
+    Phase,
+    QuestionView,
+    SessionConfig,
+    out_of_scope_view,
+)
 from assistant.clarification.clarifier import AnswerKind, Conversation, QueryChange, ShortlistItem
 from assistant.errors import ConfigError, SessionStateError
 from assistant.store import KnowledgeBase, SessionLog, SessionSummary
@@ -36,56 +46,6 @@ def list_sessions(domain: str, status: str | None = None) -> list[SessionSummary
     """The saved sessions of ``domain``, newest first (optionally only one status)."""
     with KnowledgeBase.open(domain) as kb:
         return SessionLog(kb).list(status)
-
-
-Phase = Literal["clarifying", "comparing", "decided", "finished", "failed"]
-
-
-@dataclass(frozen=True)
-class SessionConfig:
-    """``shortlist_size`` labels go to the comparison phase; the ranker stops at ``ranking_threshold``
-    confidence or after ``ranking_budget`` comparisons. ``text_prior`` is the model registry's, recorded when
-    the session starts so that it is resumed with the same one. ``pace``: "quick" or "thorough" (the cost of
-    a question, see ``assistant.app.registry.PACES``; None: the domain's default, recorded at the start)."""
-
-    candidates: str = "all"
-    shortlist_size: int = 5
-    ranking_model: str = "gppl"
-    acquisition: str = "imp"
-    ranking_budget: int = 8
-    ranking_threshold: float = 0.9
-    seed: int = 0
-    text_prior: str = "sru"
-    pace: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.shortlist_size < 1:
-            raise ConfigError(f"shortlist_size must be at least 1, got {self.shortlist_size}")
-        if self.pace is not None:
-            check_pace(self.pace)
-
-
-@dataclass(frozen=True)
-class QuestionView:
-    """What the user sees of the pending question."""
-
-    index: int
-    text: str
-    kind: str
-    options: tuple[str, ...]
-    turn: int
-    allows_not_visible: bool
-
-
-@dataclass(frozen=True)
-class FinalAnswer:
-    """The answer the session arrived at: the label, the chosen candidate text and the clarifier's belief."""
-
-    label_key: str
-    label_name: str
-    text: str
-    probability: float
-    comparisons: int
 
 
 class Session:
@@ -106,6 +66,7 @@ class Session:
         self.final: FinalAnswer | None = None
         self._pending_question: int | None = None
         self._override_stop = False
+        self.handed_off = False
 
     # ---- creating, resuming, listing -------------------------------------------------------------------
     @classmethod
@@ -204,7 +165,14 @@ class Session:
 
     @property
     def status(self) -> str:
-        return {"finished": "finished", "failed": "failed"}.get(self.phase, "active")
+        return {"finished": "finished", "failed": "failed", "out_of_scope": "out_of_scope"}.get(self.phase, "active")
+
+    @property
+    def nothing_fits(self) -> OutOfScopeView | None:
+        """The out-of-scope ending's view (None unless the session concluded that nothing fits)."""
+        if self.phase != "out_of_scope":
+            return None
+        return out_of_scope_view(self.conversation, self.domain.title, self.config.shortlist_size)
 
     def transcript(self) -> list[dict]:
         """The session's log as events (for a chat-style view and for audits)."""
@@ -246,6 +214,7 @@ class Session:
             "no_question": "it has asked every question it has",
             "max_turns": f"it reached its limit of {self.conversation.clarifier.config.max_turns} questions",
             "user": "you chose to skip to the answers",
+            "out_of_scope": "nothing it knows seems to fit the question",
         }
         return "Stopped asking: " + reasons.get(self.stop_reason, self.stop_reason) + "."
 
@@ -281,6 +250,19 @@ class Session:
             raise SessionStateError(f"the session is already {self.phase}")
         self._act("reject", {"reason": reason})
 
+    def show_closest(self) -> None:
+        """Out of scope, but the person wants to see the closest answers anyway: compare the shortlist."""
+        self._need("out_of_scope")
+        self._act("anyway", {})
+
+    def hand_off(self, note: str = "") -> None:
+        """Out of scope: pass the question on to a person (it goes to the export of unanswered questions)."""
+        self._need("out_of_scope")
+        if self.handed_off:
+            raise SessionStateError("this question was already handed on")
+        closest = [item.label.key for item in self.conversation.shortlist(self.config.shortlist_size)]
+        self._act("handoff", {"query": self.query, "note": " ".join(note.split()), "closest": closest})
+
     @property
     def can_ask_more(self) -> bool:
         """Whether ``ask_more`` is allowed now: the agent stopped and no comparison was made yet."""
@@ -289,7 +271,7 @@ class Session:
     @property
     def can_add_words(self) -> bool:
         """Whether ``add_words`` is allowed now: while clarifying, or stopped before the first comparison."""
-        return self.phase == "clarifying" or self.can_ask_more
+        return self.phase in ("clarifying", "out_of_scope") or self.can_ask_more
 
     @property
     def can_undo(self) -> bool:
@@ -313,7 +295,9 @@ class Session:
     # ---- the state machine ----------------------------------------------------------------------------------
     def _need(self, phase: str):
         if self.phase != phase:
-            raise SessionStateError(f"this action needs the {phase} phase; the session is {self.phase}")
+            raise SessionStateError(
+                f"this action needs the {phase.replace('_', ' ')} phase; the session is {self.phase}"
+            )
         if phase == "clarifying" and self.question is None:
             raise SessionStateError("no question is pending")
         return self.question
@@ -329,7 +313,14 @@ class Session:
         if self.phase == "clarifying":
             self._pending_question = self.conversation.next_question(override_stop=self._override_stop)
             self._override_stop = False
-            if self._pending_question is None:
+            if self._pending_question is None and self.conversation.stop_reason == "out_of_scope":
+                payload = {
+                    "reason": "out_of_scope",
+                    "probability": round(self.conversation.out_of_scope_probability(), 4),
+                }
+                self._apply("out_of_scope", payload)
+                self._log("out_of_scope", payload)
+            elif self._pending_question is None:
                 reason = self.stop_reason or self.conversation.stop_reason or "confident"
                 ranking = self._shortlist_ranking()
                 payload = {
@@ -370,6 +361,15 @@ class Session:
             self.stop_reason = payload.get("reason", "confident")
             self.phase = "comparing"
             self._pending_question = None
+        elif kind == "out_of_scope":
+            self.phase, self.stop_reason, self._pending_question = "out_of_scope", "out_of_scope", None
+            self.handed_off = False
+        elif kind == "anyway":
+            self._leave_comparing()
+            self.conversation.force_stop()
+            self.stop_reason = "user"
+        elif kind == "handoff":
+            self.handed_off = True
         elif kind == "more":
             self._leave_comparing()
             self._override_stop = True
@@ -392,7 +392,7 @@ class Session:
         if self.phase in ("decided", "comparing") and self.ranking.history:
             self.phase = "comparing"
             self.ranking.undo()
-        elif self.phase in ("decided", "comparing"):
+        elif self.phase in ("decided", "comparing", "out_of_scope"):
             # no comparison yet (the ranker may have been sure at once): step back to the questions
             reason = self.stop_reason
             self._leave_comparing()

@@ -27,6 +27,9 @@ COMPARE_KEYS = (
     "d = done, q = quit"
 )
 DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
+NOTHING_FITS_KEYS = (
+    "a = say it differently, c = show the closest answers anyway, h = hand it on to a person, u = undo, q = quit"
+)
 
 
 @click.command("ask")
@@ -70,8 +73,19 @@ def ask_command(
 
     emit({"type": "session", "id": session.id, "query": session.query})
     shown_shortlist = False
-    while session.phase not in ("finished", "failed"):
-        if session.phase == "clarifying":
+    while session.phase not in ("finished", "failed") and not (session.phase == "out_of_scope" and session.handed_off):
+        if session.phase == "out_of_scope":
+            view = session.nothing_fits
+            emit(
+                {
+                    "type": "out_of_scope",
+                    "message": view.message,
+                    "probability": round(view.probability, 4),
+                    "help_topics": list(view.help_topics),
+                    "did_you_mean": [{"label": name, "probability": round(p, 4)} for name, p in view.did_you_mean],
+                }
+            )
+        elif session.phase == "clarifying":
             view = session.question
             emit(
                 {
@@ -113,6 +127,9 @@ def ask_command(
         if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
             click.echo("   Words to add (what else can you say about it?):")
             token = "a " + sys.stdin.readline().strip()
+        elif token.lower() == "h" and not json_lines and session.phase == "out_of_scope":
+            click.echo("   A note for the person who will answer it (optional):")
+            token = "h " + sys.stdin.readline().strip()
         try:
             _act(session, token)
             if session.phase == "clarifying":
@@ -122,12 +139,15 @@ def ask_command(
         except (ValueError, IndexError):
             view = session.question
             clarify = clarify_keys(view is not None and view.allows_not_visible)
-            keys = {"clarifying": clarify, "comparing": COMPARE_KEYS}.get(session.phase, DECIDE_KEYS)
+            keys = {"clarifying": clarify, "comparing": COMPARE_KEYS, "out_of_scope": NOTHING_FITS_KEYS}.get(
+                session.phase, DECIDE_KEYS
+            )
             emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
     final = session.final
     emit(
         {
             "type": "final",
+            "session": session.id,
             "status": session.status,
             "label": final.label_name if final else None,
             "key": final.label_key if final else None,
@@ -146,6 +166,13 @@ def _act(session, line: str) -> None:
         session.add_words(line[1:].strip())
     elif token == "u":
         session.undo()
+    elif session.phase == "out_of_scope":
+        if token == "c":
+            session.show_closest()
+        elif token == "h" or token.startswith("h "):
+            session.hand_off(line[1:].strip())
+        else:
+            raise ValueError(token)
     elif session.phase == "clarifying":
         if token == "s":
             session.answer(kind="not_sure")
@@ -209,7 +236,21 @@ def _render(event: dict) -> str:
         )
     if kind == "proposal":
         return f"\nAnswer: {event['label']}\n  {_short(event['text'], 600)}\n   ({DECIDE_KEYS})"
+    if kind == "out_of_scope":
+        lines = [f"\n{event['message']}"]
+        if event["help_topics"]:
+            lines.append("  I can help with: " + ", ".join(event["help_topics"]))
+        if event["did_you_mean"]:
+            lines.append(
+                "  Did you mean: " + "; ".join(f"{d['label']} ({d['probability']:.0%})" for d in event["did_you_mean"])
+            )
+        lines.append(f"   ({NOTHING_FITS_KEYS})")
+        return "\n".join(lines)
     if kind == "final":
+        if event["status"] == "out_of_scope":
+            return (
+                f"\nNothing here fits; handed on to a person (logged as out of scope, session {event.get('session')})."
+            )
         if event["status"] == "failed":
             return "\nNo answer accepted (logged as a failure)."
         return f"\nFinal answer: {event['label']} ({event['questions']} questions, {event['comparisons']} comparisons)"
