@@ -235,6 +235,12 @@ class SessionController(QObject):
     def reject(self, reason: str = "") -> bool:
         return self._do("Reject the answer", lambda s: s.reject(reason))
 
+    def show_closest(self) -> bool:
+        return self._do("Show the closest answers", lambda s: s.show_closest())
+
+    def hand_off(self, note: str = "") -> bool:
+        return self._do("Hand the question on", lambda s: s.hand_off(note))
+
     def undo(self) -> bool:
         return self._do("Undo", lambda s: s.undo())
 

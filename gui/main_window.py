@@ -349,7 +349,7 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(snapshot is not None and snapshot.can_undo)
         phase = snapshot.phase if snapshot else None
         if phase != self._last_phase:
-            if phase == "clarifying" or phase is None:
+            if phase in ("clarifying", "out_of_scope") or phase is None:  # the ending's choices are on Ask
                 if self.tabs.currentWidget() is not self.lab_page or phase is not None:
                     self.show_page("ask")
             else:
@@ -368,12 +368,14 @@ class MainWindow(QMainWindow):
             )
         elif phase == "decided":
             message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
+        elif phase == "out_of_scope":
+            message = f"Session {snapshot.session_id} saved as out of scope: nothing here fits"
         elif phase == "finished":
             message = f"Session {snapshot.session_id} saved: answered with {snapshot.final.label_name if snapshot.final else '?'}"
         else:
             message = f"Session {snapshot.session_id} saved as a failure"
         self.statusBar().showMessage(message)
-        if phase in ("finished", "failed"):
+        if phase in ("finished", "failed", "out_of_scope"):
             self.history_page.refresh()
 
     def _busy_changed(self, busy: bool) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.app.session import FinalAnswer, QuestionView
+from assistant.app.session_views import OutOfScopeView
 
 POSTERIOR_SIZE = 10
 
@@ -76,6 +77,8 @@ class SessionSnapshot:
     can_add_words: bool
     transcript: tuple[dict[str, Any], ...] = field(default=())
     candidate_titles: dict[str, str] = field(default_factory=dict)
+    nothing_fits: OutOfScopeView | None = None  # the out-of-scope ending (phase "out_of_scope")
+    handed_off: bool = False
 
     @property
     def active(self) -> bool:
@@ -146,4 +149,6 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         can_add_words=session.can_add_words,
         transcript=transcript,
         candidate_titles=titles,
+        nothing_fits=session.nothing_fits,
+        handed_off=bool(getattr(session, "handed_off", False)),
     )

@@ -94,6 +94,14 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         return _bubble("None of these answers it." + (f" ({escape(reason)})" if reason else ""), user=True)
     if kind == "undo":
         return _note("↶ undo: the last step was taken back")
+    if kind == "out_of_scope":
+        sure = float(event.get("probability", 0.0))
+        return _bubble(f"I don't have an answer for that: nothing here seems to fit ({sure:.0%} sure).", user=False)
+    if kind == "anyway":
+        return _bubble("Show me the closest answers anyway.", user=True)
+    if kind == "handoff":
+        note = event.get("note") or ""
+        return _bubble("Please hand it on to a person." + (f" ({escape(note)})" if note else ""), user=True)
     return _note(escape(str(kind)))
 
 
