@@ -33,7 +33,7 @@ import numpy as np
 
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
-from assistant.clarification.out_of_scope import OutOfScopeModel, fit_prior, out_of_scope_answers
+from assistant.clarification.out_of_scope import OutOfScopeModel, fit_prior, other_option
 from assistant.clarification.questions import InformationGainQuestions
 from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, FixedTurns, StopRule
 from assistant.errors import ConfigError
@@ -129,60 +129,83 @@ def rollout(clarifier: Clarifier, user: SimulatedUser, spec: EpisodeSpec, scores
     return predicted, conv.turn
 
 
-def _traces(setup: OutOfScopeSetup, episodes: Sequence[EpisodeSpec], scores: np.ndarray) -> list[dict]:
-    """One ``max_turns`` rollout per episode; per turn what every stop setting needs."""
+def _traces(setup: OutOfScopeSetup, episodes: Sequence[EpisodeSpec], scores: np.ndarray) -> dict[str, np.ndarray]:
+    """One ``max_turns`` rollout per episode; per episode and turn [N, T] what every stop setting needs: the
+    policy's verdict, informative / covered, the top label, the log marginal likelihood of the answers in scope,
+    and the answers' counts for the out-of-scope likelihood (``other`` answers, other options, and a constant)."""
     clarifier = setup.clarifier(FixedTurns(setup.max_turns), None)
     user = setup.user()
-    traces = []
-    for spec, s in zip(episodes, scores):
+    others = [other_option(q) for q in setup.domain.questions]
+    n, t_max = len(episodes), setup.max_turns + 1
+    keys = ("says_stop", "informative", "covered", "top", "marginal", "k_other", "k_non", "const", "valid")
+    out = {k: np.zeros((n, t_max), dtype=np.float64) for k in keys}
+    log_priors = []
+    for i, (spec, s) in enumerate(zip(episodes, scores)):
         user.start(spec)
         conv = clarifier.start_from_scores(s, spec.query, np.random.default_rng(spec.seed))
-        steps, answered = [], []
+        k_other = k_non = const = 0.0
+        in_scope = conv.belief.log_prior.copy()
+        t = 0
         while True:
             gain = conv.best_gain()
-            log_prior = conv.belief.log_prior
-            in_scope = log_prior + sum(e.log_likelihood for e in conv.belief.evidence if e.log_likelihood is not None)
             top = in_scope.max()
-            steps.append(
-                {
-                    "says_stop": setup.policy.should_stop(conv.probs, conv.turn, setup.max_turns, gain),
-                    "informative": gain > MIN_INFORMATIVE_GAIN,
-                    "covered": conv.coverage() >= setup.coverage,
-                    "top": int(conv.ranking(1)[0]),
-                    "in_scope_marginal": float(top + math.log(np.exp(in_scope - top).sum())),
-                    "answered": list(answered),
-                }
-            )
+            row = {
+                "says_stop": setup.policy.should_stop(conv.probs, conv.turn, setup.max_turns, gain),
+                "informative": gain > MIN_INFORMATIVE_GAIN,
+                "covered": conv.coverage() >= setup.coverage,
+                "top": int(conv.ranking(1)[0]),
+                "marginal": float(top + math.log(np.exp(in_scope - top).sum())),
+                "k_other": k_other,
+                "k_non": k_non,
+                "const": const,
+                "valid": 1.0,
+            }
+            for key, value in row.items():
+                out[key][i, t] = value
             q = conv.next_question()
             if q is None:
                 break
             option = user.answer(q)
             give_answer(conv, q, option)
+            t += 1
             if option >= 0:
-                answered.append((q, option))
-        traces.append({"log_prior": conv.belief.log_prior, "steps": steps})
-    return traces
+                in_scope += conv.belief.evidence[-1].log_likelihood
+                n_options = len(setup.domain.questions[q].options)
+                if others[q] is None:
+                    const -= math.log(n_options)
+                elif option == others[q]:
+                    k_other += 1
+                else:
+                    k_non += 1
+                    const -= math.log(n_options - 1)
+        log_priors.append(conv.belief.log_prior)
+    out["log_prior"] = np.array(log_priors)
+    return out
 
 
-def _replay(traces: list[dict], model: OutOfScopeModel, table: np.ndarray, num_labels: int) -> tuple[list, list]:
-    """(predicted, turns) of the policy with ``model``, following Conversation.should_stop turn by turn."""
-    predicted, turns = [], []
-    log_table = np.log(table, where=table > 0, out=np.full_like(table, -np.inf))
-    for trace in traces:
-        prior_odds = float(model.prior_log_odds(trace["log_prior"]))
-        for t, step in enumerate(trace["steps"]):
-            out = sum(log_table[q, r] for q, r in step["answered"])
-            p = 1.0 / (1.0 + math.exp(-min(max(prior_odds + out - step["in_scope_marginal"], -700), 700)))
-            last = t == len(trace["steps"]) - 1
-            if p >= model.threshold:
-                predicted.append(num_labels)
-                break
-            doubt = step["informative"] and p >= model.doubt
-            if last or (step["says_stop"] and not doubt and (step["covered"] or not step["informative"])):
-                predicted.append(step["top"])
-                break
-        turns.append(t)
-    return predicted, turns
+def _replay(traces: dict[str, np.ndarray], model: OutOfScopeModel, num_labels: int) -> tuple[list, list]:
+    """(predicted, turns) of the policy with ``model``, following Conversation.should_stop turn by turn (for
+    all episodes at once: the first turn where it says out of scope, or stops on a label, or the last)."""
+    prior_odds = np.asarray(model.prior_log_odds(traces["log_prior"]), dtype=np.float64).reshape(-1, 1)
+    log_odds = (
+        prior_odds
+        + traces["k_other"] * math.log(model.other_prob)
+        + traces["k_non"] * math.log(1.0 - model.other_prob)
+        + traces["const"]
+        - traces["marginal"]
+    )
+    p = 1.0 / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))
+    valid = traces["valid"] > 0
+    informative, covered = traces["informative"] > 0, traces["covered"] > 0
+    last = np.zeros_like(valid)
+    last[np.arange(len(valid)), valid.sum(axis=1) - 1] = True
+    says_oos = p >= model.threshold
+    on_label = (traces["says_stop"] > 0) & ~(informative & (p >= model.doubt)) & (covered | ~informative)
+    stop = valid & (says_oos | on_label | last)
+    turns = stop.argmax(axis=1)
+    rows = np.arange(len(turns))
+    predicted = np.where(says_oos[rows, turns], num_labels, traces["top"][rows, turns].astype(np.int64))
+    return predicted.tolist(), turns.tolist()
 
 
 def tune_out_of_scope(
@@ -204,8 +227,7 @@ def tune_out_of_scope(
         OTHER_PROB_GRID, BIAS_SHIFTS, THRESHOLD_GRID, DOUBT_FRACTIONS
     ):
         model = OutOfScopeModel(weights, bias + shift, other, threshold, round(threshold * fraction, 4))
-        table = out_of_scope_answers(setup.domain.questions, setup.domain.max_options, other)
-        predicted, turns = _replay(traces, model, table, num_labels)
+        predicted, turns = _replay(traces, model, num_labels)
         found = metrics(dev, predicted, turns)
         tried += 1
         key = found["in_scope_accuracy"] + found["oos_recall"]

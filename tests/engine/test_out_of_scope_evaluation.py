@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from assistant.clarification.answer_model import AnswerModel
-from assistant.clarification.out_of_scope import OutOfScopeModel, out_of_scope_answers
+from assistant.clarification.out_of_scope import OutOfScopeModel
 from assistant.clarification.stopping import ThresholdStop
 from assistant.errors import ConfigError
 from assistant.evaluation.out_of_scope import (
@@ -55,8 +55,7 @@ def test_the_dev_replay_matches_real_conversations(threshold, doubt):
     assert sum(e.kind == "out_of_scope" for e in episodes) == 3 and len(episodes) == 6
     model = OutOfScopeModel((-3.0, 2.0, 0.0), 0.5, 0.8, threshold, doubt)
     scores = np.asarray(setup.prior.scores([e.query for e in episodes]))
-    table = out_of_scope_answers(setup.domain.questions, setup.domain.max_options, model.other_prob)
-    replayed = _replay(_traces(setup, episodes, scores), model, table, setup.domain.num_labels)
+    replayed = _replay(_traces(setup, episodes, scores), model, setup.domain.num_labels)
     clarifier, user = setup.clarifier(setup.policy, model), setup.user()
     real = [rollout(clarifier, user, spec, s) for spec, s in zip(episodes, scores)]
     assert replayed == ([p for p, _ in real], [t for _, t in real])
