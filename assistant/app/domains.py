@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from assistant import paths
 from assistant.app.registry import ModelRegistry
+from assistant.app.release import RELEASE_DIR, check_release, install_release
 from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
 from assistant.errors import DomainNotFoundError
 from assistant.progress import Progress
@@ -61,9 +63,16 @@ def build_job(name: str) -> Generator[Progress, None, dict]:
 
 
 def prepare(
-    name: str, candidate_settings: tuple[str, ...] | None = None, seed: int = 0, text_prior: str = "sru"
+    name: str,
+    candidate_settings: tuple[str, ...] | None = None,
+    seed: int = 0,
+    text_prior: str = "sru",
+    use_release: bool = True,
+    release_dir: Path = RELEASE_DIR,
 ) -> Generator[Progress, None, list[str]]:
-    """Build the domain if needed and train whatever is missing; returns what was trained."""
+    """Build the domain if needed, install the release models shipped with Clarify when they fit
+    (``assistant.app.release``; ``use_release``), and train whatever is still missing; returns what was done
+    ('release models', 'encoder', 'policy-all-learned-quick', ...)."""
     if not paths.domain_db_path(name).exists():
         if name not in BUNDLED_DOMAINS:
             raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
@@ -76,6 +85,15 @@ def prepare(
         candidate_settings = ("all", "captioned") if has_uncaptioned else ("all",)
     trained = []
     todo = registry.missing(candidate_settings)
+    if todo and use_release:
+        usable, why = check_release(registry, release_dir)
+        if why:
+            yield Progress(0, 0, why if usable else f"training: {why}")
+        if usable:
+            install_release(name, release_dir)
+            registry = ModelRegistry(name, text_prior=text_prior)
+            trained.append("release models")
+            todo = registry.missing(candidate_settings)
     if "encoder" in todo:
         yield from train_encoder_job(registry, seed)
         trained.append("encoder")
