@@ -29,6 +29,7 @@ __all__ = [
     "domain_stats",
     "open_domain",
     "prepare",
+    "ready_registry",
 ]
 
 
@@ -114,18 +115,25 @@ def _built_by_an_older_clarify(name: str) -> bool:
         return kb.lacks_heldout_answers()
 
 
-def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
-    """Prepare ``name`` (build + train what is missing), then load and warm up its models; returns the
-    ready ``ModelRegistry``.
+def ready_registry(name: str, candidates: str = "all", text_prior: str = "sru") -> Generator[Progress, None, Any]:
+    """The ``ModelRegistry`` of ``name`` with its models for ``candidates``, preparing the domain first when it
+    is not built or lacks them (`clarify ask` on a fresh home).
 
-    When the domain is built and the models for ``candidates`` are there, the registry that checked them
-    is used as it is (``prepare`` would load them a second time).
+    When the domain is built and the models are there, the registry that checked them is used as it is
+    (``prepare`` would load them a second time).
     """
-    yield Progress(0, 0, f"checking the models of {name}")
     exists = paths.domain_db_path(name).exists()
-    registry = ModelRegistry(name) if exists and not _built_by_an_older_clarify(name) else None
+    registry = ModelRegistry(name, text_prior=text_prior) if exists and not _built_by_an_older_clarify(name) else None
     if registry is None or registry.missing((candidates,)):
-        yield from prepare(name)
-        registry = ModelRegistry(name)
+        yield from prepare(name, text_prior=text_prior)
+        registry = ModelRegistry(name, text_prior=text_prior)
+    return registry
+
+
+def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
+    """Prepare ``name`` (build + install or train what is missing), then load and warm up its models; returns
+    the ready ``ModelRegistry``."""
+    yield Progress(0, 0, f"checking the models of {name}")
+    registry = yield from ready_registry(name, candidates)
     yield from registry.warm_up(candidates)
     return registry

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from assistant.app.domains import prepare
+from assistant.app.domains import prepare, ready_registry
 from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS, VARIANTS, ModelRegistry
 from assistant.app.research import (
     SYSTEMS,
@@ -273,7 +273,8 @@ def ask_command(
     """
     from assistant.app.session import Session, SessionConfig
 
-    registry = ModelRegistry(name, text_prior=text_prior)
+    # a fresh home: build the domain and install (or train) its models first, with progress on stderr
+    registry = run_with_progress(ready_registry(name, candidates, text_prior), f"preparing {name}")
     if resume_id is not None:
         session = Session.resume(registry, resume_id)
     elif query:
