@@ -38,7 +38,7 @@ def test_the_shipped_faq_models_fit_the_code_and_serve_a_first_question():
     assert done == ["release models"], "a fresh home with the release models trains nothing"
     assert "using the release models shipped with Clarify" in messages
     registry = ModelRegistry("faq")
-    assert registry.missing(("all", "captioned")) == []
+    assert registry.missing() == []
     conversation = registry.clarifier().start("my email disappeared")
     assert conversation.next_question() is not None or conversation.shortlist()
 
