@@ -32,8 +32,17 @@ from models.checkpoint import clarify_version, data_hash, read_sidecar
 RELEASE_DIR = Path(__file__).resolve().parents[1] / "release"
 MANIFEST = "manifest.json"
 RELEASE_SEED = 0
-# What prepare writes that a conversation needs (the MiniLM text cache is rebuilt on use).
-RELEASE_FILES = ("encoder.pt", "encoder.json", "prior.json", "stop.json", "policy-*.pt", "policy-*.json")
+# What prepare writes that a conversation needs, and the MiniLM vectors of the answer texts (a cache keyed by
+# text: the first window would otherwise spend about a minute embedding them on a loaded two-core machine).
+RELEASE_FILES = (
+    "encoder.pt",
+    "encoder.json",
+    "prior.json",
+    "stop.json",
+    "policy-*.pt",
+    "policy-*.json",
+    "text-embeddings.npz",
+)
 
 
 def domain_fingerprint(domain: Domain, seed: int = PROTOCOL_SEED) -> str:
@@ -147,6 +156,7 @@ def release_job(name: str, release_dir: Path = RELEASE_DIR) -> Generator[Progres
         )
     start = time.monotonic()
     done = yield from prepare(name, seed=RELEASE_SEED, use_release=False)
+    yield from ModelRegistry(name).warm_up()  # writes text-embeddings.npz
     return write_release(name, release_dir, done, time.monotonic() - start)
 
 
