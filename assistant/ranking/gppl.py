@@ -133,6 +133,8 @@ class GPPL(PreferenceModel):
         self._kernel: RBFKernel | None = None
         self._kernel_key: tuple = ()
         self._posterior: KernelPosterior | None = None
+        self._prior_stats: tuple[float, float] | None = None
+        self.fit_ = None
 
     def _check_params(self) -> None:
         for name in ("output_scale", "noise", "lengthscale_factor"):
@@ -172,6 +174,31 @@ class GPPL(PreferenceModel):
         base = standardize(prior) if self.standardize_prior else np.asarray(prior, dtype=np.float64)
         return self.prior_scale * base
 
+    def predict_mean(self, features: np.ndarray, prior: np.ndarray) -> np.ndarray:
+        """[M] posterior mean of M new items (not among the fitted candidates) with ``features`` [M, D] and
+        ``prior`` scores [M]: their prior mean on the fitted candidates' scale plus k(new, compared) alpha.
+
+        The prior is standardised with the fitted candidates' mean and spread, the kernel is the fitted one
+        (same length scales and output scale), so a fitted candidate passed again gets its posterior mean.
+        """
+        if self._kernel is None or self._prior_stats is None:
+            raise ConfigError("GPPL.predict_mean() called before fit()")
+        x = np.asarray(features, dtype=np.float64)
+        p = np.asarray(prior, dtype=np.float64).reshape(-1)
+        if x.ndim != 2 or x.shape[1] != self._kernel.z.shape[1] or len(p) != len(x):
+            raise ConfigError(f"predict_mean needs [M, {self._kernel.z.shape[1]}] features and [M] prior scores")
+        mean, sd = self._prior_stats
+        base = (p - mean) / sd if self.standardize_prior else p
+        value = self.prior_scale * base
+        fit = self.fit_
+        if fit is not None and len(fit.items):
+            kernel = self._kernel
+            z = x / kernel.lengthscales
+            items = kernel.z[fit.items]
+            d2 = np.einsum("md,md->m", z, z)[:, None] + kernel.sq[fit.items][None, :] - 2.0 * z @ items.T
+            value = value + kernel.output_scale * np.exp(-0.5 * np.clip(d2, 0.0, None)) @ fit.alpha
+        return value
+
     def fit(self, features: np.ndarray, prior: np.ndarray | None, comparisons: Comparisons) -> GPPL:
         """Fit on ``comparisons`` over candidates ``features`` [N, D] with ``prior`` [N] (None = zeros)."""
         self._check_params()
@@ -181,6 +208,7 @@ class GPPL(PreferenceModel):
         if kernel is None:
             kernel = self._prepare_kernel(x, features)
         m = self.prior_mean(p)
+        self._prior_stats = (float(p.mean()), float(p.std()) if p.std() > 1e-12 else np.inf)
         prior_var = kernel.diag() + self.jitter
         if len(comparisons) == 0:
             self._posterior = KernelPosterior(m, prior_var, np.zeros((len(features), 0)), None, self._rows(kernel))
