@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         self.ask_page.askRequested.connect(self.ask)
         self.ask_page.compareRequested.connect(lambda: self.show_page("compare"))
         self.compare_page.newQuestionRequested.connect(self.new_question)
+        self.compare_page.summarizeAnswersRequested.connect(self.summarize_answers)
         self.history_page.resumed.connect(lambda sid: self.statusBar().showMessage(f"Resuming session {sid}…", 4000))
         self.lab_page.modelsChanged.connect(self.models_changed)
         self.controller.snapshotChanged.connect(self._snapshot_changed)
@@ -283,6 +284,7 @@ class MainWindow(QMainWindow):
         self.domain_picker.select(name)
         self.controller.attach(registry, session_config(self.settings))
         self.lab_page.set_domain(name)
+        self.summarize_page.set_domain(name)
         self.settings.setValue("app/last_domain", name)
         self.setWindowTitle(f"{APP_NAME} — {name}")
         domain = getattr(registry, "domain", None)
@@ -388,8 +390,15 @@ class MainWindow(QMainWindow):
             "compare": self.compare_page,
             "history": self.history_page,
             "lab": self.lab_page,
+            "summarize": self.summarize_page,
         }[name]
         self.tabs.setCurrentWidget(widget)
+
+    def summarize_answers(self, request: tuple) -> None:
+        """The Compare page's "Summarize these answers": the FAQ's answers on the Summarize page."""
+        question, query, answers = request
+        self.show_page("summarize")
+        self.summarize_page.open_answers(question, query, list(answers))
 
     def _page_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.history_page:

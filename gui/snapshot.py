@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.app.session import FinalAnswer, QuestionView
+from assistant.app.summaries import faq_answers
 
 POSTERIOR_SIZE = 10
 
@@ -74,6 +75,8 @@ class SessionSnapshot:
     can_ask_more: bool
     transcript: tuple[dict[str, Any], ...] = field(default=())
     candidate_titles: dict[str, str] = field(default_factory=dict)
+    # (FAQ question, query, answers) when the proposed FAQ has several answers: "Summarize these answers"
+    answers_to_summarize: tuple[str, str, tuple[str, ...]] | None = None
 
     @property
     def active(self) -> bool:
@@ -142,4 +145,10 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         can_ask_more=session.can_ask_more,
         transcript=transcript,
         candidate_titles=titles,
+        answers_to_summarize=_answers_to_summarize(session),
     )
+
+
+def _answers_to_summarize(session: Any) -> tuple[str, str, tuple[str, ...]] | None:
+    found = faq_answers(session) if session.phase in ("decided", "finished", "failed") else None
+    return None if found is None else (found[0], found[1], tuple(found[2]))

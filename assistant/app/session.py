@@ -124,6 +124,12 @@ class Session:
         record = SessionLog(kb).record(session_id)
         if record is None:
             raise SessionStateError(f"there is no session {session_id} in domain {registry.name!r}")
+        if record.kind != "clarify":
+            raise SessionStateError(
+                f"session {session_id} of domain {registry.name!r} is a {record.kind} session, not a conversation: "
+                f"resume it with `clarify summarize --domain {registry.name} --resume {session_id}` or on the "
+                "Summarize page"
+            )
         config = SessionConfig(**record.config)
         if config.text_prior != registry.text_prior:
             raise SessionStateError(

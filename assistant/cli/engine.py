@@ -18,6 +18,7 @@ from assistant.app.research import (
     train_encoder_job,
     train_policy_job,
 )
+from assistant.app.summaries import faq_answers
 from assistant.cli.common import run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
@@ -216,11 +217,23 @@ def ask_command(
             )
         else:  # decided
             proposal = session.proposed
-            emit({"type": "proposal", "label": proposal.label_name, "key": proposal.label_key, "text": proposal.text})
+            answers = faq_answers(session)
+            emit(
+                {
+                    "type": "proposal",
+                    "label": proposal.label_name,
+                    "key": proposal.label_key,
+                    "text": proposal.text,
+                    "answers": len(answers[2]) if answers else 1,
+                }
+            )
         line = sys.stdin.readline()
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
             return
+        if line.strip().lower() == "s" and session.phase == "decided":
+            _summarize_answers(session, name, json_lines, emit)
+            continue
         try:
             _act(session, line.strip().lower())
             if session.phase == "clarifying":
@@ -242,6 +255,27 @@ def ask_command(
             "comparisons": session.comparisons,
         }
     )
+
+
+def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
+    """`s` at the proposal: compare summaries of the proposed FAQ's answers (query-focused), saved as a summary
+    session of the same domain; then back to the proposal."""
+    from assistant.app.summaries import SummaryLog, answers_topic_of, open_session_job
+    from assistant.cli.summarize import compare_loop
+
+    found = faq_answers(session)
+    if found is None:
+        emit({"type": "error", "message": "this answer has a single text: there is nothing to summarise"})
+        return
+    if json_lines:
+        emit({"type": "error", "message": "summaries need the terminal: run `clarify ask` without --json-lines"})
+        return
+    topic = answers_topic_of(*found)
+    summary = run_with_progress(open_session_job(topic), "preparing candidate summaries")
+    log = SummaryLog.start(domain, summary)
+    click.echo(f"Summarizing the {len(found[2])} answers of {found[0]!r} (summary session {log.id})")
+    compare_loop(summary)
+    click.echo(f"saved as summary session {log.id}; back to the answer")
 
 
 def _act(session, token: str) -> None:
@@ -308,7 +342,10 @@ def _render(event: dict) -> str:
             f"   ({COMPARE_KEYS})"
         )
     if kind == "proposal":
-        return f"\nAnswer: {event['label']}\n  {_short(event['text'], 600)}\n   ({DECIDE_KEYS})"
+        keys = DECIDE_KEYS + (
+            f", s = summarize these {event['answers']} answers" if event.get("answers", 1) > 1 else ""
+        )
+        return f"\nAnswer: {event['label']}\n  {_short(event['text'], 600)}\n   ({keys})"
     if kind == "final":
         if event["status"] == "failed":
             return "\nNo answer accepted (logged as a failure)."
