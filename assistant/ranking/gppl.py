@@ -75,17 +75,28 @@ class RBFKernel:
         only their rows are computed (at 10,000 candidates a row costs a [D] x [D, N] product).
         """
         index = np.asarray(index, dtype=np.int64)
-        missing = [int(i) for i in dict.fromkeys(index.tolist()) if int(i) not in self._cache]
+        wanted = [int(i) for i in dict.fromkeys(index.tolist())]
+        missing = [i for i in wanted if i not in self._cache]
+        if missing and len(self._cache) + len(missing) > self.cache_rows:
+            # full: start again with just this request's rows (clearing only the old ones would lose rows
+            # of ``index`` that were cached)
+            self._cache.clear()
+            missing = wanted
         if missing:
             zi = self.z[missing]
             d2 = self.sq[missing, None] + self.sq[None, :] - 2.0 * (zi @ self.z.T)
             block = self.output_scale * np.exp(-0.5 * np.clip(d2, 0.0, None))
-            if len(self._cache) + len(missing) > self.cache_rows:
-                self._cache.clear()
             self._cache.update(zip(missing, block))
         if len(index) == 0:
             return np.zeros((0, len(self.z)))
         return np.stack([self._cache[int(i)] for i in index])
+
+    def block(self, index: np.ndarray) -> np.ndarray:
+        """[k, k] kernel among the candidates ``index`` (not cached: O(k^2 D))."""
+        index = np.asarray(index, dtype=np.int64)
+        zi = self.z[index]
+        d2 = self.sq[index, None] + self.sq[None, index] - 2.0 * (zi @ zi.T)
+        return self.output_scale * np.exp(-0.5 * np.clip(d2, 0.0, None))
 
     def diag(self) -> np.ndarray:
         return np.full(len(self.z), self.output_scale)
@@ -211,7 +222,9 @@ class GPPL(PreferenceModel):
         self._prior_stats = (float(p.mean()), float(p.std()) if p.std() > 1e-12 else np.inf)
         prior_var = kernel.diag() + self.jitter
         if len(comparisons) == 0:
-            self._posterior = KernelPosterior(m, prior_var, np.zeros((len(features), 0)), None, self._rows(kernel))
+            self._posterior = KernelPosterior(
+                m, prior_var, np.zeros((len(features), 0)), None, self._rows(kernel), self._block(kernel)
+            )
             self.fit_ = None
             return self
         items = np.unique(comparisons.pairs)
@@ -223,7 +236,7 @@ class GPPL(PreferenceModel):
         K_NS = K_SN.T.copy()
         K_NS[items, np.arange(len(items))] += self.jitter
         self.fit_ = fit
-        self._posterior = KernelPosterior(m, prior_var, K_NS, fit, self._rows(kernel))
+        self._posterior = KernelPosterior(m, prior_var, K_NS, fit, self._rows(kernel), self._block(kernel))
         return self
 
     def _rows(self, kernel: RBFKernel):
@@ -235,6 +248,14 @@ class GPPL(PreferenceModel):
             return r
 
         return rows
+
+    def _block(self, kernel: RBFKernel):
+        jitter = self.jitter
+
+        def block(idx: np.ndarray) -> np.ndarray:
+            return kernel.block(idx) + jitter * np.eye(len(idx))
+
+        return block
 
     def posterior(self) -> KernelPosterior:
         if self._posterior is None:

@@ -60,7 +60,7 @@ def test_compare_mode_answers_undo_write_better_and_saves_each_step(qtbot):
 
 
 def test_a_saved_session_resumes_where_it_stopped(qtbot):
-    page, errors = _page(qtbot, "scratch")
+    page, _ = _page(qtbot, "scratch")
     page.start()
     _wait(qtbot, page, lambda: page.session is not None)
     page.prefer_right.click()
@@ -104,3 +104,32 @@ def test_the_answers_of_a_faq_open_query_focused(qtbot):
     topic = page.session.prepared.topic
     assert [d.name for d in topic.documents] == ["answer 1", "answer 2", "answer 3"]
     assert topic.question == "How do I cross out text? strike text in an email" == page.question.text()
+
+
+def test_the_answer_card_offers_to_summarize_a_faq_with_several_answers(qtbot):
+    from dataclasses import replace
+
+    from assistant.app.session import Session, SessionConfig
+    from gui.controller import SessionController
+    from gui.pages.compare import ComparePage
+    from gui.snapshot import take_snapshot
+    from tests.engine.conftest import TinyAgents
+
+    agents = TinyAgents(name="tinyfaq")
+    answers = ("Feed it seeds. Robins like worms too.", "Put out a bird bath. Keep it clean.")
+    agents.domain = replace(agents.domain, labels=[replace(lab, answers=answers) for lab in agents.domain.labels])
+    session = Session.start(agents, "red breast", SessionConfig(shortlist_size=3, ranking_budget=1))
+    controller = SessionController()
+    page = ComparePage(controller)
+    qtbot.addWidget(page)
+    page.render(take_snapshot(session, "tinyfaq"))
+    assert not page.final.summarize_button.isVisibleTo(page)  # still asking
+    while session.phase != "decided":
+        session.answer(0) if session.phase == "clarifying" else session.prefer("left")
+    snapshot = take_snapshot(session, "tinyfaq")
+    page.render(snapshot)
+    assert page.final.summarize_button.isVisibleTo(page)
+    with qtbot.waitSignal(page.summarizeAnswersRequested, timeout=2000) as signal:
+        page.final.summarize_button.click()
+    assert signal.args[0] == (snapshot.proposed.label_name, "red breast", answers)
+    controller.shutdown()
