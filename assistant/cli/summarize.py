@@ -63,8 +63,8 @@ def _show(label: str, text: str, width: int = 100) -> None:
 
 
 def rl_settings(episodes: int) -> RLSettings:
-    """``episodes`` replays of candidates, then half as many episodes of the agent's own policy."""
-    return RLSettings(replay_episodes=episodes, policy_episodes=episodes // 2)
+    """``episodes`` replays of candidates (the agent's own episodes are off: see assistant.summarization.rl)."""
+    return RLSettings(replay_episodes=episodes)
 
 
 def compare_loop(session, better: bool = True, episodes: int = 2000) -> None:

@@ -14,12 +14,17 @@ As in stable-baselines, the environment, the value function and the training loo
   1. replay (Gao et al.'s and BO's training, ``summariser/rl/deep_td.py``): an episode replays a candidate
      summary drawn with probability softmax(reward / strict) over the candidates' rewards on BO's [0, 10]
      scale, its sentences added in a random order;
-  2. the agent's own episodes: a softmax policy over the successors' values (temperature falling over the
-     episodes) explores beyond the candidates; the reward function scores each finished draft, so the values
-     of the drafts the greedy policy will visit get corrected.
+  2. optionally (``policy_episodes``, 0 by default), the agent's own episodes: a softmax policy over the
+     successors' values (temperature falling over the episodes) explores beyond the candidates, the reward
+     function scoring each finished draft. On DUC 2001 (dev) it did not pay: it cost three times as long and
+     chased the learned reward where it extrapolates (ROUGE-2 fell from 0.099 to 0.059 on 12 simulated
+     users), while replay alone already matches the best candidate on the learned reward and beats the best
+     of the 10,000 candidates on gold ROUGE.
   The trained policy writes greedily: it adds the sentence whose successor draft has the highest value, and
   stops when the current draft's own reward is at least that value (BO's agent stops when its value of
-  stopping beats every successor's).
+  stopping beats every successor's) - but only once the draft is as long as the shortest candidate: the
+  learned reward has seen no shorter summary, and its extrapolation to one is not to be trusted (stopping
+  after one sentence "won" the learned reward and lost every ROUGE point on DUC 2001).
 
 Rewards are mapped onto [0, 10] with the candidates' range (``RewardScale``), so that one temperature and one
 learning rate fit every topic.
@@ -166,11 +171,12 @@ class LinearValue:
 @dataclass
 class RLSettings:
     """``replay_episodes`` and ``strict`` as in BO's agent (2000 episodes, softmax temperature 5 over [0, 10]
-    rewards); ``policy_episodes`` of the agent's own softmax policy, in batches of ``batch`` (rewards are
-    scored a batch at a time), its temperature falling from ``start_temperature`` to ``end_temperature``."""
+    rewards); ``policy_episodes`` of the agent's own softmax policy (off by default, see the module
+    docstring), in batches of ``batch`` (rewards are scored a batch at a time), its temperature falling from
+    ``start_temperature`` to ``end_temperature``."""
 
     replay_episodes: int = 2000
-    policy_episodes: int = 1000
+    policy_episodes: int = 0
     strict: float = 5.0
     learning_rate: float = 0.1
     trace_decay: float = 1.0  # lambda; 1 = every draft of an episode learns the episode's reward (BO's agent)
@@ -198,6 +204,8 @@ class RLSummarizer:
         raw = np.asarray(reward(summaries), dtype=np.float64)
         self.scale = RewardScale.of(raw)
         self.candidate_rewards = self.scale(raw)  # [N] on [0, 10]
+        words = prepared.candidates.incidence @ prepared.table.words.astype(np.float64)
+        self.min_stop_words = float(words.min()) if len(words) else 0.0
 
     def _returns(self, phis: np.ndarray, final: float) -> np.ndarray:
         """[T] lambda-returns of the drafts of one episode (reward only at the end, no discount)."""
@@ -258,7 +266,8 @@ class RLSummarizer:
         while len(actions := env.actions()):
             values = self.value.successor_values(actions)
             best = int(np.argmax(values))
-            if env.order and float(self.scale(self.reward([env.summary]))[0]) >= values[best]:
+            may_stop = env.order and env.words >= self.min_stop_words
+            if may_stop and float(self.scale(self.reward([env.summary]))[0]) >= values[best]:
                 break
             env.step(int(actions[best]))
         summary = env.summary

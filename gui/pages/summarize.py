@@ -298,7 +298,7 @@ class SummarizePage(QWidget):
     def write_better(self) -> JobWorker | None:
         if self.session is None or self.session.kind != "summary":
             return None
-        session, settings = self.session, jobs.RLSettings(self.episodes, self.episodes // 2)
+        session, settings = self.session, jobs.RLSettings(replay_episodes=self.episodes)
         return self._run(
             "Writing a better summary", lambda: jobs.write_better_job(session, settings), lambda _: self.render()
         )

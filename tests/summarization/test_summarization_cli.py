@@ -40,7 +40,11 @@ def test_compare_a_folder_of_files_saves_turn_by_turn_and_resumes(tmp_path, scra
     args += ["--budget", "2", "--threshold", "1", "--episodes", "30"]
     result = CliRunner().invoke(main, args, input="1\n2\nq\n")
     assert result.exit_code == 0, result.output
-    assert "Best summary:" in result.output and "Written for you" in result.output and "saved as session 1" in result.output
+    assert (
+        "Best summary:" in result.output
+        and "Written for you" in result.output
+        and "saved as session 1" in result.output
+    )
     with KnowledgeBase.open(scratch_domain) as kb:
         log = SessionLog(kb)
         assert [k for k, _ in log.entries(1)] == ["compare", "compare", "better"]

@@ -51,6 +51,19 @@ def test_rl_learns_to_write_the_rewarded_sentence(tiny_topic):
     assert actions[np.argmax(agent.value.successor_values(actions))] == 4
 
 
+def test_rl_writes_at_least_as_long_as_the_shortest_candidate_even_when_shorter_wins(tiny_topic):
+    prepared = _prepared(tiny_topic)
+
+    def reward(summaries):  # the fewer sentences the better: stopping after one sentence would win
+        return np.array([-float(len(s)) for s in summaries])
+
+    agent = RLSummarizer(prepared, reward, RLSettings(replay_episodes=100), seed=0)
+    summary = run_job(agent.train())
+    words = int(prepared.table.words[list(summary)].sum())
+    shortest = min(int(prepared.table.words[list(s)].sum()) for s in prepared.candidates.summaries)
+    assert 0 < agent.min_stop_words == shortest <= words
+
+
 def test_rl_on_gold_matches_the_best_candidate(tiny_topic):
     prepared = _prepared(tiny_topic)
     gold = GoldReward(prepared.table, tiny_topic.references)
