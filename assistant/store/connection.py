@@ -45,6 +45,7 @@ def _stamp(path: Path) -> tuple[int, int, int, int] | None:
 
 
 def damaged_message(path: Path, name: str, detail: str) -> str:
+    detail = " ".join(detail.split())
     backups = sorted(path.parent.glob(f"{path.name}.bak-v*"))
     backup = f", or copy the backup {backups[-1].name} over it" if backups else ""
     return (
