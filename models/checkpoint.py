@@ -58,6 +58,7 @@ def _atomic_write(path: Path, write) -> None:
         ) from exc
     os.close(fd)
     try:
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; checkpoints are ordinary files
         write(tmp)
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
