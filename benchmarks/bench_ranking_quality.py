@@ -222,7 +222,13 @@ def run(context: BenchContext) -> BenchJob:
     n = context["interactions"]
     for i, dataset in enumerate(datasets):
         yield Progress(i, len(datasets), f"{dataset}")
-        common = {"seed": context.seed, "t": context["t"], "data_dir": context.data_dir, "split": context["split"]}
+        common = {
+            "seed": context.seed,
+            "t": context["t"],
+            "data_dir": context.data_dir,
+            "split": context["split"],
+            "n_candidates": context["candidates"],
+        }
         merged = yield from evaluate(
             dataset, n, max_questions=context["max_questions"] or None, combos=combos, **common
         )
@@ -290,6 +296,7 @@ BENCHMARK = Benchmark(
         "split": "test",
         "t": 0.3,
         "interactions": 10,
+        "candidates": 100,
         "combos": [*_COMBOS, ["mcd", "imp"], ["deep", "unc"]],
         "pairwisegp": True,
         "pairwisegp_max_questions": {"beer": 0, "coffee": 0, "semeval": 60, "wikiqa": 60},

@@ -4,7 +4,8 @@
   shards are ranges of questions, each carrying its questions' candidates (features, prior, gold), so that a
   shard needs nothing from disk. Metrics per interaction k: accuracy (top-1), ndcg5.
 * ``clarifier``: IC's evaluation for one (domain, candidates, seed, user noise, turn cost) over the chosen
-  systems; shards are ranges of test episodes. Metrics: acc1, acc3, turns per system (fixed_turns: per k).
+  systems; shards are ranges of test episodes. Metrics: acc1, acc3, turns per system (fixed_turns as
+  fixed_1 .. fixed_10).
 * ``policy``: trains a STOP/ASK policy for one (domain, seed, turn cost r_a, user noise, turn budget) and
   evaluates it on test episodes; one shard per point (training does not split). Metrics: acc1, acc3, turns,
   reward.
@@ -191,12 +192,10 @@ def clarifier_shards(point: dict[str, Any]) -> Job[list[dict[str, Any]]]:
 def _report_rows(report, n: int, extra: dict | None = None) -> list[dict[str, Any]]:
     rows = []
     for row in report.rows:
-        step = row.get("turns") if row["system"] == "fixed_turns" else None
+        system = f"fixed_{row['turns']}" if row["system"] == "fixed_turns" else row["system"]
         for metric, value in (("acc1", row["acc1"]), ("acc3", row["acc3"]), ("turns", row["mean_turns"])):
             # hits and questions are integers per episode: rounding the mean back to a count is exact
-            rows.append(
-                {"metric": metric, "system": row["system"], "step": step, "sum": float(round(value * n)), "count": n}
-            )
+            rows.append({"metric": metric, "system": system, "step": None, "sum": float(round(value * n)), "count": n})
     return [{**r, **(extra or {})} for r in rows]
 
 
@@ -239,7 +238,8 @@ def policy_shard(shard: dict[str, Any]) -> list[dict[str, Any]]:
     report = run_job(evaluate(setup, episodes, (), 10, ("ours",)))
     ours = report.rows[0]
     n = len(episodes)
-    reward = n * (30.0 * ours["acc1"] - 10.0) + float(shard["turn_reward"]) * round(ours["mean_turns"] * n)
+    # per episode: +20 when right, -10 when wrong, r_a per question
+    reward = 30.0 * round(ours["acc1"] * n) - 10.0 * n + float(shard["turn_reward"]) * round(ours["mean_turns"] * n)
     return [*_report_rows(report, n), {"metric": "reward", "system": "ours", "step": None, "sum": reward, "count": n}]
 
 

@@ -193,22 +193,24 @@ def _ray(function, shards, env, address: str | None, workers: int) -> Iterator[t
 
 
 def merge(point: Mapping[str, Any], shard_rows: Sequence[list[dict[str, Any]]], keys: Sequence[str]) -> list[dict]:
-    """Tidy rows of one point: its grid settings + metric, step, value (= sum of sums / sum of counts), count.
+    """Tidy rows of one point: its grid settings + each row's labels (metric, step, and any other label such as
+    system) + value (= sum of sums / sum of counts) and count.
 
     ``shard_rows`` must be in shard order: sums are added in that order, so the floating-point result does
     not depend on which shard finished first."""
-    totals: dict[tuple[str, Any], list[float]] = {}
+    totals: dict[tuple, list[float]] = {}
     for rows in shard_rows:
         for row in rows:
-            key = (row["metric"], row.get("step"))
-            acc = totals.setdefault(key, [0.0, 0.0])
+            labels = tuple((k, v) for k, v in row.items() if k not in ("sum", "count"))
+            acc = totals.setdefault(labels, [0.0, 0.0])
             acc[0] += float(row["sum"])
             acc[1] += float(row["count"])
     base = {k: point[k] for k in keys}
     out = []
-    for (metric, step), (total, count) in totals.items():
-        value = total / count if count else math.nan
-        out.append({**base, "metric": metric, "step": step, "value": value, "count": int(count)})
+    for labels, (total, count) in totals.items():
+        row = {**base, **dict(labels)}
+        row.setdefault("step", None)
+        out.append({**row, "value": total / count if count else math.nan, "count": int(count)})
     return out
 
 
@@ -256,15 +258,17 @@ def run_sweep(
 
 
 def plot_metrics(result: SweepResult, out_dir: str | Path, metrics: Sequence[str] = ()) -> list[Path]:
-    """One PNG per metric. Metrics with steps (curves): value against step, a line per grid point (mean over
-    seeds when seed is a grid key, with +-1 sd bands). Without steps: value against the first non-seed grid
-    key, a line per combination of the others."""
+    """One PNG per metric. Metrics with steps (curves): value against step, a line per grid point and label
+    (e.g. system; mean over seeds when seed is a grid key, with +-1 sd bands). Without steps: value against the
+    first non-seed grid key, a line per combination of the other keys and labels."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     wanted = list(metrics) or list(dict.fromkeys(r["metric"] for r in result.rows))
+    reserved = {*result.grid_keys, "metric", "step", "value", "count"}
+    labels = list(dict.fromkeys(k for r in result.rows for k in r if k not in reserved))  # e.g. system
     group_keys = [k for k in result.grid_keys if k != "seed"]
     paths = []
     for metric in wanted:
@@ -276,10 +280,10 @@ def plot_metrics(result: SweepResult, out_dir: str | Path, metrics: Sequence[str
         ax = figure.add_subplot(1, 1, 1)
         curves = any(r["step"] is not None for r in rows)
         x_key = "step" if curves else (group_keys[0] if group_keys else None)
-        line_keys = group_keys if curves else group_keys[1:]
+        line_keys = (group_keys if curves else group_keys[1:]) + labels
         lines: dict[tuple, dict[Any, list[float]]] = {}
         for r in rows:
-            label = tuple(r[k] for k in line_keys)
+            label = tuple(r.get(k) for k in line_keys)
             x = r[x_key] if x_key else 0
             lines.setdefault(label, {}).setdefault(x, []).append(r["value"])
         for label, by_x in lines.items():

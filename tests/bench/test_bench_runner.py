@@ -17,6 +17,7 @@ TINY = {
         "datasets": ["coffee", "semeval"],
         "max_questions": 3,
         "interactions": 3,
+        "candidates": 8,
         "combos": [["gppl", "imp"], ["bt", "unc"]],
         "pairwisegp": False,
     }

@@ -16,7 +16,14 @@ from assistant.progress import run_job
 
 CONFIG = {
     "function": "ranking",
-    "fixed": {"dataset": "coffee", "split": "all", "max_questions": 5, "questions_per_shard": 2, "interactions": 3},
+    "fixed": {
+        "dataset": "coffee",
+        "split": "all",
+        "candidates": 8,
+        "max_questions": 5,
+        "questions_per_shard": 2,
+        "interactions": 3,
+    },
     "grid": {"seed": [0, 1], "t": [0.3, 1.0]},
 }
 
@@ -32,7 +39,9 @@ def serial_result(fast_encoder, tmp_path):
 
 def test_a_sweep_merges_to_the_protocol_s_own_numbers(serial_result, tmp_path, fast_encoder):
     assert serial_result.shards == 4 * 3  # 4 points x 3 shards of at most 2 of the 5 questions
-    direct = run_job(evaluate("coffee", 3, ["imp"], ["gppl"], seed=1, t=1.0, split="all", max_questions=5))
+    direct = run_job(
+        evaluate("coffee", 3, ["imp"], ["gppl"], seed=1, t=1.0, split="all", max_questions=5, n_candidates=8)
+    )
     values = _values(serial_result)
     for row in direct["rows"]:
         if row["model"] == "gppl":
@@ -83,7 +92,7 @@ def test_sweep_files_are_checked_with_messages_that_say_how_to_fix_them(tmp_path
     with pytest.raises(ConfigError, match="has no setting colour"):
         run_job(ranking_shards({"dataset": "coffee", "colour": 1}))
     with pytest.raises(ConfigError, match="deep rankers"):
-        run_job(ranking_shards({"dataset": "coffee", "model": "mcd"}))
+        run_job(ranking_shards({"dataset": "coffee", "model": "mcd", "candidates": 8}))
     with pytest.raises(ConfigError, match="both"):
         SweepConfig.from_dict({"function": "ranking", "grid": {"seed": [0]}, "fixed": {"seed": 1}})
     assert SweepConfig.from_dict(
