@@ -90,7 +90,9 @@ def ranking_shards(point: dict[str, Any]) -> Job[list[dict[str, Any]]]:
         raise ConfigError(f"model {s['model']} does not take strategy {s['strategy']}")
     data = load_dataset(s["dataset"], s["data_dir"] or None)
     problems = yield from build_problems(data, n_candidates=int(s["candidates"]))
-    chosen = split_indices(len(problems))[s["split"]]
+    if s["split"] not in ("train", "dev", "test", "all"):
+        raise ConfigError(f"unknown split {s['split']!r}: use dev, test, train or all")
+    chosen = np.arange(len(problems)) if s["split"] == "all" else split_indices(len(problems))[s["split"]]
     if s["max_questions"]:
         chosen = chosen[: int(s["max_questions"])]
     size = max(1, int(s["questions_per_shard"]))

@@ -82,7 +82,8 @@ class PairwiseGPPosterior(Posterior):
         means, variances = [], []
         with torch.no_grad():
             for start in range(0, len(inputs), chunk):
-                post = model.posterior(inputs[start : start + chunk].unsqueeze(-2))  # [c, 1, D + 1]: marginals
+                # the joint posterior of a chunk ([c, c]) is several times faster than c batched marginals
+                post = model.posterior(inputs[start : start + chunk])
                 means.append(post.mean.reshape(-1))
                 variances.append(post.variance.reshape(-1))
         self.mean = torch.cat(means).numpy()
