@@ -188,7 +188,9 @@ def _summary_row(dataset: str, merged: dict, peer: dict | None) -> dict:
     return row
 
 
-def _final_rows(merged: dict, at=(0, 4, 10)) -> list[dict]:
+def _final_rows(merged: dict) -> list[dict]:
+    n = merged["interactions"]
+    at = {k for k in (0, 1, 4, n) if k <= n}
     tests = {(e["model"], e["strategy"]): e for e in merged["wilcoxon"]["tests"]}
     rows = []
     for r in merged["rows"]:
@@ -255,9 +257,6 @@ def run(context: BenchContext) -> BenchJob:
         summary.append(f"{dataset} prior {prior}% -> GPPL+IMP@{n} {imp}%")
         if peer:
             summary[-1] += f" (PairwiseGP+EUBO {summary_rows[-1]['pairwisegp+eubo@10']}% on {peer['questions']} q.)"
-    for dataset in context["datasets"]:
-        if dataset not in context.present:
-            skipped[dataset] = "absent (see the data sets above)"
     note = (
         "top-1 accuracy in %; pairwisegp+eubo: BoTorch's PairwiseGP warm-started with GPPL's prior mean (0.5 x the "
         "standardised MiniLM cosine, through a mean module), default kernel and hyperpriors, fit_gpytorch_mll at every "

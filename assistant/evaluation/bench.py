@@ -170,8 +170,8 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def legacy_benchmark(name: str, main: Callable[[list[str]], dict], doc: str = "") -> Benchmark:
-    """Wrap a ``main(argv) -> dict`` benchmark: its printed output is kept out of the terminal and its JSON
-    becomes one table (key, value); timing keys (``*seconds*``, ``*_ms*``, ``*_s``) are marked as such."""
+    """Wrap a ``main(argv) -> dict`` benchmark: its printed output is kept out of the terminal (its last line
+    is the summary) and its JSON becomes one table (key, value), with a note when it holds timings."""
 
     def run(context: BenchContext) -> BenchJob:
         yield Progress(0, 1, f"{name} (main)")
@@ -180,9 +180,10 @@ def legacy_benchmark(name: str, main: Callable[[list[str]], dict], doc: str = ""
         rows = [{"key": k, "value": v} for k, v in _flatten(result).items()]
         timing = any(t in r["key"] for r in rows for t in ("seconds", "_ms", "_s"))
         summary = next((line for line in reversed(printed.getvalue().splitlines()) if line.strip()), "")
-        table = Table("result", f"{name}: the benchmark's JSON, flattened", rows, ("key", "value"))
         note = "values whose key names seconds or ms are timings" if timing else ""
-        return BenchOutput([Table(table.name, table.title, rows, table.columns, (), note)], summary=summary)
+        return BenchOutput(
+            [Table("result", f"{name}: its JSON, flattened", rows, ("key", "value"), (), note)], summary=summary
+        )
 
     title = (doc or name).strip().splitlines()[0]
     return Benchmark(name=name, title=title, run=run)
@@ -238,9 +239,8 @@ class BenchResult:
 
     @property
     def skipped_datasets(self) -> dict[str, str]:
-        out = {k: v for k, v in self.datasets.items() if v}
-        if self.output:
-            out.update(self.output.skipped)
+        out = dict(self.output.skipped) if self.output else {}
+        out.update({k: v for k, v in self.datasets.items() if v})  # the runner's reason names the missing file
         return out
 
 
