@@ -181,12 +181,16 @@ def peer_update(method: str, x, prior, comps, seed: int = 0, model=None):
     return make_acquisition_for(strategy, model.noise).select(post, comps.seen(), np.random.default_rng(seed))
 
 
-def time_peers(n: int, p: int, repeats: int, methods: list[str], seed: int = 0) -> dict[str, list[float]]:
+def time_peers(
+    n: int, p: int, repeats: int, methods: list[str], seed: int = 0, problem=None, models=None
+) -> dict[str, list[float]]:
     """Seconds of each method's update, interleaved repeat by repeat (load drifts affect all alike). Each
-    repeat adds one new comparison, as in a dialogue; one warm-up update per method is not timed."""
-    x, prior, base, rng = _peer_problem(n, p, seed)
+    repeat adds one new comparison, as in a dialogue; one warm-up update per method is not timed.
+    ``problem``: (features, prior, comparisons, rng) instead of random ones; ``models``: method -> model."""
+    x, prior, base, rng = problem or _peer_problem(n, p, seed)
     times: dict[str, list[float]] = {m: [] for m in methods}
-    models = {m: _peer_model(PEERS[m][0], seed) for m in methods}  # one per dialogue, as a session keeps it
+    # one model per dialogue, as a session keeps it
+    models = models or {m: _peer_model(PEERS[m][0], seed) for m in methods}
     for r in range(repeats + 1):
         while True:
             a, b = (int(v) for v in rng.choice(n, 2, replace=False))
@@ -244,6 +248,49 @@ def peer_rows(sizes, repeats: dict, methods: list[str], memory: bool) -> list[di
     return rows
 
 
+def summary_peer_rows(candidates: int, p: int, repeats: int, seed: int = 0) -> list[dict]:
+    """One GPPL update over ``candidates`` candidate summaries (bigram+ features, REAPER prior; DUC 2004's
+    first topic, or the bundled MultiLing M000 when DUC is absent) against PairwiseGP + EUBO on the same data,
+    and against BO's published ~1 s per update (Simpson et al. 2020, their own GPPL code)."""
+    from assistant.errors import DataMissingError
+    from assistant.progress import run_job
+    from assistant.summarization.documents import load_duc, load_multiling
+    from assistant.summarization.prepare import prepare_topic
+    from assistant.summarization.ranker import SummaryRankerSettings, make_model
+
+    try:
+        topic, source = load_duc("duc2004")[0], "duc2004 topic 0"
+    except DataMissingError:
+        topic, source = load_multiling("M000"), "multiling M000 (DUC absent)"
+    prepared = run_job(
+        prepare_topic(topic, n_random=candidates, strong=False, minilm_features=False, priors=("reaper",), gold=False)
+    )
+    x, prior = prepared.features["bigram"], prepared.priors["reaper"]
+    rng = np.random.default_rng(seed)
+    problem = (x, prior, _comparisons(len(x), p - 1, rng), rng)
+    models = {
+        "gppl+imp": make_model("imp", SummaryRankerSettings()),
+        "pairwisegp+eubo": _peer_model("pairwisegp", seed),
+    }
+    with threadpool_limits(limits=1):
+        times = time_peers(len(x), p, repeats, list(models), seed, problem, models)
+    ours = float(np.median(times["gppl+imp"]))
+    rows = []
+    for method, seconds in [*((m, float(np.median(t))) for m, t in times.items()), ("BO's GPPL (published)", 1.0)]:
+        rows.append(
+            {
+                "source": source,
+                "candidates": len(x),
+                "features": x.shape[1],
+                "comparisons": p,
+                "method": method,
+                "median_ms": round(1000 * seconds, 2),
+                "ratio_to_ours": round(seconds / ours, 1),
+            }
+        )
+    return rows
+
+
 def plot_peers(rows: list[dict], path) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
@@ -282,6 +329,10 @@ def run(context: BenchContext) -> BenchJob:
     yield Progress(1, 3, "peers: PairwiseGP, choix")
     methods = [m for m in PEERS if m.split("+")[0] not in context["without"]]
     peers = peer_rows(context["peer_sizes"], context["peer_repeats"], methods, context["memory"])
+    summaries = []
+    if context["summary_candidates"]:
+        yield Progress(2, 3, "peers on candidate summaries")
+        summaries = summary_peer_rows(context["summary_candidates"], 20, context["peer_repeats"]["large"])
     yield Progress(2, 3, "plots")
     plot_peers(peers, context.figure_path("peers"))
     imp = {r["candidates"]: r for r in ours if r.get("strategy") == "imp"}
@@ -316,6 +367,13 @@ def run(context: BenchContext) -> BenchJob:
             "choix: item-level BT (opt_pairwise, Newton-CG), no features; ratios from interleaved repeats",
         ),
         Table(
+            "summaries",
+            "One update over candidate summaries: GPPL against PairwiseGP + EUBO and BO's published ~1 s",
+            summaries,
+            timing=("median_ms", "ratio_to_ours"),
+            note="BO's row is the figure published by Simpson et al. (2020) for their code, not measured here",
+        ),
+        Table(
             "goals",
             "Speed goals against PairwiseGP",
             [{"goal": k, "met": v} for k, v in goals.items()],
@@ -335,6 +393,7 @@ BENCHMARK = Benchmark(
         "peer_sizes": [[100, 10], [1000, 15], [10_000, 20]],
         "peer_repeats": {"small": 3, "large": 1},
         "memory": False,
+        "summary_candidates": 1000,
     },
     full={
         "repeats": 30,
@@ -342,6 +401,7 @@ BENCHMARK = Benchmark(
         "peer_sizes": [[100, 10], [1000, 15], [10_000, 20]],
         "peer_repeats": {"small": 10, "large": 3},
         "memory": True,
+        "summary_candidates": 10_000,
         "without": [],
     },
     kind="speed",
