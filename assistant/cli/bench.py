@@ -53,7 +53,7 @@ def run_cmd(
     )
     for r in results:
         summary = r.output.summary if r.output else r.reason.splitlines()[0] if r.reason else ""
-        click.echo(f"{r.name:<18} {r.status:<8} {r.seconds:7.1f} s  {summary}")
+        click.echo(f"{r.name:<18} {r.status:<8} {r.seconds:7.1f} s ({r.cpu_seconds:.0f} s CPU)  {summary}")
     click.echo(f"wrote {out}/report.md")
     if any(r.status == "failed" for r in results):
         sys.exit(1)

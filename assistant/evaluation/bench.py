@@ -236,6 +236,7 @@ class BenchResult:
     output: BenchOutput | None = None
     reason: str = ""
     datasets: dict[str, str | None] = field(default_factory=dict)
+    cpu_seconds: float = 0.0  # this process's and its children's CPU time: robust to other load on the machine
 
     @property
     def skipped_datasets(self) -> dict[str, str]:
@@ -262,7 +263,7 @@ def run_one(
         return result
     present = tuple(name for name, why in status.items() if why is None)
     context = BenchContext(bench.name, settings, quick, seed, data_dir, present, figure_dir)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     try:
         result.output = yield from bench.run(context)
         result.status = "ok"
@@ -272,7 +273,15 @@ def run_one(
         result.status = "failed"
         result.reason = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
     result.seconds = round(time.perf_counter() - start, 2)
+    result.cpu_seconds = round(_cpu_seconds() - cpu, 2)
     return result
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _required(bench: Benchmark, name: str) -> bool:

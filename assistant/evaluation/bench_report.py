@@ -135,7 +135,10 @@ def _table_json(result, table, quick: bool, seed: int) -> dict:
 def _section(result, out: Path) -> list[str]:
     lines = [f"## {result.name}: {result.title}", ""]
     settings = ", ".join(f"{k} = {v}" for k, v in result.settings.items()) or "none"
-    lines.append(f"*{result.kind}; status {result.status}; {result.seconds:.1f} s; settings: {settings}*")
+    lines.append(
+        f"*{result.kind}; status {result.status}; {result.seconds:.1f} s wall, {result.cpu_seconds:.1f} s CPU; "
+        f"settings: {settings}*"
+    )
     lines.append("")
     if result.status != "ok":
         reason = result.reason.splitlines()[0] if result.reason else ""
@@ -174,6 +177,7 @@ def write_report(out: Path, results: Sequence, env: dict, quick: bool, seed: int
         "quick": quick,
         "seed": seed,
         "wall_seconds": round(seconds, 1),
+        "cpu_seconds": round(sum(r.cpu_seconds for r in results), 1),
         "environment": env,
         "benchmarks": [
             {
@@ -182,6 +186,7 @@ def write_report(out: Path, results: Sequence, env: dict, quick: bool, seed: int
                 "status": r.status,
                 "reason": r.reason,
                 "seconds": r.seconds,
+                "cpu_seconds": r.cpu_seconds,
                 "settings": r.settings,
                 "skipped_datasets": r.skipped_datasets,
                 "tables": [t.name for t in r.output.tables] if r.output else [],
@@ -196,7 +201,8 @@ def write_report(out: Path, results: Sequence, env: dict, quick: bool, seed: int
     lines = [
         "# Clarify bench report",
         "",
-        f"- mode: {'quick' if quick else 'full'}; seed {seed}; wall time {seconds:.0f} s",
+        f"- mode: {'quick' if quick else 'full'}; seed {seed}; wall time {seconds:.0f} s, "
+        f"CPU time {sum(r.cpu_seconds for r in results):.0f} s",
         f"- commit {env.get('commit') or 'unknown'} ({env.get('branch')})"
         + (", with uncommitted changes" if env.get("uncommitted_changes") else ""),
         f"- machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; Python {env['python']}",
@@ -208,11 +214,12 @@ def write_report(out: Path, results: Sequence, env: dict, quick: bool, seed: int
         ),
         "- packages: " + ", ".join(f"{k} {v}" for k, v in env["packages"].items() if v),
         "",
-        "| benchmark | kind | status | seconds | skipped data sets |",
-        "|---|---|---|---|---|",
+        "| benchmark | kind | status | wall s | CPU s | skipped data sets |",
+        "|---|---|---|---|---|---|",
     ]
     for r in results:
-        lines.append(f"| {r.name} | {r.kind} | {r.status} | {r.seconds:.1f} | {', '.join(r.skipped_datasets) or '-'} |")
+        skipped = ", ".join(r.skipped_datasets) or "-"
+        lines.append(f"| {r.name} | {r.kind} | {r.status} | {r.seconds:.1f} | {r.cpu_seconds:.1f} | {skipped} |")
     lines.append("")
     for r in results:
         lines += _section(r, out)

@@ -56,7 +56,7 @@ def test_a_tiny_bench_twice_gives_the_same_json_and_reports_its_context(tmp_path
     env = run["environment"]
     assert len(env["commit"]) == 40 and env["packages"]["numpy"] and env["machine"]["cores"] >= 1
     (entry,) = run["benchmarks"]
-    assert entry["status"] == "ok"
+    assert entry["status"] == "ok" and entry["cpu_seconds"] > 0 and entry["seconds"] > 0
     assert "semeval" in entry["skipped_datasets"] and str(empty) in entry["skipped_datasets"]["semeval"]
     report = (first / "report.md").read_text()
     assert "- semeval: " in report and "| gppl | imp | 3 |" in report and "| ranking_quality | quality | ok |" in report
