@@ -126,6 +126,29 @@ def train_policy_job(
     yield Progress(0, 0, "loading the models")
     registry = _registry(registry)
     pace = check_pace(pace or registry.default_pace)
+    result = yield from fit_policy(registry, candidates, variant, config, seed, pace=pace, mix=mix)
+    last = result.history[-50:]
+    metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
+    path, data = registry.policy_checkpoint(candidates, variant, pace)
+    save_policy(path, result.net, result.lam, result.w, result.b, {**result.summary(), "pace": pace}, data, metrics)
+    registry.forget_models(prior=False)
+    return result
+
+
+def fit_policy(
+    registry: ModelRegistry,
+    candidates: str = "all",
+    variant: str = "learned",
+    config: PolicyConfig | None = None,
+    seed: int = 0,
+    user_answers: np.ndarray | None = None,
+    pace: str | None = None,
+    mix: VagueQueryMix | None = None,
+) -> Generator[Progress, None, PolicyResult]:
+    """Train a policy on dev-split episodes (first queries from the vague mix) without saving it
+    (``train_policy_job`` saves; sweeps do not). ``user_answers`` [Q, R, Y]: the simulated user's answer
+    distribution (default: the protocol's); ``config`` None: the pace's settings (``pace_config``)."""
+    pace = check_pace(pace or registry.default_pace)
     if variant not in VARIANTS:
         raise ConfigError(f"unknown policy variant {variant!r}: use one of {', '.join(VARIANTS)}")
     cands = candidate_labels(registry.domain, candidates)
@@ -142,22 +165,19 @@ def train_policy_job(
         for question, _ in combined.mentioned(episode.query):
             known[i, question] = True
     base = base_answer_model(registry).restrict(cands)
-    result = yield from train_policy(
-        base,
-        registry.protocol.user_answers[:, :, cands],
-        episodes,
-        prior,
-        np.array([position[e.target] for e in episodes]),
-        config,
-        seed,
-        known_questions=known,
+    answers = registry.protocol.user_answers if user_answers is None else user_answers
+    return (
+        yield from train_policy(
+            base,
+            answers[:, :, cands],
+            episodes,
+            prior,
+            np.array([position[e.target] for e in episodes]),
+            config,
+            seed,
+            known_questions=known,
+        )
     )
-    last = result.history[-50:]
-    metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
-    path, data = registry.policy_checkpoint(candidates, variant, pace)
-    save_policy(path, result.net, result.lam, result.w, result.b, {**result.summary(), "pace": pace}, data, metrics)
-    registry.forget_models(prior=False)
-    return result
 
 
 def dev_mix_episodes(

@@ -56,6 +56,9 @@ def _register() -> None:
     from assistant.cli.summarize import summarize
 
     main.add_command(summarize)
+    from assistant.cli.bench import bench
+
+    main.add_command(bench)
 
 
 _register()
