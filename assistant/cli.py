@@ -49,6 +49,9 @@ def _register() -> None:
     from assistant.commands import rank
 
     main.add_command(rank.rank)
+    from assistant.commands import learn
+
+    main.add_command(learn.learn)
 
 
 _register()
