@@ -86,3 +86,82 @@ def evaluate_cmd(
 def _check_out(out: Path) -> None:
     if out.suffix.lower() != ".csv":
         raise ConfigError(f"--out {out}: give a .csv file name (an MTurk batch input file)")
+
+
+@learn.command("suggest")
+@click.argument("domain")
+@click.option("--k", "k", type=click.IntRange(1, 100_000), default=50, show_default=True, help="Queries to label.")
+@click.option(
+    "--out", "-o", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV to write."
+)
+@click.option("--labels", type=click.IntRange(1, 20), default=5, show_default=True, help="Labels offered per query.")
+@click.option("--samples", type=click.IntRange(2, 1000), default=20, show_default=True, help="MC passes T.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--layout", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the layout.")
+@click.option("--json", "as_json", is_flag=True, help="Print the chosen queries as JSON.")
+def suggest_cmd(
+    domain: str, k: int, out: Path, labels: int, samples: int, seed: int, layout: Path | None, as_json: bool
+) -> None:
+    """Export the K session queries whose labels would help most as an MTurk labelling batch.
+
+    The queries come from sessions that ended without an accepted answer; workers pick the label that
+    answers each (among the text prior's top --labels, or "none of the above"). Import the batch results
+    with `clarify import mturk RESULTS.csv --domain DOMAIN --kind queries`, then run `clarify learn update`.
+    """
+    from assistant.learning.sessions import suggest
+    from assistant.store import KnowledgeBase
+    from crowdsourcing.export import export_label_queries, mturk_layout
+
+    _check_out(out)
+    chosen = run_with_progress(suggest(domain, k, samples, seed, labels), f"choosing queries of {domain}", as_json)
+    with KnowledgeBase.open(domain) as kb:
+        loaded = kb.load_domain()
+    summary = export_label_queries(loaded, [(s.query, s.labels) for s in chosen], out, labels)
+    if layout is not None:
+        try:
+            layout.write_text(mturk_layout("label_queries", labels), encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write the layout {layout}: {exc.strerror or exc}") from exc
+    if as_json:
+        echo_json({**summary, "queries": [{"query": s.query, "expected_loss": s.loss} for s in chosen]})
+        return
+    click.echo(f"wrote {summary['tasks']} labelling tasks for {domain} -> {summary['file']}")
+    for s in chosen[:5]:
+        click.echo(f"  {s.loss:.3f}  {s.query}")
+
+
+@learn.command("update")
+@click.argument("domain")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--samples", type=click.IntRange(2, 1000), default=20, show_default=True, help="MC passes T.")
+@click.option("--max-steps", type=click.IntRange(1), default=None, help="Encoder training steps (default 1500).")
+@click.option("--no-policies", is_flag=True, help="Do not retrain the stop policies after a new encoder.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def update_cmd(domain: str, seed: int, samples: int, max_steps: int | None, no_policies: bool, as_json: bool) -> None:
+    """Retrain the text prior on the original data plus labelled and pseudo-labelled session queries.
+
+    The old model stays unless the new one is better on the dev queries; prints the text prior's Acc@1
+    before and after on the held-out test queries. Never trains on dev or test queries.
+    """
+    from assistant.encoder_training import EncoderTrainConfig
+    from assistant.learning.sessions import update
+
+    config = EncoderTrainConfig(max_steps=max_steps) if max_steps else None
+    report = run_with_progress(
+        update(domain, seed=seed, samples=samples, train_config=config, retrain_policies=not no_policies),
+        f"updating {domain}",
+        as_json,
+    )
+    if as_json:
+        echo_json(report)
+        return
+    b, a = report["before"], report["after"]
+    click.echo(
+        f"{domain}: {report['labelled_sessions']} labelled and {report['pseudo_labelled']} pseudo-labelled session "
+        f"queries (pool {report['pool']}, threshold {report['threshold']:.3f})"
+    )
+    click.echo(f"  dev Acc@1   {b['dev_acc1']:.3f} -> {a['dev_acc1']:.3f}")
+    click.echo(f"  test Acc@1  {b['test_acc1']:.3f} -> {a['test_acc1']:.3f}")
+    click.echo(
+        "  kept the new text prior" if report["kept"] == "new" else "  kept the old text prior (not better on dev)"
+    )

@@ -83,7 +83,9 @@ def fraction_needed(rows: Sequence[dict], tolerance: float = 0.0) -> list[dict]:
                 if r["method"] == method:
                     curve.setdefault(round(r["labelled_fraction"], 6), []).append(r["mrr"])
             reached = [f for f in sorted(curve) if np.mean(curve[f]) >= target]
-            out.append({"dataset": dataset, "model": model, "method": method, "fraction": reached[0] if reached else None})
+            out.append(
+                {"dataset": dataset, "model": model, "method": method, "fraction": reached[0] if reached else None}
+            )
         out.append({"dataset": dataset, "model": model, "method": "full", "fraction": 1.0})
     return out
 
@@ -193,5 +195,7 @@ def summary_table(result: dict) -> str:
             mean = np.mean([r["mrr"] for r in rows if r["method"] == "full"])
             cells = [f"{mean:6.3f}".rjust(6 * len(shown) + len(shown) - 1)] if shown else [f"{mean:6.3f}"]
         value = needed.get(method)
-        lines.append(f"{method:<8} " + " ".join(cells) + f" {('%.0f%%' % (100 * value)) if value else 'not reached':>8}")
+        lines.append(
+            f"{method:<8} " + " ".join(cells) + f" {('%.0f%%' % (100 * value)) if value else 'not reached':>8}"
+        )
     return "\n".join(lines)
