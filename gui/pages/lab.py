@@ -575,6 +575,10 @@ class LabPage(QWidget):
         self.tabs.addTab(self.evaluation, "Evaluate &clarifier")
         self.tabs.addTab(self.training, "&Train models")
         self.tabs.addTab(self.ranking, "Evaluate ran&king")
+        from gui.pages.learning_panel import LearningPanel  # imports this module: not at the top
+
+        self.learning = LearningPanel(self)
+        self.tabs.addTab(self.learning, "&Learn from use")
         self.training.modelsChanged.connect(self.modelsChanged)
         layout = QVBoxLayout(self)
         layout.addWidget(self.domain_label)
