@@ -24,7 +24,7 @@ from tests.support import HashingEncoder
 NAME = "minibank"
 SOURCE = "banking"
 LABELS = 12
-PER_LABEL_SESSIONS = 4
+PER_LABEL_SESSIONS = 3
 # A small encoder and short training: seconds instead of minutes, still clearly better with more queries.
 TINY_ENCODER = EncoderTrainConfig(
     model=SRUEncoderConfig(proj_dim=32, hidden=32, out_dim=32, max_len=24),
