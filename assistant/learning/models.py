@@ -37,7 +37,8 @@ MODELS = ("deep", "encoder")
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Training of either model (``hidden``/``dropout``: the head; DASL's dropout is 0.5)."""
+    """Training of either model (``hidden``/``dropout``: the head; DASL's dropout is 0.5). ``margin`` 0.5
+    beat BDL's 0.1 on the dev split of SemEval seed 0 (dev MRR 0.806 against 0.782, all pool labels)."""
 
     epochs: int = 30
     patience: int = 4
@@ -45,7 +46,7 @@ class TrainConfig:
     min_questions_per_epoch: int = 128
     lr: float = 1e-3
     weight_decay: float = 1e-4
-    margin: float = 0.1
+    margin: float = 0.5
     hidden: int = 256
     dropout: float = 0.5
     max_tokens: int = 48
