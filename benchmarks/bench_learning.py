@@ -26,9 +26,9 @@ def speed(questions: int, samples: int, k: int, seed: int = 0) -> dict:
     import torch
 
     from assistant.learning.acquisition import DASL
+    from assistant.learning.data import load_problems
     from assistant.learning.loop import estimate_pool
     from assistant.learning.models import DeepSelector, TrainConfig
-    from assistant.learning.data import load_problems
     from assistant.learning.uncertainty import pseudo_grades
     from assistant.progress import run_job
 
