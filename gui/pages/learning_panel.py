@@ -8,6 +8,7 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLabel, QPushButton, QSpinBox
 
 from assistant.progress import Progress
@@ -74,6 +75,7 @@ class LearningPanel(_Panel):
         self.figures = QLabel(self)
         self.figures.setObjectName("learningFigures")
         self.figures.setWordWrap(True)
+        self.figures.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.results.addWidget(self.figures, 1)
         self.last_result: dict | None = None
 
