@@ -24,7 +24,8 @@ def learn() -> None:
 @click.argument("dataset")
 @click.option("--model", type=click.Choice(["deep", "encoder"]), default="deep", show_default=True)
 @click.option("--methods", default="dasl,dal,bald,coreset,random", show_default=True, help="Comma-separated.")
-@click.option("--seeds", type=click.IntRange(1, 100), default=4, show_default=True, help="Seeds 0..N-1.")
+@click.option("--seeds", type=click.IntRange(1, 100), default=4, show_default=True, help="How many seeds.")
+@click.option("--first-seed", type=click.IntRange(0), default=0, show_default=True, help="Seeds start here.")
 @click.option("--rounds", type=click.IntRange(0, 1000), default=17, show_default=True)
 @click.option("--initial", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True)
 @click.option("--step", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True)
@@ -40,6 +41,7 @@ def evaluate_cmd(
     model: str,
     methods: str,
     seeds: int,
+    first_seed: int,
     rounds: int,
     initial: float,
     step: float,
@@ -68,6 +70,7 @@ def evaluate_cmd(
         data_dir=data_dir,
         candidates=candidates,
         max_questions=max_questions,
+        first_seed=first_seed,
     )
     result = run_with_progress(job, f"learning on {dataset}")
     click.echo(

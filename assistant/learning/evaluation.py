@@ -100,8 +100,11 @@ def evaluate(
     candidates: int = 20,
     encoder=None,
     max_questions: int | None = None,
+    first_seed: int = 0,
 ) -> Job[dict]:
-    """Run the protocol on ``dataset``; yields Progress, returns {"rows", "needed", ...} (see the module doc)."""
+    """Run the protocol on ``dataset`` for seeds ``first_seed .. first_seed + seeds - 1``; yields Progress,
+    returns {"rows", "needed", ...} (see the module doc). Seeds are independent: runs of disjoint seed
+    ranges concatenate to the run of their union."""
     if model not in MODELS:
         raise ConfigError(f"unknown model {model!r}: use one of {', '.join(MODELS)}")
     if seeds < 1:
@@ -117,7 +120,7 @@ def evaluate(
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small ops; two threads were slower on a shared two-core machine
     try:
-        for seed in range(seeds):
+        for seed in range(first_seed, first_seed + seeds):
             split = split_questions(len(problems), seed)
             pool, dev, test = ([problems[i] for i in split[k]] for k in ("train", "dev", "test"))
             loop = config.loop(len(pool))
@@ -125,7 +128,7 @@ def evaluate(
             def make(model_seed: int):
                 return make_selector(model, config.train, model_seed)
 
-            step = seed * (1 + len(methods))
+            step = (seed - first_seed) * (1 + len(methods))
             full = yield from _as_step(full_data_run(make, pool, dev, test, seed), step, total, f"seed {seed} full")
             rows.append(_row(name, model, "full", 1.0, full["mrr"], seed, labelled=len(pool)))
             for m, method in enumerate(methods):
