@@ -8,7 +8,7 @@ import pytest
 from assistant.errors import ConfigError
 from assistant.learning.acquisition import make_acquisition
 from assistant.learning.data import mrr, split_questions
-from assistant.learning.evaluation import fraction_needed
+from assistant.learning.evaluation import curve_means, fraction_needed
 from assistant.learning.loop import LoopConfig, active_learning_run
 from assistant.learning.models import DeepSelector, EncoderSelector, TrainConfig, target_pairs
 from assistant.learning.pace import SelfPacedPace
@@ -108,3 +108,13 @@ def test_fraction_needed_is_the_first_fraction_reaching_the_full_data_mrr():
     needed = {n["method"]: n["fraction"] for n in fraction_needed(rows)}
     assert needed == {"dasl": 0.3, "random": None, "full": 1.0}  # 0.2 averages 0.64 < 0.65
     assert {n["method"]: n["fraction"] for n in fraction_needed(rows, tolerance=0.02)}["dasl"] == 0.2
+
+
+def test_curve_means_average_the_early_part_of_each_curve():
+    rows = [
+        {"dataset": "d", "model": "deep", "method": "dasl", "labelled_fraction": f, "mrr": v, "seed": s}
+        for s in (0, 1)
+        for f, v in ((0.1, 0.5 + 0.1 * s), (0.3, 0.7), (0.6, 0.0))
+    ]
+    [entry] = curve_means(rows, up_to=0.5)
+    assert entry["method"] == "dasl" and entry["mean_mrr"] == pytest.approx((0.55 + 0.7) / 2)
