@@ -23,10 +23,10 @@ import torch
 from assistant.errors import ConfigError
 from assistant.learning.acquisition import ACQUISITIONS, make_acquisition
 from assistant.learning.data import load_problems, split_questions
-from assistant.learning.loop import LoopConfig, active_learning_run, full_data_run
+from assistant.learning.loop import LoopConfig, active_learning_run, full_data_run, within_step
 from assistant.learning.models import MODELS, TrainConfig, make_selector
 from assistant.learning.pace import SelfPacedPace
-from assistant.progress import Job, Progress
+from assistant.progress import Job
 from assistant.ranking.data import canonical_name
 
 METHODS = tuple(ACQUISITIONS)
@@ -147,12 +147,12 @@ def evaluate(
                 return make_selector(model, config.train, model_seed)
 
             step = (seed - first_seed) * (1 + len(methods))
-            full = yield from _as_step(full_data_run(make, pool, dev, test, seed), step, total, f"seed {seed} full")
+            full = yield from within_step(full_data_run(make, pool, dev, test, seed), step, total, f"seed {seed} full")
             rows.append(_row(name, model, "full", 1.0, full["mrr"], seed, labelled=len(pool)))
             for m, method in enumerate(methods):
                 acquisition = make_acquisition(method, config.pace)
                 run = active_learning_run(make, pool, dev, test, acquisition, loop, seed)
-                for r in (yield from _as_step(run, step + 1 + m, total, f"seed {seed} {method}")):
+                for r in (yield from within_step(run, step + 1 + m, total, f"seed {seed} {method}")):
                     rows.append(_row(name, model, method, r["labelled_fraction"], r["mrr"], seed, **_extra(r)))
     finally:
         torch.set_num_threads(threads)
@@ -187,16 +187,6 @@ def _row(dataset: str, model: str, method: str, fraction: float, value: float, s
 def _extra(row: dict) -> dict:
     keys = ("round", "labelled", "pseudo_labelled", "pseudo_accuracy", "dev_mrr", "seconds")
     return {k: row[k] for k in keys if k in row}
-
-
-def _as_step(job: Job, step: int, total: int, message: str) -> Job:
-    """Pass a sub-job's progress on as step ``step`` of ``total`` (its records keep their own message)."""
-    try:
-        while True:
-            inner = next(job)
-            yield Progress(step, total, f"{message}: {inner.message}", inner.metrics)
-    except StopIteration as stop:
-        return stop.value
 
 
 def summary_table(result: dict) -> str:

@@ -93,7 +93,7 @@ def active_learning_run(
         train = [pool[i] for i in labelled] + [pool[i] for i in pseudo]
         targets = [pool[i].grades for i in labelled] + list(pseudo.values())
         model = make_model(seed * 1000 + r)
-        fitted = yield from _within(
+        fitted = yield from within_step(
             model.fit(train, targets, dev), r, config.rounds + 1, f"{acquisition.name} round {r}"
         )
         row = {
@@ -146,12 +146,12 @@ def full_data_run(
 ) -> Job[dict]:
     """Train on every pool question with its true grades: the full-data reference."""
     model = make_model(seed * 1000 + 999)
-    fitted = yield from _within(model.fit(list(pool), [p.grades for p in pool], dev), 0, 1, "full data")
+    fitted = yield from within_step(model.fit(list(pool), [p.grades for p in pool], dev), 0, 1, "full data")
     yield Progress(1, 1, "full data")
     return {"labelled": len(pool), "labelled_fraction": 1.0, "mrr": mrr(model.scores(test), test), **fitted}
 
 
-def _within(job: Job, step: int, total: int, message: str) -> Job:
+def within_step(job: Job, step: int, total: int, message: str) -> Job:
     """Run a sub-job, passing on its progress as steps of the outer job (so that Cancel stays responsive)."""
     try:
         while True:

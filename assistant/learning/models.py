@@ -100,7 +100,7 @@ class AnswerSelector(ABC):
         if len(problems) != len(targets):
             raise ConfigError(f"{len(problems)} training questions but {len(targets)} target vectors")
         cfg = self.config
-        usable = [(p, target_pairs(t)) for p, t in zip(problems, targets) if len(target_pairs(t))]
+        usable = [(p, pairs) for p, t in zip(problems, targets) if len(pairs := target_pairs(t))]
         rng = np.random.default_rng(self.seed)
         gen = torch.Generator().manual_seed(self.seed)
         with torch.random.fork_rng():

@@ -45,7 +45,7 @@ from assistant.encoder import (
     ranking_metrics,
 )
 from assistant.encoder_training import EncoderTrainConfig, train_encoder
-from assistant.errors import ConfigError, ModelMissingError
+from assistant.errors import ConfigError, ModelMissingError, UnknownLabelError
 from assistant.learning.pace import SelfPacedPace
 from assistant.learning.uncertainty import expected_ranking_loss
 from assistant.progress import Job, Progress
@@ -99,7 +99,7 @@ def _label_index(domain: Domain, key: str | None) -> int | None:
         return None
     try:
         return domain.label_index(key)
-    except Exception:  # a label deleted since the session: nothing to learn from it
+    except UnknownLabelError:  # a label deleted since the session: nothing to learn from it
         return None
 
 
