@@ -59,6 +59,9 @@ def _register() -> None:
     from assistant.cli.bench import bench
 
     main.add_command(bench)
+    from assistant.cli.learn import learn
+
+    main.add_command(learn)
 
 
 _register()
