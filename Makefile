@@ -31,8 +31,9 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
 
+# Every benchmark's tables and figures in bench-results/report.md (models are trained once into bench-results/home).
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks
+	CLARIFY_HOME=$${CLARIFY_HOME:-$(CURDIR)/bench-results/home} $(BIN)/clarify bench run --out bench-results
 
 # The reliability probe at full size (issue 12): 1,500 damaged import files, 100 kill -9 of `clarify ask`, a
 # second writer, damaged models and knowledge bases, bad arguments. Kills need DOMAIN trained in CLARIFY_HOME.

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from assistant.errors import ConfigError
-from assistant.text.tokens import STOPWORDS, singular, words
+from assistant.text.lemmas import noun_lemma
+from assistant.text.tokens import STOPWORDS, words
 
 
 def normalize_tag(tag: str) -> str:
@@ -30,8 +31,8 @@ def normalize_tag(tag: str) -> str:
 
 
 def tag_key(tag: str) -> str:
-    """Canonical key: content words, singular, sorted. Tags with equal keys are the same tag."""
-    tokens = [singular(w.replace("'", "")) for w in words(normalize_tag(tag)) if w not in STOPWORDS]
+    """Canonical key: content words, plurals singular, sorted. Tags with equal keys are the same tag."""
+    tokens = [noun_lemma(w.replace("'", "")) for w in words(normalize_tag(tag)) if w not in STOPWORDS]
     return " ".join(sorted(tokens)) or normalize_tag(tag)
 
 

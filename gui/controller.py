@@ -225,6 +225,9 @@ class SessionController(QObject):
     def skip_to_shortlist(self) -> bool:
         return self._do("Skip to the shortlist", lambda s: s.skip_to_shortlist())
 
+    def add_words(self, words: str) -> bool:
+        return self._do("Add words", lambda s: s.add_words(words))
+
     def ask_more(self) -> bool:
         return self._do("Ask more questions", lambda s: s.ask_more())
 

@@ -141,8 +141,14 @@ def about_html() -> str:
     return ABOUT_HTML.format(version=number)
 
 
+# The question pace (assistant.app.registry.PACES): the domain's own default, or one of the two.
+PACE_DEFAULT = "domain default"
+PACE_CHOICES = (PACE_DEFAULT, "quick", "thorough")
+
+
 class SettingsDialog(QDialog):
-    """Session settings (saved in QSettings): shortlist size, ranking budget and confidence, candidates."""
+    """Session settings (saved in QSettings): question pace, shortlist size, ranking budget and confidence,
+    candidates."""
 
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -171,8 +177,16 @@ class SettingsDialog(QDialog):
         self.acquisition = QComboBox(self)
         self.acquisition.addItems(["imp", "tp", "eig", "unpa", "unc", "random"])
         self.acquisition.setCurrentText(config.acquisition)
+        self.pace = QComboBox(self)
+        self.pace.addItems(list(PACE_CHOICES))
+        self.pace.setCurrentText(config.pace or PACE_DEFAULT)
+        self.pace.setToolTip(
+            "How many questions the assistant may ask: 'quick' asks fewer, 'thorough' keeps asking while a "
+            "question still helps; the domain's default was chosen on its dev queries"
+        )
         form = QFormLayout()
         for label, widget in (
+            ("Question &pace:", self.pace),
             ("&Candidates:", self.candidates),
             ("&Shortlist size:", self.shortlist),
             ("Comparisons at &most:", self.budget),
@@ -196,6 +210,7 @@ class SettingsDialog(QDialog):
         self.settings.setValue("session/ranking_threshold", self.threshold.value())
         self.settings.setValue("session/ranking_model", self.model.currentText())
         self.settings.setValue("session/acquisition", self.acquisition.currentText())
+        self.settings.setValue("session/pace", self.pace.currentText())
         super().accept()
 
 
@@ -212,9 +227,10 @@ def session_config(settings: QSettings):
         ("ranking_threshold", float),
         ("ranking_model", str),
         ("acquisition", str),
+        ("pace", str),
     ):
         raw = settings.value(f"session/{name}")
-        if raw is None:
+        if raw is None or (name == "pace" and raw == PACE_DEFAULT):
             continue
         try:
             values[name] = kind(raw)

@@ -70,8 +70,10 @@ class SessionSnapshot:
     proposed: FinalAnswer | None
     final: FinalAnswer | None
     stop_reason: str | None
+    stop_explanation: str | None
     can_undo: bool
     can_ask_more: bool
+    can_add_words: bool
     transcript: tuple[dict[str, Any], ...] = field(default=())
     candidate_titles: dict[str, str] = field(default_factory=dict)
 
@@ -138,8 +140,10 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         proposed=session.proposed,
         final=session.final,
         stop_reason=session.stop_reason,
+        stop_explanation=session.stop_explanation,
         can_undo=session.can_undo,
         can_ask_more=session.can_ask_more,
+        can_add_words=session.can_add_words,
         transcript=transcript,
         candidate_titles=titles,
     )

@@ -15,6 +15,9 @@ ASSISTANT = "#f1f1f1"
 NOTE = "#777777"
 STOP_REASONS = {
     "policy": "I think I know enough",
+    "confident": "I think I know enough",
+    "no_informative_question": "no question I have would tell these apart",
+    "no_question": "I have no questions left",
     "user": "you asked for the shortlist",
     "max_turns": "that was my last question",
 }
@@ -67,8 +70,12 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         return _bubble(escape(event.get("text", "")), user=False) + _bubble(_answer_text(event), user=True)
     if kind == "skip":
         return _bubble("Skip to the shortlist, please.", user=True)
+    if kind == "words":
+        return _bubble(f"More about it: {escape(event.get('text', ''))}", user=True)
     if kind == "stop":
         reason = STOP_REASONS.get(event.get("reason", ""), event.get("reason", ""))
+        if "coverage" in event and event.get("reason") == "confident":
+            reason += f": {float(event['coverage']):.0%} sure the answer is shortlisted"
         return _bubble(f"Here is my shortlist ({escape(reason)}). Which of these is better?", user=False)
     if kind == "more":
         return _bubble("Ask me more questions.", user=True)

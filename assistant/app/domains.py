@@ -12,7 +12,7 @@ from typing import Any
 
 from assistant import paths
 from assistant.app.registry import ModelRegistry
-from assistant.app.research import train_encoder_job, train_policy_job
+from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
 from assistant.errors import DomainNotFoundError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, built_domains
@@ -80,9 +80,13 @@ def prepare(
         yield from train_encoder_job(registry, seed)
         trained.append("encoder")
         todo = registry.missing(candidate_settings)
-    for item in todo:
-        _, cands, variant = item.split("-", 2)
-        yield from train_policy_job(registry, cands, variant, seed=seed)
+    for item in todo:  # policies first, then the coverage rules tuned for them
+        if item.startswith("coverage-"):
+            _, cands, pace = item.split("-", 2)
+            yield from tune_coverage_job(registry, cands, pace, seed=seed)
+        else:
+            _, cands, variant, pace = item.split("-", 3)
+            yield from train_policy_job(registry, cands, variant, seed=seed, pace=pace)
         trained.append(item)
     return trained
 

@@ -20,8 +20,8 @@ from typing import Literal
 
 import numpy as np
 
-from assistant.app.registry import ModelRegistry
-from assistant.clarification.clarifier import AnswerKind, Conversation, ShortlistItem
+from assistant.app.registry import ModelRegistry, check_pace
+from assistant.clarification.clarifier import AnswerKind, Conversation, QueryChange, ShortlistItem
 from assistant.errors import ConfigError, SessionStateError
 from assistant.store import KnowledgeBase, SessionLog, SessionSummary
 
@@ -45,7 +45,8 @@ Phase = Literal["clarifying", "comparing", "decided", "finished", "failed"]
 class SessionConfig:
     """``shortlist_size`` labels go to the comparison phase; the ranker stops at ``ranking_threshold``
     confidence or after ``ranking_budget`` comparisons. ``text_prior`` is the model registry's, recorded when
-    the session starts so that it is resumed with the same one."""
+    the session starts so that it is resumed with the same one. ``pace``: "quick" or "thorough" (the cost of
+    a question, see ``assistant.app.registry.PACES``; None: the domain's default, recorded at the start)."""
 
     candidates: str = "all"
     shortlist_size: int = 5
@@ -55,10 +56,13 @@ class SessionConfig:
     ranking_threshold: float = 0.9
     seed: int = 0
     text_prior: str = "sru"
+    pace: str | None = None
 
     def __post_init__(self) -> None:
         if self.shortlist_size < 1:
             raise ConfigError(f"shortlist_size must be at least 1, got {self.shortlist_size}")
+        if self.pace is not None:
+            check_pace(self.pace)
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ class Session:
         self.log = SessionLog(kb)
         self.id = session_id
         self.config = config
-        clarifier = registry.clarifier(config.candidates)
+        clarifier = registry.clarifier(config.candidates, config.pace, config.shortlist_size)
         self.conversation: Conversation = clarifier.start(query, np.random.default_rng(config.seed))
         self.query = self.conversation.query
         self.ranking = None  # assistant.ranking.RankingSession while comparing
@@ -109,7 +113,8 @@ class Session:
         cls, registry: ModelRegistry, query: str, config: SessionConfig | None = None, kb: KnowledgeBase | None = None
     ) -> Session:
         """Open a new session for ``query``; the query and the first decision are logged at once."""
-        config = replace(config or SessionConfig(), text_prior=registry.text_prior)
+        config = config or SessionConfig()
+        config = replace(config, text_prior=registry.text_prior, pace=config.pace or registry.default_pace)
         kb = kb or KnowledgeBase.open(registry.name)
         session = cls(registry, kb, 0, query, config)  # validates the query before anything is written
         session.id = session.log.create(session.query, asdict(config))
@@ -159,7 +164,7 @@ class Session:
             q.kind,
             q.options,
             self.conversation.turn + 1,
-            self.domain.supports_not_visible,
+            self.domain.allows_not_visible(self._pending_question),
         )
 
     def posterior(self, k: int = 10) -> list[ShortlistItem]:
@@ -217,6 +222,33 @@ class Session:
             payload["option_text"] = options[option]
         self._act("answer", payload)
 
+    def add_words(self, words: str) -> None:
+        """The person says more about what they look for ("it was in gmail"): the prior is recomputed on the
+        longer query and the answers so far stay. Allowed while clarifying, and after the assistant stopped
+        until the first comparison (the questions then resume if the assistant is no longer sure)."""
+        if not self.can_add_words:
+            raise SessionStateError("words can be added while questions are asked or before the first comparison")
+        if not words or not words.strip():
+            raise ConfigError("there are no words to add: type what else you can say about it")
+        self._act("words", {"text": " ".join(words.split())})
+
+    @property
+    def stop_explanation(self) -> str | None:
+        """Why the assistant stopped asking, in words (None while it asks)."""
+        if self.phase == "clarifying" or self.stop_reason is None:
+            return None
+        size = self.config.shortlist_size
+        covered = self.conversation.coverage()
+        top = float(self.conversation.probs.max())
+        reasons = {
+            "confident": f"it is {covered:.0%} sure the answer is among the {size} shortlisted (best guess {top:.0%})",
+            "no_informative_question": "no question left would tell the shortlisted answers apart",
+            "no_question": "it has asked every question it has",
+            "max_turns": f"it reached its limit of {self.conversation.clarifier.config.max_turns} questions",
+            "user": "you chose to skip to the answers",
+        }
+        return "Stopped asking: " + reasons.get(self.stop_reason, self.stop_reason) + "."
+
     def skip_to_shortlist(self) -> None:
         """Stop asking and compare the shortlist now."""
         self._need("clarifying")
@@ -255,13 +287,18 @@ class Session:
         return self.phase in ("comparing", "decided") and not self.comparisons
 
     @property
+    def can_add_words(self) -> bool:
+        """Whether ``add_words`` is allowed now: while clarifying, or stopped before the first comparison."""
+        return self.phase == "clarifying" or self.can_ask_more
+
+    @property
     def can_undo(self) -> bool:
         """Whether ``undo`` has something to take back now."""
         if self.phase in ("finished", "failed"):
             return False
         if self.phase == "clarifying":
-            return bool(self.conversation.answers)
-        return bool(self.comparisons or self.conversation.answers or self.stop_reason == "user")
+            return self.conversation.can_undo
+        return bool(self.comparisons or self.conversation.can_undo or self.stop_reason == "user")
 
     def undo(self) -> None:
         """Take back the last answer or comparison, stepping back across phases (not after the end)."""
@@ -293,9 +330,14 @@ class Session:
             self._pending_question = self.conversation.next_question(override_stop=self._override_stop)
             self._override_stop = False
             if self._pending_question is None:
-                reason = self.stop_reason or "policy"
+                reason = self.stop_reason or self.conversation.stop_reason or "confident"
                 ranking = self._shortlist_ranking()
-                payload = {"reason": reason, "ranking": ranking.to_dict()}
+                payload = {
+                    "reason": reason,
+                    "coverage": round(self.conversation.coverage(), 4),
+                    "top": round(float(self.conversation.probs.max()), 4),
+                    "ranking": ranking.to_dict(),
+                }
                 self._apply("stop", payload, ranking)
                 self._log("stop", payload)
         if self.phase == "comparing" and self.ranking.stopped:
@@ -311,6 +353,12 @@ class Session:
         if kind == "answer":
             self.conversation.answer(payload["question"], payload.get("option"), payload.get("answer", "option"))
             self._override_stop = False
+        elif kind == "words":
+            if self.phase != "clarifying":
+                self._leave_comparing()
+            self.conversation.add_words(payload["text"])
+            self.query = self.conversation.query
+            self._override_stop = False
         elif kind == "skip":
             self.conversation.force_stop()
             self.stop_reason = "user"
@@ -319,7 +367,7 @@ class Session:
 
             self.conversation.force_stop()
             self.ranking = ranking if ranking is not None else RankingSession.from_dict(payload["ranking"])
-            self.stop_reason = payload.get("reason", "policy")
+            self.stop_reason = payload.get("reason", "confident")
             self.phase = "comparing"
             self._pending_question = None
         elif kind == "more":
@@ -351,9 +399,13 @@ class Session:
             if reason == "user":
                 self._override_stop = True  # the user skipped: show the question they skipped again
             else:
-                self.conversation.undo()
+                self._undo_conversation()
         else:
-            self.conversation.undo()
+            self._undo_conversation()
+
+    def _undo_conversation(self) -> None:
+        if isinstance(self.conversation.undo(), QueryChange):
+            self.query = self.conversation.query
 
     def _leave_comparing(self) -> None:
         self.ranking = None

@@ -22,24 +22,35 @@ import numpy as np
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.belief import Belief, Evidence
 from assistant.clarification.questions import InformationGainQuestions, Strategy, answer_distribution, information_gain
-from assistant.clarification.stopping import StopRule
+from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, StopRule, shortlist_coverage
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
 from assistant.priors.base import Prior, restrict
 from assistant.store import Domain, Label, Question
 
 AnswerKind = Literal["option", "probably", "not_sure", "not_visible"]
+# Why a conversation stopped asking: the stop rule was confident (and the shortlist covers the answer),
+# no question left would be informative, none is left at all, the question limit, or the person skipped.
+STOP_REASONS: tuple[str, ...] = ("confident", "no_informative_question", "no_question", "max_turns", "user")
 ANSWER_KINDS: tuple[str, ...] = ("option", "probably", "not_sure", "not_visible")
 
 
 @dataclass(frozen=True)
 class ClarifierConfig:
-    """``max_turns``: questions at most; ``softness``: weight of a "probably" answer (1 = sure)."""
+    """``max_turns``: questions at most; ``softness``: weight of a "probably" answer (1 = sure).
+
+    ``coverage``: compare only when the shortlist (the ``shortlist_size`` most likely labels) holds the
+    answer with at least this probability under the belief: below it the clarifier keeps asking although
+    the stop rule says stop, unless no informative question is left (0 = the stop rule alone decides).
+    """
 
     max_turns: int = 10
     shortlist_size: int = 10
     softness: float = 0.5
+    coverage: float = 0.0
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.coverage <= 1.0:
+            raise ConfigError(f"coverage must be in [0, 1], got {self.coverage}")
         if self.max_turns < 0:
             raise ConfigError(f"max_turns must be >= 0, got {self.max_turns}")
         if self.shortlist_size < 1:
@@ -88,6 +99,17 @@ def check_query(query: str) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class QueryChange:
+    """The person added words: the query and what it had answered before (for undo)."""
+
+    words: str
+    previous_query: str
+    previous_prior: np.ndarray
+    previous_understood: tuple[tuple[int, int], ...]
+    newly_known: tuple[int, ...]
+
+
 class Clarifier:
     """See the module docstring. ``candidates``: domain label indices to choose among (None = all)."""
 
@@ -130,9 +152,16 @@ class Clarifier:
         self, scores: np.ndarray, query: str = "", rng: np.random.Generator | None = None
     ) -> Conversation:
         """Open a conversation from precomputed prior scores [Y over the whole domain] (simulation)."""
+        return Conversation(self, restrict(np.asarray(scores), self.candidates), query, rng, self.understood(query))
+
+    def understood(self, query: str) -> list[tuple[int, int]]:
+        """(question, option) pairs ``query`` already answers (their evidence is in the prior)."""
         mentioned = getattr(self.prior, "mentioned", None)
-        understood = mentioned(query) if (mentioned is not None and query) else []
-        return Conversation(self, restrict(np.asarray(scores), self.candidates), query, rng, understood)
+        return mentioned(query) if (mentioned is not None and query) else []
+
+    def log_prior(self, query: str) -> np.ndarray:
+        """[Y_c] the prior's scores of ``query`` over the candidates."""
+        return restrict(np.asarray(self.prior.scores([query])[0]), self.candidates)
 
 
 class Conversation:
@@ -160,7 +189,10 @@ class Conversation:
             self.asked[question] = True
         self.retired_groups: list[int] = []
         self.answers: list[AnswerRecord] = []
+        self.query_changes: list[QueryChange] = []
+        self._steps: list[str] = []  # "answer" or "query", in order, so that undo takes back the last one
         self.stopped = False
+        self.stop_reason: str | None = None  # why it stopped (``STOP_REASONS``), once it has
 
     # ---- state -------------------------------------------------------------------------------------
     @property
@@ -186,11 +218,34 @@ class Conversation:
         return self.clarifier.domain.questions[index]
 
     # ---- decisions ---------------------------------------------------------------------------------
+    def best_gain(self) -> float:
+        """The expected information gain (nats) of the best question still available (0 if none)."""
+        available = self.available
+        if not available.any():
+            return 0.0
+        return max(0.0, float(information_gain(self.clarifier.model, self.probs)[available].max()))
+
+    def coverage(self) -> float:
+        """P(the answer is in the shortlist) under the current belief."""
+        return shortlist_coverage(self.probs, self.clarifier.config.shortlist_size)
+
     def should_stop(self) -> bool:
+        """Whether to stop asking now; ``stop_reason`` says why (see ``STOP_REASONS``)."""
         cfg = self.clarifier.config
-        if self.turn >= cfg.max_turns or not self.available.any():
+        if self.turn >= cfg.max_turns:
+            self.stop_reason = "max_turns"
             return True
-        return self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns)
+        if not self.available.any():
+            self.stop_reason = "no_question"
+            return True
+        gain = self.best_gain()
+        if not self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns, gain):
+            return False
+        informative = gain > MIN_INFORMATIVE_GAIN
+        if cfg.coverage > 0 and informative and self.coverage() < cfg.coverage:
+            return False  # the shortlist is unlikely to hold the answer and a question can still help
+        self.stop_reason = "confident" if informative else "no_informative_question"
+        return True
 
     def next_question(self, override_stop: bool = False) -> int | None:
         """The question to ask now, or None when the agent stops (then call ``shortlist``).
@@ -199,9 +254,10 @@ class Conversation:
         ``max_turns`` and only while questions are left).
         """
         if override_stop:
-            self.stopped = False
+            self.stopped, self.stop_reason = False, None
             if self.turn >= self.clarifier.config.max_turns or not self.available.any():
                 self.stopped = True
+                self.stop_reason = "max_turns" if self.available.any() else "no_question"
                 return None
         elif self.stopped or self.should_stop():
             self.stopped = True
@@ -211,6 +267,7 @@ class Conversation:
     def force_stop(self) -> None:
         """The user skips to the shortlist."""
         self.stopped = True
+        self.stop_reason = "user"
 
     def answer(self, question: int, option: int | None = None, kind: AnswerKind = "option") -> None:
         """Record the user's answer to ``question`` and update the belief."""
@@ -228,27 +285,60 @@ class Conversation:
             softness = 1.0 if kind == "option" else self.clarifier.config.softness
             log_likelihood = np.log(model.likelihood(question, option, softness)).astype(np.float64)
         elif kind == "not_visible":
-            if not self.clarifier.domain.supports_not_visible:
-                raise ConfigError(f"'not visible' is not an answer in domain {self.clarifier.domain.name!r}")
+            if not self.clarifier.domain.allows_not_visible(question):
+                raise ConfigError(
+                    f"'not visible' is not an answer to {self.question(question).text!r}: answer it, or say 'not sure'"
+                )
             self.retired_groups.append(int(self.clarifier.group_index[question]))
         evidence = Evidence(question, option, kind, log_likelihood)
         self.belief.update(evidence)
         self.query_free.update(evidence)
         self.asked[question] = True
         self.answers.append(AnswerRecord(question, option, kind))
-        self.stopped = False
+        self._steps.append("answer")
+        self.stopped, self.stop_reason = False, None
 
-    def undo(self) -> AnswerRecord:
-        """Take back the last answer; the posterior is recomputed exactly."""
-        if not self.answers:
+    def add_words(self, words: str) -> QueryChange:
+        """The person says more ("it was in gmail"): the prior is recomputed on the longer query, the answers
+        so far stay, and questions the new words answer are no longer asked."""
+        words = " ".join(words.split())
+        if not words:
+            raise EmptyQueryError("there are no words to add: type what else you can say about it")
+        query = f"{self.query} {words}".strip()
+        understood = self.clarifier.understood(query)
+        newly = tuple(sorted({q for q, _ in understood if not self.asked[q]}))
+        change = QueryChange(
+            words, self.query, self.belief.replace_prior(self.clarifier.log_prior(query)), tuple(self.understood), newly
+        )
+        self.query, self.understood = query, list(understood)
+        self.asked[list(newly)] = True
+        self.query_changes.append(change)
+        self._steps.append("query")
+        self.stopped, self.stop_reason = False, None
+        return change
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._steps)
+
+    def undo(self) -> AnswerRecord | QueryChange:
+        """Take back the last answer or added words; the posterior is recomputed exactly."""
+        if not self._steps:
             raise SessionStateError("there is no answer to undo")
+        if self._steps.pop() == "query":
+            change = self.query_changes.pop()
+            self.belief.replace_prior(change.previous_prior)
+            self.query, self.understood = change.previous_query, list(change.previous_understood)
+            self.asked[list(change.newly_known)] = False
+            self.stopped, self.stop_reason = False, None
+            return change
         last = self.answers.pop()
         self.belief.undo()
         self.query_free.undo()
         self.asked[last.question] = False
         if last.kind == "not_visible":
             self.retired_groups.remove(int(self.clarifier.group_index[last.question]))
-        self.stopped = False
+        self.stopped, self.stop_reason = False, None
         return last
 
     # ---- results -----------------------------------------------------------------------------------

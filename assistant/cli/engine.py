@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from assistant.app.domains import prepare
-from assistant.app.registry import CANDIDATE_SETTINGS, TEXT_PRIORS, VARIANTS, ModelRegistry
+from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS, VARIANTS, ModelRegistry
 from assistant.app.research import (
     SYSTEMS,
     PolicyConfig,
     evaluate_job,
+    noise_sweep_job,
+    noise_table,
+    pace_config,
     plot_accuracy_vs_turns,
     train_encoder_job,
     train_policy_job,
+    tune_coverage_job,
 )
 from assistant.cli.common import SEED, FiniteFloat, check_output, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
@@ -37,6 +42,15 @@ PRIOR_OPTION = click.option(
     default="sru",
     show_default=True,
     help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies).",
+)
+
+
+PACE_OPTION = click.option(
+    "--pace",
+    type=click.Choice(PACES),
+    default=None,
+    help="The cost of a question: 'quick' asks fewer, 'thorough' asks while a question still helps "
+    "(default: the domain's).",
 )
 
 
@@ -72,20 +86,8 @@ def train_encoder_command(name: str, seed: int) -> None:
 @CANDIDATES_OPTION
 @click.option("--variant", type=click.Choice(VARIANTS), default=None, help="Only this variant (default: both).")
 @click.option("--iterations", type=click.IntRange(1, 1_000_000), default=PolicyConfig.iterations, show_default=True)
-@click.option(
-    "--turn-reward",
-    type=FiniteFloat(),
-    default=PolicyConfig.turn_reward,
-    show_default=True,
-    help="r_a: reward per question.",
-)
-@click.option(
-    "--turn-budget",
-    type=FiniteFloat(0),
-    default=PolicyConfig.turn_budget,
-    show_default=True,
-    help="Cap on mean questions.",
-)
+@click.option("--turn-reward", type=FiniteFloat(), default=None, help="r_a: reward per question (default: the pace's).")
+@click.option("--turn-budget", type=FiniteFloat(0), default=None, help="Cap on mean questions (default: the pace's).")
 @click.option(
     "--estimator",
     type=click.Choice(["expected", "reinforce"]),
@@ -95,29 +97,39 @@ def train_encoder_command(name: str, seed: int) -> None:
 )
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @PRIOR_OPTION
+@PACE_OPTION
 def train_policy_command(
     name: str,
     candidates: str,
     variant: str | None,
     iterations: int,
-    turn_reward: float,
-    turn_budget: float,
+    turn_reward: float | None,
+    turn_budget: float | None,
     estimator: str,
     seed: int,
     text_prior: str,
+    pace: str | None,
 ) -> None:
-    """Train the STOP/ASK policy of domain NAME with REINFORCE against the simulator."""
+    """Train the STOP/ASK policy of domain NAME with REINFORCE against the simulator, on dev episodes with
+    vague first queries, and tune its compare-only-when-covered rule on dev."""
     registry = ModelRegistry(name, text_prior=text_prior)
-    config = PolicyConfig(
-        iterations=iterations, turn_reward=turn_reward, turn_budget=turn_budget or None, estimator=estimator
-    )
+    pace = pace or registry.default_pace
+    config = pace_config(pace, PolicyConfig(iterations=iterations, estimator=estimator))
+    if turn_reward is not None:
+        config = replace(config, turn_reward=turn_reward)
+    if turn_budget is not None:
+        config = replace(config, turn_budget=turn_budget or None)
     for v in [variant] if variant else list(VARIANTS):
-        result = run_with_progress(train_policy_job(registry, candidates, v, config, seed), f"policy {candidates}/{v}")
+        job = train_policy_job(registry, candidates, v, config, seed, pace=pace)
+        result = run_with_progress(job, f"policy {candidates}/{v}/{pace}")
         last = result.history[-1]
         click.echo(
-            f"policy {candidates}/{v}: lambda={result.lam:.3f} reward={last['reward']:.2f} "
+            f"policy {candidates}/{v}/{pace}: lambda={result.lam:.3f} reward={last['reward']:.2f} "
             f"accuracy={last['accuracy']:.3f} turns={last['turns']:.2f} ({result.seconds:.1f} s)"
         )
+        if v == "learned":
+            tuned = run_with_progress(tune_coverage_job(registry, candidates, pace, seed=seed), "coverage rule")
+            click.echo(f"compare only when the shortlist covers the answer with p >= {tuned['coverage']}")
 
 
 @click.command("evaluate")
@@ -131,25 +143,41 @@ def train_policy_command(
 )
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Same seed, same numbers.")
 @CANDIDATES_OPTION
-@click.option("--queries", "queries_file", type=click.Path(dir_okay=False), help="TSV with columns label, query.")
+@click.option(
+    "--queries",
+    default="crowd",
+    show_default=True,
+    help="First queries: 'crowd' (held-out crowd queries), 'vague' (vague versions of them) or a TSV file "
+    "with columns label, query.",
+)
 @click.option("--systems", default=",".join(SYSTEMS), show_default=True, help="Comma-separated systems to run.")
 @click.option("--max-turns", type=click.IntRange(1, 100), default=10, show_default=True)
 @click.option("--json", "json_file", type=click.Path(dir_okay=False), help="Write the results as JSON.")
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False), help="Write Acc@1 vs turns as PNG.")
 @click.option("--csv", "csv_file", type=click.Path(dir_okay=False), help="Write the table as CSV.")
+@click.option(
+    "--user-noise",
+    default="0",
+    show_default=True,
+    help="Share of the simulated user's answers flipped, 'not sure' or another person's; several levels "
+    "(0,0.1,0.2) give Acc@1 against noise.",
+)
 @PRIOR_OPTION
+@PACE_OPTION
 def evaluate_command(
     name: str,
     episodes: int,
     seed: int,
     candidates: str,
-    queries_file: str | None,
+    queries: str,
     systems: str,
     max_turns: int,
     json_file: str | None,
     plot_file: str | None,
     csv_file: str | None,
+    user_noise: str,
     text_prior: str,
+    pace: str | None,
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
@@ -159,12 +187,33 @@ def evaluate_command(
         raise ConfigError(f"{what}: choose from {', '.join(SYSTEMS)}")
     for path, option in ((json_file, "--json"), (csv_file, "--csv"), (plot_file, "--plot")):
         check_output(path, option)
+    levels = _noise_levels(user_noise)
     registry = ModelRegistry(name, text_prior=text_prior)
-    job = evaluate_job(registry, candidates, episodes, seed, chosen, max_turns, queries_file=queries_file)
+    args = {
+        "candidates": candidates,
+        "episodes": episodes,
+        "seed": seed,
+        "systems": chosen,
+        "max_turns": max_turns,
+        "queries": queries,
+        "pace": pace,
+    }
+    if len(levels) > 1:
+        reports = run_with_progress(noise_sweep_job(registry, levels, **args), f"evaluating {name}")
+        click.echo(noise_table(reports))
+        click.echo(f"(Acc@1 / mean questions; {reports[0].meta['episodes']} episodes per level)")
+        if json_file:
+            Path(json_file).write_text(json.dumps([r.to_dict() for r in reports], indent=2))
+        return
+    job = evaluate_job(registry, user_noise=levels[0], **args)
     report = run_with_progress(job, f"evaluating {name}")
     click.echo(report.to_markdown())
+    meta = report.meta
     click.echo(
-        f"({report.meta['episodes']} episodes, {report.meta['candidates']} candidates, {report.meta['seconds']} s)"
+        f"({meta['episodes']} episodes, {meta['candidates']} candidates, {meta['queries']} queries, pace "
+        f"{meta['pace']}, coverage rule {meta['coverage']}, {meta['user_noise']}, agent-user answer "
+        f"correlation {meta['agent_user_correlation']:.3f}, Acc@1 0.9 after "
+        f"{meta.get('questions_to_acc1_0.9')} questions, {meta['seconds']} s)"
     )
     if json_file:
         report.to_json(json_file)
@@ -174,11 +223,34 @@ def evaluate_command(
         plot_accuracy_vs_turns(report, plot_file)
 
 
+def _noise_levels(text: str) -> list[float]:
+    try:
+        levels = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise ConfigError(
+            f"--user-noise takes numbers in [0, 1) separated by commas (e.g. 0,0.1,0.2), got {text!r}"
+        ) from exc
+    if not levels or any(not 0 <= level < 1 for level in levels):
+        raise ConfigError(f"--user-noise takes numbers in [0, 1) separated by commas (e.g. 0,0.1,0.2), got {text!r}")
+    return levels
+
+
 # ---- ask -------------------------------------------------------------------------------------------------
 
-CLARIFY_KEYS = "option number, p<N> = probably <N>, s = not sure, v = not visible, u = undo, d = done, q = quit"
+
+def clarify_keys(not_visible: bool = False) -> str:
+    """The answer keys of a question: "v = not visible" only where the question allows it (birds' parts)."""
+    extra = ", v = not visible" if not_visible else ""
+    return (
+        f"option number, p<N> = probably <N>, s = not sure{extra}, a = add words, u = undo, "
+        "d = skip to the answers, q = quit"
+    )
+
+
+CLARIFY_KEYS = clarify_keys(True)
 COMPARE_KEYS = (
-    "1 = left is better, 2 = right is better, t = equally good, u = undo, m = more questions, d = done, q = quit"
+    "1 = left is better, 2 = right is better, t = equally good, a = add words, m = ask me more, u = undo, "
+    "d = done, q = quit"
 )
 DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
 
@@ -192,6 +264,7 @@ DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
 @click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
 @click.option("--top", type=click.IntRange(1, 100), default=5, show_default=True, help="Length of the shortlist shown.")
 @PRIOR_OPTION
+@PACE_OPTION
 def ask_command(
     name: str,
     query: str | None,
@@ -201,6 +274,7 @@ def ask_command(
     json_lines: bool,
     top: int,
     text_prior: str,
+    pace: str | None,
 ) -> None:
     """Clarify QUERY in domain NAME in the terminal: questions, shortlist, comparisons, answer.
 
@@ -219,7 +293,8 @@ def ask_command(
     if resume_id is not None:
         session = Session.resume(registry, resume_id, kb)
     else:
-        session = Session.start(registry, query, SessionConfig(candidates=candidates, shortlist_size=top), kb)
+        config = SessionConfig(candidates=candidates, shortlist_size=top, pace=pace)
+        session = Session.start(registry, query, config, kb)
 
     def emit(event: dict) -> None:
         click.echo(json.dumps(event) if json_lines else _render(event))
@@ -229,10 +304,25 @@ def ask_command(
     while session.phase not in ("finished", "failed"):
         if session.phase == "clarifying":
             view = session.question
-            emit({"type": "question", "turn": view.turn, "text": view.text, "options": list(view.options)})
+            emit(
+                {
+                    "type": "question",
+                    "turn": view.turn,
+                    "text": view.text,
+                    "options": list(view.options),
+                    "not_visible": view.allows_not_visible,
+                }
+            )
         elif not shown_shortlist or (no_compare and session.phase == "comparing"):
             items = [_item(i + 1, it) for i, it in enumerate(session.posterior(top))]
-            emit({"type": "shortlist", "turns": session.conversation.turn, "items": items})
+            emit(
+                {
+                    "type": "shortlist",
+                    "turns": session.conversation.turn,
+                    "items": items,
+                    "why": session.stop_explanation,
+                }
+            )
             shown_shortlist = True
             if no_compare:
                 emit({"type": "end", "reason": f"stopped at the shortlist; continue with --resume {session.id}"})
@@ -250,14 +340,20 @@ def ask_command(
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
             return
+        token = line.strip()
+        if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
+            click.echo("   Words to add (what else can you say about it?):")
+            token = "a " + sys.stdin.readline().strip()
         try:
-            _act(session, line.strip().lower())
+            _act(session, token)
             if session.phase == "clarifying":
                 shown_shortlist = False
         except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
             emit({"type": "error", "message": str(exc)})
         except (ValueError, IndexError):
-            keys = {"clarifying": CLARIFY_KEYS, "comparing": COMPARE_KEYS}.get(session.phase, DECIDE_KEYS)
+            view = session.question
+            clarify = clarify_keys(view is not None and view.allows_not_visible)
+            keys = {"clarifying": clarify, "comparing": COMPARE_KEYS}.get(session.phase, DECIDE_KEYS)
             emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
     final = session.final
     emit(
@@ -273,9 +369,13 @@ def ask_command(
     )
 
 
-def _act(session, token: str) -> None:
-    """Apply one terminal answer token to the session (raises ValueError for an unknown token)."""
-    if token == "u":
+def _act(session, line: str) -> None:
+    """Apply one terminal answer line to the session (raises ValueError for an unknown token). "a WORDS"
+    adds words to the query in any phase before the comparisons."""
+    token = line.lower()
+    if token == "a" or token.startswith("a "):
+        session.add_words(line[1:].strip())
+    elif token == "u":
         session.undo()
     elif session.phase == "clarifying":
         if token == "s":
@@ -324,9 +424,11 @@ def _render(event: dict) -> str:
         return f"Session {event['id']}: {event['query']}"
     if kind == "question":
         options = "  ".join(f"[{i + 1}] {o}" for i, o in enumerate(event["options"]))
-        return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({CLARIFY_KEYS})"
+        return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({clarify_keys(event.get('not_visible', False))})"
     if kind == "shortlist":
         lines = [f"\nShortlist after {event['turns']} question(s):"]
+        if event.get("why"):
+            lines.append(f"  ({event['why']})")
         lines += [f"  {it['rank']}. {it['label']}  ({it['probability']:.1%})" for it in event["items"]]
         return "\n".join(lines)
     if kind == "pair":
@@ -347,26 +449,6 @@ def _render(event: dict) -> str:
     return f"({event.get('reason', kind)})"
 
 
-@click.command("sessions")
-@click.argument("name")
-@click.option("--status", type=click.Choice(["active", "finished", "failed"]), help="Only sessions with this status.")
-@click.option("--json", "as_json", is_flag=True)
-def sessions_command(name: str, status: str | None, as_json: bool) -> None:
-    """List the saved sessions of domain NAME (resume one with `clarify ask NAME --resume ID`)."""
-    from dataclasses import asdict
-
-    from assistant.app.session import list_sessions
-
-    rows = list_sessions(name, status)
-    if as_json:
-        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
-        return
-    for r in rows:
-        click.echo(
-            f"{r.id:>5}  {r.status:<9} {r.updated_at}  {r.turns:>3} turns  {r.query[:60]}  -> {r.final_label or ''}"
-        )
-
-
 def register(main: click.Group) -> None:
-    for command in (prepare_command, train, evaluate_command, ask_command, sessions_command):
+    for command in (prepare_command, train, evaluate_command, ask_command):
         main.add_command(command)

@@ -59,6 +59,9 @@ def _register() -> None:
     from assistant.cli import engine
 
     engine.register(main)
+    from assistant.cli.sessions import sessions_command
+
+    main.add_command(sessions_command)
     main.add_command(crowd.import_group)
     main.add_command(crowd.export_group)
     from assistant.cli import rank
@@ -67,6 +70,12 @@ def _register() -> None:
     from assistant.cli.summarize import summarize
 
     main.add_command(summarize)
+    from assistant.cli.bench import bench
+
+    main.add_command(bench)
+    from assistant.cli.learn import learn
+
+    main.add_command(learn)
 
 
 _register()

@@ -22,11 +22,13 @@ from assistant.store import Domain
 
 @dataclass(frozen=True)
 class EpisodeSpec:
-    """One simulated conversation: the target label (domain index), the initial query, the answer seed."""
+    """One simulated conversation: the target label (domain index), the initial query, the answer seed, and
+    what kind of first query it is (``assistant.simulation.queries``: "crowd", "window", ...)."""
 
     target: int
     query: str
     seed: int
+    kind: str = "crowd"
 
 
 def sample_episodes(

@@ -14,6 +14,7 @@ from assistant.store import connection
 from assistant.store.building import DomainData, check_domain_data, write_domain
 from assistant.store.domain import (
     BINARY_OPTIONS,
+    SOMETHING_ELSE,
     SPLITS,
     Domain,
     Label,
@@ -29,6 +30,7 @@ from assistant.store.session_log import SessionLog, SessionRecord, SessionSummar
 __all__ = [
     "BINARY_OPTIONS",
     "SCHEMA_VERSION",
+    "SOMETHING_ELSE",
     "SPLITS",
     "Domain",
     "DomainData",

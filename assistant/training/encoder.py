@@ -10,8 +10,8 @@
 Each step scores the batch against the label documents of all labels (or, above ``negatives`` labels,
 against the batch's labels plus uniformly sampled negatives). Early stopping on the dev split; the best
 weights are kept, the prior's temperature (and, where every label has training queries, the weight of the
-label's query centroid) are tuned on dev afterwards, and short queries' temperature on windows of the dev
-queries (``short_query_windows``). Everything the encoder sees comes from the agent's view
+label's query centroid) are tuned on dev afterwards; both temperatures are tuned on the vague first-query mix of the dev queries
+(``assistant.simulation.queries``: short ones for the short temperature, the rest for the other). Everything the encoder sees comes from the agent's view
 of the domain (``simulation_protocol(domain, protocol_seed).agent_domain``).
 """
 
@@ -27,10 +27,11 @@ import torch
 
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.base import centroid_applicable
-from assistant.priors.calibration import ranking_metrics, short_query_windows, tune_temperature
+from assistant.priors.calibration import ranking_metrics, split_by_length, tune_temperature
 from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_path, encoder_data_hash, load_encoder_prior
 from assistant.progress import Progress
 from assistant.simulation.protocol import agent_view
+from assistant.simulation.queries import training_queries
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig, characteristic_tags, option_phrase, tag_answer_texts
 from models.checkpoint import save_checkpoint
@@ -284,9 +285,12 @@ def train_encoder(
     prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
     if use_centroid:
         prior = prior.with_centroids(_tune_centroid_weight(prior, dev_ids, dev_labels))
-    temperature = tune_temperature(prior.scores_from_ids(dev_ids), dev_labels) if len(dev_ids) else 1.0
-    short_temperature = None
-    short_texts, short_labels = short_query_windows(dev_texts, dev_labels, config.protocol_seed)
+    # calibrated on the vague first-query mix of the dev queries (long and short queries apart)
+    temperature, short_temperature = 1.0, None
+    (long_texts, long_labels), (short_texts, short_labels) = calibration_queries(agent, config.protocol_seed)
+    if long_texts:
+        long_ids = vectors.token_ids(long_texts, config.model.max_len)
+        temperature = tune_temperature(prior.raw_scores_from_ids(long_ids), long_labels)
     if short_texts:
         short_ids = vectors.token_ids(short_texts, config.model.max_len)
         short_temperature = tune_temperature(prior.raw_scores_from_ids(short_ids), short_labels)
@@ -358,3 +362,10 @@ def load_or_train_encoder(
         pass
     result = yield from train_encoder(domain, config, seed=seed, save=True)
     return result.prior
+
+
+def calibration_queries(agent: Domain, seed: int) -> tuple[tuple[list[str], np.ndarray], tuple[list[str], np.ndarray]]:
+    """((long texts, labels), (short texts, labels)): the vague mix of the dev queries (three versions of
+    each), split at ``SHORT_QUERY_WORDS`` words, for the prior's two temperatures."""
+    texts, labels, _ = training_queries(agent, seed=seed, copies=3)
+    return split_by_length(texts, labels)

@@ -30,7 +30,7 @@ from assistant.simulation.environment import BatchEnvironment
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.user import SimulatedUser
 from assistant.training.rollouts import rollout, stop_distribution, trajectories
-from models.policy_net import STOP, StopPolicyNet
+from models.policy_net import EXTRA_INPUTS, STOP, StopPolicyNet
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,9 @@ def train_policy(
     value = None  # REINFORCE's baseline; the exact expectation needs none
     if config.estimator == "reinforce":
         value = torch.nn.Sequential(
-            torch.nn.Linear(config.top_k + 1, config.hidden), torch.nn.Tanh(), torch.nn.Linear(config.hidden, 1)
+            torch.nn.Linear(config.top_k + EXTRA_INPUTS, config.hidden),
+            torch.nn.Tanh(),
+            torch.nn.Linear(config.hidden, 1),
         )
     p_hat = torch.from_numpy(base.p_hat)
     mask = torch.from_numpy(base.option_mask)

@@ -17,6 +17,8 @@ Input.tag_1..10    tag task: the tags offered; Answer.selected = "tag a|tag b" o
 Input.question     choice task: the question's tag; Input.options = "small|medium|large";
                    Answer.choice = one option or "not applicable"
 Answer.query       query task: the short query the worker wrote for Input.label
+Input.query        labelling task (``clarify learn suggest``): a user's query; Answer.label = the label
+                   key the worker picked among Input.label_1..K, or "none of the above" (skipped, reported)
 =================  ============================================================================
 
 Other columns (Title, Reward, Input.label_name, ...) are ignored. A tag task gives each offered tag a
@@ -53,6 +55,8 @@ OPTIONS = INPUT + "options"
 SELECTED = ANSWER + "selected"
 CHOICE = ANSWER + "choice"
 QUERY = ANSWER + "query"
+ASKED_QUERY = INPUT + "query"
+PICKED = ANSWER + "label"
 _TAG_SLOT = re.compile(r"^Input\.tag_(\d+)$")
 
 HINT = "see `clarify export tasks --help` for the task layout Clarify reads back"
@@ -69,11 +73,16 @@ def parse(text: str, parsed: ParsedFile, problems: Problems) -> None:
     if kind is None:
         return
     parsed.kind = kind
-    required = [HIT, ASSIGNMENT, WORKER, LABEL] + ([QUERY] if kind == "queries" else [])
+    labelling = kind == "queries" and PICKED in header and QUERY not in header
+    label_column = PICKED if labelling else LABEL
+    if labelling:
+        required = [HIT, ASSIGNMENT, WORKER, ASKED_QUERY, PICKED]
+    else:
+        required = [HIT, ASSIGNMENT, WORKER, LABEL] + ([QUERY] if kind == "queries" else [])
     if missing_columns(header, required, problems, f"an MTurk {kind} batch", HINT):
         return
     slots = sorted((int(m.group(1)), c) for c in header if (m := _TAG_SLOT.match(c)))
-    known = {HIT, ASSIGNMENT, WORKER, STATUS, REJECT, LABEL, QUESTION, OPTIONS, SELECTED, CHOICE, QUERY}
+    known = {HIT, ASSIGNMENT, WORKER, STATUS, REJECT, LABEL, QUESTION, OPTIONS, SELECTED, CHOICE, QUERY, PICKED}
     known.update(c for _, c in slots)
     parsed.ignored_columns = [c for c in header if c.startswith(ANSWER) and c not in known]
 
@@ -109,11 +118,17 @@ def parse(text: str, parsed: ParsedFile, problems: Problems) -> None:
             )
             continue
         seen_pairs[worker, hit] = line
-        label = row[LABEL].strip()
-        if not label:
-            problems.add(line, LABEL, "the label is empty: each task must name the label it is about")
+        label = row[label_column].strip()
+        if labelling and fold(label) == NONE_OF_THE_ABOVE:
+            parsed.skipped.append(Skipped(line, worker, hit, assignment, "no offered label fits the query"))
             continue
-        if kind == "queries":
+        if not label:
+            what = "the worker picked no label" if labelling else "each task must name the label it is about"
+            problems.add(line, label_column, f"the label is empty: {what}")
+            continue
+        if labelling:
+            _labelled_query_row(line, row, label, worker, hit, parsed, problems)
+        elif kind == "queries":
             _query_row(line, row, label, worker, hit, parsed, problems)
         elif row.get(QUESTION, "").strip():
             _choice_row(line, row, label, worker, hit, parsed, problems)
@@ -122,7 +137,7 @@ def parse(text: str, parsed: ParsedFile, problems: Problems) -> None:
 
 
 def _kind(header: list[str], wanted: str | None, problems: Problems) -> str | None:
-    has_query = QUERY in header
+    has_query = QUERY in header or PICKED in header
     has_tags = SELECTED in header or CHOICE in header
     if wanted == "labels":
         problems.add(
@@ -171,6 +186,17 @@ def _query_row(
         )
         return
     origin = Origin(line, {"label": LABEL, "text": QUERY})
+    parsed.records.append(QueryRecord(origin, label, text, None, worker, hit))
+
+
+def _labelled_query_row(
+    line: int, row: dict[str, str], label: str, worker: str, hit: str, parsed: ParsedFile, problems: Problems
+) -> None:
+    text = " ".join(row[ASKED_QUERY].split())
+    if not text:
+        problems.add(line, ASKED_QUERY, "the query is empty: the batch row lost its Input.query; re-download the batch")
+        return
+    origin = Origin(line, {"label": PICKED, "text": ASKED_QUERY})
     parsed.records.append(QueryRecord(origin, label, text, None, worker, hit))
 
 

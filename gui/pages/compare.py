@@ -214,7 +214,7 @@ class ComparePage(QWidget):
             "&Undo", "compareUndoButton", "Take back the last comparison or answer (Ctrl+Z)"
         )
         self.undo_button.clicked.connect(self.controller.undo)
-        self.more_button = self._button("Ask &more questions", "askMoreButton", "Go back to clarifying questions")
+        self.more_button = self._button("Ask me &more", "askMoreButton", "Go back to clarifying questions")
         self.more_button.clicked.connect(self.controller.ask_more)
         self.done_button = self._button("&Done", "doneButton", "Accept the current best candidate now")
         self.done_button.clicked.connect(self.controller.accept)
@@ -290,7 +290,8 @@ class ComparePage(QWidget):
     def render(self, snapshot: SessionSnapshot | None) -> None:
         self.snapshot = snapshot
         self.shortlist_model.set_records(snapshot.shortlist if snapshot else ())
-        self.query_label.setText(f"Your question: “{snapshot.query}”" if snapshot else "")
+        why = f"\n{snapshot.stop_explanation}" if snapshot and snapshot.stop_explanation else ""
+        self.query_label.setText(f"Your question: “{snapshot.query}”{why}" if snapshot else "")
         confidence = snapshot.confidence if snapshot else None
         self.confidence.setValue(int(1000 * (confidence or 0.0)))
         self.confidence.setFormat(

@@ -34,8 +34,10 @@ def snapshot(**changes) -> SessionSnapshot:
         proposed=None,
         final=FinalAnswer("faq-004", "Strikethrough in Gmail", "Use the toolbar.", 0.8, 1),
         stop_reason="policy",
+        stop_explanation=None,
         can_undo=False,
         can_ask_more=False,
+        can_add_words=False,
         transcript=(
             {"kind": "query", "text": "cross out <text>"},
             {"kind": "answer", "text": "Is it about gmail?", "answer": "option", "option_text": "yes"},
