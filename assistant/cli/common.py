@@ -143,3 +143,5 @@ class FiniteFloat(click.ParamType):
 
 # Seeds go to numpy and torch, which take non-negative integers below 2**64; 32 bits are plenty.
 SEED = click.IntRange(0, 2**32 - 1)
+# Simulated conversations per system: a million is hours of work already.
+EPISODES = click.IntRange(1, 1_000_000)

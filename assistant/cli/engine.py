@@ -23,7 +23,7 @@ from assistant.app.research import (
     train_policy_job,
     tune_coverage_job,
 )
-from assistant.cli.common import SEED, FiniteFloat, check_output, run_with_progress
+from assistant.cli.common import EPISODES, SEED, FiniteFloat, check_output, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
 CANDIDATES_OPTION = click.option(
@@ -134,13 +134,7 @@ def train_policy_command(
 
 @click.command("evaluate")
 @click.argument("name")
-@click.option(
-    "--episodes",
-    type=click.IntRange(1, 1_000_000),
-    default=2000,
-    show_default=True,
-    help="Simulated conversations per system.",
-)
+@click.option("--episodes", type=EPISODES, default=2000, show_default=True, help="Simulated conversations per system.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Same seed, same numbers.")
 @CANDIDATES_OPTION
 @click.option(
