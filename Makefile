@@ -12,7 +12,7 @@ export TRANSFORMERS_OFFLINE := 1
 # numpy's and scipy's OpenBLAS pools fight on two cores; let idle threads sleep quickly.
 export OPENBLAS_THREAD_TIMEOUT := 4
 
-.PHONY: run test bench lint format install clean
+.PHONY: run test bench soak lint format install clean
 
 install: $(STAMP)
 
@@ -34,6 +34,11 @@ test: $(STAMP)
 # Every benchmark's tables and figures in bench-results/report.md (models are trained once into bench-results/home).
 bench: $(STAMP)
 	CLARIFY_HOME=$${CLARIFY_HOME:-$(CURDIR)/bench-results/home} $(BIN)/clarify bench run --out bench-results
+
+# The reliability probe at full size (issue 12): 1,500 damaged import files, 100 kill -9 of `clarify ask`, a
+# second writer, damaged models and knowledge bases, bad arguments. Kills need DOMAIN trained in CLARIFY_HOME.
+soak: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_reliability --domain $(DOMAIN)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -31,7 +31,7 @@ import numpy as np
 
 from assistant.errors import ConfigError
 from assistant.store import Domain
-from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS
+from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS, neutralise_formula
 from crowdsourcing.scoring import BM25Scorer, RelevanceScorer, label_queries_text, rank
 
 EXPORT_KINDS = ("tags", "choices", "queries")
@@ -148,7 +148,11 @@ def export_label_queries(
 
 
 def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str | Path) -> Path:
-    """Write ``rows`` as UTF-8 CSV with a header row, atomically (a temporary file, then renamed)."""
+    """Write ``rows`` as UTF-8 CSV with a header row, atomically (a temporary file, then renamed).
+
+    A cell a spreadsheet would run as a formula (see ``neutralise_formula``) gets a
+    leading apostrophe, as OWASP recommends; ``crowdsourcing.importers`` removes it when the results come back.
+    """
     out = Path(out)
     if not out.parent.exists():
         raise ConfigError(f"cannot write {out}: the folder {out.parent} does not exist; create it first")
@@ -159,7 +163,7 @@ def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str |
         with tmp.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(columns), quoting=csv.QUOTE_MINIMAL)
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows({k: neutralise_formula(str(v)) for k, v in row.items()} for row in rows)
         os.replace(tmp, out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

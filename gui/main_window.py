@@ -94,6 +94,9 @@ class MainWindow(QMainWindow):
         self.controller.snapshotChanged.connect(self._snapshot_changed)
         self.controller.errorOccurred.connect(self._controller_error)
         self.controller.busyChanged.connect(self._busy_changed)
+        self.controller.busyNotice.connect(
+            lambda message: self.statusBar().showMessage(message[:1].upper() + message[1:])
+        )
 
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 820)

@@ -15,7 +15,7 @@ and ``assistant.app.domains``.
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Generator
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from assistant.priors.combined import CombinedPrior, fit_mention_weight
 from assistant.progress import Progress
 from assistant.simulation.protocol import SimulationProtocol, agent_view, simulation_protocol
 from assistant.store import Domain, KnowledgeBase
-from models.checkpoint import data_hash, read_sidecar
+from models.checkpoint import data_hash, read_json, read_sidecar, write_json_atomic
 
 CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
@@ -174,16 +174,16 @@ class ModelRegistry:
             "prior.json" if self.text_prior == "sru" else f"prior-{self.text_prior}.json"
         )
         stamp = self.encoder_hash()
-        if path.is_file():
-            saved = json.loads(path.read_text())
-            if saved.get("encoder") == stamp:
-                return float(saved["beta"])
+        saved = read_json(path) or {}  # a damaged file is refitted (and rewritten) like a missing one
+        beta = saved.get("beta")
+        if saved.get("encoder") == stamp and isinstance(beta, int | float) and math.isfinite(beta):
+            return float(beta)
         agent = self.agent_domain
         texts, labels = agent.queries("dev")
         if not texts:
             return 0.0
         beta, nll = fit_mention_weight(self._make_prior(agent, 0.0), texts, labels)
-        path.write_text(json.dumps({"encoder": stamp, "beta": beta, "dev_nll": nll}, indent=2))
+        write_json_atomic(path, {"encoder": stamp, "beta": beta, "dev_nll": nll})
         return beta
 
     def encoder_hash(self) -> str:

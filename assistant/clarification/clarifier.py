@@ -75,6 +75,30 @@ class AnswerRecord:
     kind: str
 
 
+# A question is a few words; a pasted document (or a 10 MB hostile string) would take the priors tens of
+# seconds and be stored whole in the session log.
+MAX_QUERY_CHARS = 1000
+
+
+def check_query(query: str) -> str:
+    """``query`` stripped, or EmptyQueryError / ConfigError saying why it cannot start a conversation: it is
+    empty, has no letters or digits in any script, or is longer than ``MAX_QUERY_CHARS``."""
+    text = (query or "").strip()
+    if not text:
+        raise EmptyQueryError("the question is empty: type a few words about what you are looking for")
+    if len(text) > MAX_QUERY_CHARS:
+        raise ConfigError(
+            f"the question is {len(text):,} characters long; Clarify reads at most {MAX_QUERY_CHARS:,}: type the gist "
+            "in a few words"
+        )
+    if not any(ch.isalnum() for ch in text):
+        raise EmptyQueryError(
+            f"the question {text[:40]!r} has no words (only punctuation or symbols): type a few words about what you "
+            "are looking for"
+        )
+    return text
+
+
 @dataclass(frozen=True)
 class QueryChange:
     """The person added words: the query and what it had answered before (for undo)."""
@@ -119,11 +143,10 @@ class Clarifier:
         self.group_index = domain.group_index
 
     def start(self, query: str, rng: np.random.Generator | None = None) -> Conversation:
-        """Open a conversation for the user's initial ``query``."""
-        if not query or not query.strip():
-            raise EmptyQueryError("the question is empty: type a few words about what you are looking for")
-        scores = self.prior.scores([query.strip()])[0]
-        return self.start_from_scores(scores, query.strip(), rng)
+        """Open a conversation for the user's initial ``query`` (see ``check_query``)."""
+        query = check_query(query)
+        scores = self.prior.scores([query])[0]
+        return self.start_from_scores(scores, query, rng)
 
     def start_from_scores(
         self, scores: np.ndarray, query: str = "", rng: np.random.Generator | None = None

@@ -23,7 +23,7 @@ from assistant.app.research import (
     train_policy_job,
     tune_coverage_job,
 )
-from assistant.cli.common import run_with_progress
+from assistant.cli.common import EPISODES, SEED, FiniteFloat, check_output, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
 CANDIDATES_OPTION = click.option(
@@ -56,7 +56,7 @@ PACE_OPTION = click.option(
 
 @click.command("prepare")
 @click.argument("name")
-@click.option("--seed", default=0, show_default=True, help="Seed for training.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for training.")
 @PRIOR_OPTION
 def prepare_command(name: str, seed: int, text_prior: str) -> None:
     """Build domain NAME if needed and train whatever model is missing (cached in CLARIFY_HOME)."""
@@ -71,7 +71,7 @@ def train() -> None:
 
 @train.command("encoder")
 @click.argument("name")
-@click.option("--seed", default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 def train_encoder_command(name: str, seed: int) -> None:
     """Train the prior's text encoder on domain NAME (replaces the cached one)."""
     registry = ModelRegistry(name)
@@ -85,9 +85,9 @@ def train_encoder_command(name: str, seed: int) -> None:
 @click.argument("name")
 @CANDIDATES_OPTION
 @click.option("--variant", type=click.Choice(VARIANTS), default=None, help="Only this variant (default: both).")
-@click.option("--iterations", default=PolicyConfig.iterations, show_default=True)
-@click.option("--turn-reward", type=float, default=None, help="r_a: reward per question (default: the pace's).")
-@click.option("--turn-budget", type=float, default=None, help="Cap on mean questions (default: the pace's).")
+@click.option("--iterations", type=click.IntRange(1, 1_000_000), default=PolicyConfig.iterations, show_default=True)
+@click.option("--turn-reward", type=FiniteFloat(), default=None, help="r_a: reward per question (default: the pace's).")
+@click.option("--turn-budget", type=FiniteFloat(0), default=None, help="Cap on mean questions (default: the pace's).")
 @click.option(
     "--estimator",
     type=click.Choice(["expected", "reinforce"]),
@@ -95,7 +95,7 @@ def train_encoder_command(name: str, seed: int) -> None:
     show_default=True,
     help="Policy gradient: exact expectation over STOP/ASK draws, or sampled REINFORCE.",
 )
-@click.option("--seed", default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @PRIOR_OPTION
 @PACE_OPTION
 def train_policy_command(
@@ -134,8 +134,8 @@ def train_policy_command(
 
 @click.command("evaluate")
 @click.argument("name")
-@click.option("--episodes", default=2000, show_default=True, help="Simulated conversations per system.")
-@click.option("--seed", default=0, show_default=True, help="Same seed, same numbers.")
+@click.option("--episodes", type=EPISODES, default=2000, show_default=True, help="Simulated conversations per system.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Same seed, same numbers.")
 @CANDIDATES_OPTION
 @click.option(
     "--queries",
@@ -145,7 +145,7 @@ def train_policy_command(
     "with columns label, query.",
 )
 @click.option("--systems", default=",".join(SYSTEMS), show_default=True, help="Comma-separated systems to run.")
-@click.option("--max-turns", default=10, show_default=True)
+@click.option("--max-turns", type=click.IntRange(1, 100), default=10, show_default=True)
 @click.option("--json", "json_file", type=click.Path(dir_okay=False), help="Write the results as JSON.")
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False), help="Write Acc@1 vs turns as PNG.")
 @click.option("--csv", "csv_file", type=click.Path(dir_okay=False), help="Write the table as CSV.")
@@ -175,6 +175,12 @@ def evaluate_command(
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
+    unknown = [s for s in chosen if s not in SYSTEMS]
+    if not chosen or unknown:
+        what = f"unknown system(s) {', '.join(unknown)}" if unknown else f"no system in --systems {systems!r}"
+        raise ConfigError(f"{what}: choose from {', '.join(SYSTEMS)}")
+    for path, option in ((json_file, "--json"), (csv_file, "--csv"), (plot_file, "--plot")):
+        check_output(path, option)
     levels = _noise_levels(user_noise)
     registry = ModelRegistry(name, text_prior=text_prior)
     args = {
@@ -250,7 +256,7 @@ DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
 @click.option("--resume", "resume_id", type=int, help="Continue the saved session with this id.")
 @click.option("--no-compare", is_flag=True, help="Stop at the shortlist instead of comparing candidates.")
 @click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
-@click.option("--top", default=5, show_default=True, help="Length of the shortlist shown.")
+@click.option("--top", type=click.IntRange(1, 100), default=5, show_default=True, help="Length of the shortlist shown.")
 @PRIOR_OPTION
 @PACE_OPTION
 def ask_command(
@@ -268,16 +274,21 @@ def ask_command(
 
     Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    from assistant.app.session import Session, SessionConfig
+    from assistant.app.session import Session, SessionConfig, open_session_log
 
-    registry = ModelRegistry(name, text_prior=text_prior)
-    if resume_id is not None:
-        session = Session.resume(registry, resume_id)
-    elif query:
-        config = SessionConfig(candidates=candidates, shortlist_size=top, pace=pace)
-        session = Session.start(registry, query, config)
-    else:
+    if resume_id is None and query is None:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
+    if hasattr(sys.stdin, "reconfigure"):  # a stray non-UTF-8 byte is an unknown answer, not a crash
+        sys.stdin.reconfigure(errors="replace")
+    registry = ModelRegistry(name, text_prior=text_prior)
+    kb = open_session_log(name)
+    # another program (an import) may hold the write lock: each answer then waits for it, and says so
+    kb.on_busy = lambda message: click.echo(f"note: {message}", err=True)
+    if resume_id is not None:
+        session = Session.resume(registry, resume_id, kb)
+    else:
+        config = SessionConfig(candidates=candidates, shortlist_size=top, pace=pace)
+        session = Session.start(registry, query, config, kb)
 
     def emit(event: dict) -> None:
         click.echo(json.dumps(event) if json_lines else _render(event))

@@ -25,7 +25,7 @@ from assistant.app.summaries import (
     summaries_rating_job,
     summaries_rating_table,
 )
-from assistant.cli.common import run_with_progress
+from assistant.cli.common import SEED, check_output, run_with_progress
 from assistant.errors import ConfigError
 
 
@@ -85,7 +85,7 @@ def _save(session) -> None:
 @click.option("--better/--no-better", default=True, show_default=True, help="Write a better one with RL at the end.")
 @click.option("--episodes", type=click.IntRange(1, 100000), default=2000, show_default=True)
 @click.option("--resume", default=None, help="Continue a saved session (a number, or a .json file).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 def compare_cmd(
     files, question, bundled, list_bundled, mode, candidates, prior, budget, threshold, better, episodes, resume, seed
 ) -> None:
@@ -168,7 +168,7 @@ def sessions_cmd() -> None:
 @click.option("--features", type=click.Choice(["bigram", "minilm"]), default="bigram", show_default=True)
 @click.option("--candidates", type=click.IntRange(10, 20000), default=10000, show_default=True)
 @click.option("--max-topics", type=click.IntRange(1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Shared data folder (holds duc/).")
@@ -176,6 +176,8 @@ def evaluate_cmd(
     dataset, interactions, strategies, prior, features, candidates, max_topics, seed, json_path, plot_path, data_dir
 ) -> None:
     """BO's summary-rating protocol on DUC: NDCG@1% and Pearson r after 0..N simulated comparisons."""
+    check_output(json_path, "--json", create_folders=True)
+    check_output(plot_path, "--plot", create_folders=True)
     result = run_with_progress(
         summaries_rating_job(
             dataset,
@@ -211,11 +213,12 @@ def evaluate_cmd(
 @click.option("--episodes", type=click.IntRange(1, 100000), default=2000, show_default=True)
 @click.option("--prior", type=click.Choice(["reaper", "minilm"]), default="reaper", show_default=True)
 @click.option("--max-topics", type=click.IntRange(1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
 def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, data_dir) -> None:
     """RL summaries on DUC (BO Table 6): ROUGE of the RL summary, the lead and the gold-reward upper bound."""
+    check_output(json_path, "--json", create_folders=True)
     result = run_with_progress(
         rl_summaries_job(dataset, interactions, episodes, prior, seed, max_topics=max_topics, data_dir=data_dir),
         f"RL on {dataset}",
@@ -234,11 +237,12 @@ def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, 
 @click.option("--sizes", default="10,20,30", show_default=True, help="Numbers of training topics.")
 @click.option("--epochs", type=click.IntRange(1, 1000), default=30, show_default=True)
 @click.option("--max-test", type=click.IntRange(1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
 def rlqa_cmd(train_set, test_set, sizes, epochs, max_test, seed, json_path, data_dir) -> None:
     """The RLQA protocol: train on TRAIN topics (with / without the simulated top-5 user), test on TEST."""
+    check_output(json_path, "--json", create_folders=True)
     if train_set == test_set:
         raise ConfigError("--train and --test must be different data sets")
     try:

@@ -42,6 +42,7 @@ from crowdsourcing.importers.base import (
     match_choice,
     missing_columns,
     read_csv,
+    restore_formula,
     split_multi,
 )
 
@@ -88,6 +89,8 @@ def parse(text: str, parsed: ParsedFile, problems: Problems) -> None:
     seen_assignments: dict[str, int] = {}
     seen_pairs: dict[tuple[str, str], int] = {}
     for line, row in table.rows:
+        # the task batch came from `clarify export tasks`, which neutralised formula-like cells
+        row = {c: restore_formula(v) if c.startswith(INPUT) else v for c, v in row.items()}
         hit, assignment, worker = (row[c].strip() for c in (HIT, ASSIGNMENT, WORKER))
         for column, value in ((HIT, hit), (ASSIGNMENT, assignment), (WORKER, worker)):
             if not value:
@@ -222,7 +225,7 @@ def _tag_row(
     by_fold: dict[str, str] = {}
     for column, tag in offered:
         by_fold.setdefault(fold(tag), column)
-    selected = split_multi(row[SELECTED])
+    selected = [restore_formula(s) for s in split_multi(row[SELECTED])]
     if not selected:
         problems.add(
             line,
@@ -265,7 +268,7 @@ def _choice_row(
         return
     question = row[QUESTION].strip()
     options = tuple(split_multi(row.get(OPTIONS, "")))
-    raw = row[CHOICE].strip()
+    raw = restore_formula(row[CHOICE].strip())
     if not raw:
         problems.add(line, CHOICE, f"no answer: the worker chose nothing; expected one option or {NOT_APPLICABLE!r}")
         return
