@@ -154,9 +154,11 @@ def evaluate_command(
 
 CLARIFY_KEYS = "option number, p<N> = probably <N>, s = not sure, v = not visible, u = undo, d = done, q = quit"
 COMPARE_KEYS = (
-    "1 = left is better, 2 = right is better, t = equally good, u = undo, m = more questions, d = done, q = quit"
+    "1 = left is better, 2 = right is better, t = equally good, n = neither is relevant, u = undo, "
+    "m = more questions, d = done (propose the current best), q = quit"
 )
-DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
+DECIDE_KEYS = "y = accept, n [why] = reject, u = undo, q = quit"
+REJECTED_KEYS = "<number> = take that answer instead, m = more questions without it, g = give up, u = undo, q = quit"
 
 
 @click.command("ask")
@@ -214,21 +216,34 @@ def ask_command(
             emit(
                 {"type": "pair", "left": _candidate(left), "right": _candidate(right), "confidence": session.confidence}
             )
+        elif session.phase == "rejected":
+            others = [_candidate(c) for c in session.alternatives]
+            emit({"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more})
         else:  # decided
             proposal = session.proposed
-            emit({"type": "proposal", "label": proposal.label_name, "key": proposal.label_key, "text": proposal.text})
+            emit(
+                {
+                    "type": "proposal",
+                    "label": proposal.label_name,
+                    "key": proposal.label_key,
+                    "text": proposal.text,
+                    "chance": proposal.chance,
+                }
+            )
         line = sys.stdin.readline()
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
             return
         try:
-            _act(session, line.strip().lower())
+            _act(session, line.strip())
             if session.phase == "clarifying":
                 shown_shortlist = False
         except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
             emit({"type": "error", "message": str(exc)})
         except (ValueError, IndexError):
-            keys = {"clarifying": CLARIFY_KEYS, "comparing": COMPARE_KEYS}.get(session.phase, DECIDE_KEYS)
+            keys = {"clarifying": CLARIFY_KEYS, "comparing": COMPARE_KEYS, "rejected": REJECTED_KEYS}.get(
+                session.phase, DECIDE_KEYS
+            )
             emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
     final = session.final
     emit(
@@ -244,8 +259,10 @@ def ask_command(
     )
 
 
-def _act(session, token: str) -> None:
-    """Apply one terminal answer token to the session (raises ValueError for an unknown token)."""
+def _act(session, line: str) -> None:
+    """Apply one terminal answer to the session (raises ValueError for an unknown one)."""
+    token, _, rest = line.partition(" ")
+    token = token.lower()
     if token == "u":
         session.undo()
     elif session.phase == "clarifying":
@@ -259,19 +276,26 @@ def _act(session, token: str) -> None:
             kind = "probably" if token.startswith("p") else "option"
             session.answer(int(token.removeprefix("p")) - 1, kind)
     elif session.phase == "comparing":
-        choices = {"1": "left", "2": "right", "t": "tie"}
+        choices = {"1": "left", "2": "right", "t": "tie", "n": "neither"}
         if token in choices:
             session.prefer(choices[token])
         elif token == "m":
             session.ask_more()
         elif token == "d":
-            session.accept()
+            session.done()
         else:
             raise ValueError(token)
-    elif token in ("y", "d"):
+    elif session.phase == "rejected":
+        if token == "m":
+            session.ask_more()
+        elif token == "g":
+            session.give_up()
+        else:
+            session.choose(session.alternatives[int(token) - 1].id)
+    elif token == "y":
         session.accept()
     elif token == "n":
-        session.reject("rejected in the terminal")
+        session.reject(rest.strip())
     else:
         raise ValueError(token)
 
@@ -303,12 +327,20 @@ def _render(event: dict) -> str:
     if kind == "pair":
         left, right = event["left"], event["right"]
         return (
-            f"\nWhich is better? (confidence in the current best: {event['confidence']:.0%})\n"
+            f"\nWhich answer is better? (Clarify is {event['confidence']:.0%} sure of its current best)\n"
             f"  [1] {left['title']}: {_short(left['text'])}\n  [2] {right['title']}: {_short(right['text'])}\n"
             f"   ({COMPARE_KEYS})"
         )
     if kind == "proposal":
-        return f"\nAnswer: {event['label']}\n  {_short(event['text'], 600)}\n   ({DECIDE_KEYS})"
+        chance = f" ({event['chance']:.0%} sure it is the best one)" if event.get("chance") is not None else ""
+        return (
+            f"\nProposed answer: {event['label']}{chance}\n  {_short(event['text'], 600)}\n"
+            f"Accept this answer? ({DECIDE_KEYS})"
+        )
+    if kind == "rejected":
+        lines = ["\nRejected. Take another of the compared answers, ask more questions, or give up:"]
+        lines += [f"  [{i + 1}] {c['title']}: {_short(c['text'], 160)}" for i, c in enumerate(event["alternatives"])]
+        return "\n".join([*lines, f"   ({REJECTED_KEYS})"])
     if kind == "final":
         if event["status"] == "failed":
             return "\nNo answer accepted (logged as a failure)."
