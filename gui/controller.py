@@ -226,11 +226,21 @@ class SessionController(QObject):
     def prefer(self, choice: str) -> bool:
         return self._do("Compare", lambda s: s.prefer(choice))
 
+    def done(self) -> bool:
+        """End the comparisons: the current best is proposed (the person then accepts or rejects it)."""
+        return self._do("Done comparing", lambda s: s.done())
+
     def accept(self) -> bool:
         return self._do("Accept the answer", lambda s: s.accept())
 
     def reject(self, reason: str = "") -> bool:
         return self._do("Reject the answer", lambda s: s.reject(reason))
+
+    def choose(self, candidate_id: str) -> bool:
+        return self._do("Take another answer", lambda s: s.choose(candidate_id))
+
+    def give_up(self) -> bool:
+        return self._do("Give up", lambda s: s.give_up())
 
     def undo(self) -> bool:
         return self._do("Undo", lambda s: s.undo())

@@ -31,6 +31,7 @@ from gui.workers import JobWorker, WorkerPool, is_running, run_with_dialog
 
 DEFAULT_DOMAIN = "faq"
 PAGES = ("ask", "compare", "history", "lab")
+CLOSE_WAIT_MS = 600  # closing waits at most this long for running jobs (and half of it for the session)
 
 
 class MainWindow(QMainWindow):
@@ -61,6 +62,7 @@ class MainWindow(QMainWindow):
         self._last_phase: str | None = None
         self.last_error: tuple[str, str] | None = None
         self.help_dialog: HelpDialog | None = None
+        self.stuck: list[JobWorker] = []
 
         self.ask_page = AskPage(self.controller, self)
         self.compare_page = ComparePage(self.controller, self)
@@ -220,19 +222,12 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        running = self.pool.running
-        if running and not getattr(self, "_force_close", False):
-            answer = QMessageBox.question(
-                self,
-                "Quit Clarify",
-                f"{len(running)} job(s) are still running ({', '.join(w.title for w in running)}). Cancel them and quit?",
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                event.ignore()
-                return
+        """Closing always ends the app within a second: running jobs are cancelled (what they trained is
+        kept in their checkpoints) and waited for briefly; ``stuck`` lists those that did not stop (the app
+        then exits without them, see ``gui.app.main``)."""
         self.save_settings()
-        self.pool.shutdown()
-        self.controller.shutdown()
+        self.stuck = self.pool.shutdown(timeout_ms=CLOSE_WAIT_MS)
+        self.controller.shutdown(timeout_ms=CLOSE_WAIT_MS // 2)
         event.accept()
 
     # ---- domains ------------------------------------------------------------------------------------------
@@ -285,11 +280,12 @@ class MainWindow(QMainWindow):
         self.lab_page.set_domain(name)
         self.settings.setValue("app/last_domain", name)
         self.setWindowTitle(f"{APP_NAME} — {name}")
+        notice = getattr(registry, "notice", "")
         domain = getattr(registry, "domain", None)
         self.history_page.model.label_names = {lab.key: lab.name for lab in getattr(domain, "labels", ())}
         if domain is not None:
             self.status_domain.setText(f"{name}: {domain.num_labels} labels, {len(domain.questions)} questions")
-        self.statusBar().showMessage(f"{name} is ready: type a question and press Ask.", 6000)
+        self.statusBar().showMessage(notice or f"{name} is ready: type a question and press Ask.", 6000)
         self.history_page.refresh()
         callbacks, self._after_open = self._after_open, []
         for callback in callbacks:
@@ -363,15 +359,17 @@ class MainWindow(QMainWindow):
             message = f"Session {snapshot.session_id} · question {snapshot.question.turn}{best}"
         elif phase == "comparing":
             message = (
-                f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1} · confidence "
-                f"{100 * (snapshot.confidence or 0):.0f}%"
+                f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1} · Clarify is "
+                f"{100 * (snapshot.confidence or 0):.0f}% sure of its best answer"
             )
         elif phase == "decided":
             message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
+        elif phase == "rejected":
+            message = f"Session {snapshot.session_id} · take another answer, ask more questions or give up"
         elif phase == "finished":
             message = f"Session {snapshot.session_id} saved: answered with {snapshot.final.label_name if snapshot.final else '?'}"
         else:
-            message = f"Session {snapshot.session_id} saved as a failure"
+            message = f"Session {snapshot.session_id} saved without an answer"
         self.statusBar().showMessage(message)
         if phase in ("finished", "failed"):
             self.history_page.refresh()

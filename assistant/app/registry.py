@@ -84,6 +84,7 @@ class ModelRegistry:
         self._text_encoder = None
         self._clarifiers: dict[tuple, Clarifier] = {}
         self._priors: dict[int, CombinedPrior] = {}
+        self.notice = ""  # one line for the person when something runs in a slower way
 
     @property
     def protocol(self) -> SimulationProtocol:
