@@ -46,7 +46,7 @@ def data_hash(parts: Iterable[object]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _atomic_write(path: Path, write) -> None:
+def atomic_write(path: Path, write) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
     os.close(fd)
@@ -72,8 +72,8 @@ def save_checkpoint(
         "data_hash": data,
         "metrics": metrics or {},
     }
-    _atomic_write(path.with_suffix(".pt"), lambda tmp: torch.save(state_dict, tmp))
-    _atomic_write(path.with_suffix(".json"), lambda tmp: Path(tmp).write_text(json.dumps(sidecar, indent=2)))
+    atomic_write(path.with_suffix(".pt"), lambda tmp: torch.save(state_dict, tmp))
+    atomic_write(path.with_suffix(".json"), lambda tmp: Path(tmp).write_text(json.dumps(sidecar, indent=2)))
 
 
 def read_sidecar(path: str | Path) -> dict | None:

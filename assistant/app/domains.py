@@ -84,6 +84,10 @@ def prepare(
         _, cands, variant = item.split("-", 2)
         yield from train_policy_job(registry, cands, variant, seed=seed)
         trained.append(item)
+    from assistant.app.updates import update_models_job
+
+    plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
+    trained += [f"{u.model} ({u.mode})" for u in plan.updates]
     return trained
 
 
@@ -125,4 +129,5 @@ def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None,
         registry = ModelRegistry(name)
     yield from registry.warm_up(candidates)
     registry.notice = notice
+    registry.stale((candidates,))  # found on loading: the app updates them in the background
     return registry

@@ -8,9 +8,11 @@ Trained parts live in ``paths.models_dir(domain)``:
   training queries) and answer-model variant ("learned" lambda, or lambda = 1 for the baseline):
   ``policy-<candidates>-<variant>.pt`` with the fine-tuned lambda, w and b.
 
-``ModelRegistry.missing`` says what is absent or stale; ``ModelRegistry.clarifier`` assembles a ready
-``Clarifier`` for conversations. Training, evaluation and ``prepare`` are jobs in ``assistant.app.research``
-and ``assistant.app.domains``.
+``ModelRegistry.missing`` says what is absent, ``ModelRegistry.stale`` what is older than the data: after
+an import the models it made stale keep serving (a conversation needs *some* trained models, and slightly
+older ones are nearly as good) until new ones are trained (``assistant.app.updates``). ``ModelRegistry.clarifier``
+assembles a ready ``Clarifier`` for conversations. Training, evaluation and ``prepare`` are jobs in
+``assistant.app.research``, ``assistant.app.updates`` and ``assistant.app.domains``.
 """
 
 from __future__ import annotations
@@ -70,7 +72,9 @@ class ModelRegistry:
     assembles the clarifier real conversations use. Training and evaluation are jobs elsewhere
     (``assistant.app.research``) that use a registry; the registry itself never trains."""
 
-    def __init__(self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru") -> None:
+    def __init__(
+        self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru", allow_stale: bool = True
+    ) -> None:
         if text_prior not in TEXT_PRIORS:
             raise ConfigError(f"unknown text prior {text_prior!r}: use one of {', '.join(TEXT_PRIORS)}")
         self.name = domain_name
@@ -85,6 +89,8 @@ class ModelRegistry:
         self._clarifiers: dict[tuple, Clarifier] = {}
         self._priors: dict[int, CombinedPrior] = {}
         self.notice = ""  # one line for the person when something runs in a slower way
+        self.allow_stale = allow_stale  # serve models older than the data (research jobs refuse them)
+        self._stale: set[str] = set()
 
     @property
     def protocol(self) -> SimulationProtocol:
@@ -97,6 +103,7 @@ class ModelRegistry:
         """Drop the loaded models (after training new ones): the next use loads them again. ``prior``: the text
         prior too (a new encoder), not only the policies."""
         self._clarifiers.clear()
+        self._stale = {k for k in self._stale if k == "encoder" and not prior}
         if prior:
             self._encoder = None
             self._priors.clear()
@@ -121,7 +128,9 @@ class ModelRegistry:
             else:
                 from assistant.priors.sru import load_encoder_prior
 
-                self._encoder = load_encoder_prior(self.domain, self.agent_domain)
+                self._encoder = load_encoder_prior(self.domain, self.agent_domain, allow_stale=self.allow_stale)
+                if self._encoder.stale:
+                    self._stale.add("encoder")
         return self._encoder
 
     def combined_prior(self, domain: Domain | None = None) -> CombinedPrior:
@@ -184,6 +193,11 @@ class ModelRegistry:
     def load_policy(self, candidates: str = "all", variant: str = "learned") -> LoadedPolicy:
         path, data = self.policy_checkpoint(candidates, variant)
         fix = f"train it: `clarify train policy {self.name} --candidates {candidates} --variant {variant}`"
+        saved = (read_sidecar(path) or {}).get("data_hash")
+        if self.allow_stale and saved is not None and saved != data:
+            loaded = load_policy(path, None, fix)
+            self._stale.add(f"policy-{candidates}-{variant}")
+            return loaded
         return load_policy(path, data, fix)
 
     def policy_checkpoint(self, candidates: str = "all", variant: str = "learned") -> tuple[Path, str]:
@@ -195,8 +209,14 @@ class ModelRegistry:
         )
         return policy_path(self.name, candidates, variant, self.text_prior), data
 
+    def stale(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
+        """The models that serve although they are older than the data ('encoder', 'policy-all-learned', ...)."""
+        self.missing(candidate_settings)  # loads them: staleness is found on loading
+        return sorted(self._stale)
+
     def missing(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
-        """What still has to be trained: 'encoder', 'policy-all-learned', ..."""
+        """What has no usable model at all (also what is stale, unless the registry serves stale models):
+        'encoder', 'policy-all-learned', ..."""
         try:
             self.encoder  # noqa: B018 - loading is the check
         except ModelMissingError:

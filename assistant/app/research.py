@@ -34,6 +34,7 @@ from assistant.ranking.ranking_session import Candidate, RankingSession
 from assistant.simulation.episodes import episodes_from_file, sample_episodes
 from assistant.simulation.user import SimulatedUser
 from assistant.store import Domain
+from assistant.training.encoder import data_sizes
 from assistant.training.policy import PolicyConfig, PolicyResult, fit_answer_scale, train_policy
 
 __all__ = [  # what the GUI's Lab page uses
@@ -91,8 +92,10 @@ def train_policy_job(
     variant: str = "learned",
     config: PolicyConfig | None = None,
     seed: int = 0,
+    fine_tune: bool = False,
 ) -> Generator[Progress, None, PolicyResult]:
-    """Train (and save) the policy for a candidate setting and variant on dev-split episodes."""
+    """Train (and save) the policy for a candidate setting and variant on dev-split episodes; ``fine_tune``:
+    start from the current policy (after new data) instead of afresh."""
     yield Progress(0, 0, "loading the models")
     registry = _registry(registry)
     if variant not in VARIANTS:
@@ -111,6 +114,10 @@ def train_policy_job(
         for question, _ in combined.mentioned(episode.query):
             known[i, question] = True
     base = base_answer_model(registry).restrict(cands)
+    start_from = None
+    if fine_tune:
+        current = registry.load_policy(candidates, variant)
+        start_from = (current.policy.net, current.lam, current.w, current.b)
     result = yield from train_policy(
         base,
         registry.protocol.user_answers[:, :, cands],
@@ -120,11 +127,13 @@ def train_policy_job(
         config,
         seed,
         known_questions=known,
+        start_from=start_from,
     )
     last = result.history[-50:]
     metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
     path, data = registry.policy_checkpoint(candidates, variant)
-    save_policy(path, result.net, result.lam, result.w, result.b, result.summary(), data, metrics)
+    summary = {**result.summary(), "trained_on": data_sizes(agent), "fine_tuned": fine_tune}
+    save_policy(path, result.net, result.lam, result.w, result.b, summary, data, metrics)
     registry.forget_models(prior=False)
     return result
 

@@ -125,6 +125,7 @@ class EncoderPrior:
     """
 
     name = "encoder"
+    stale = False  # trained on other data than the domain holds now (still usable)
 
     def __init__(
         self,
@@ -232,12 +233,13 @@ class EncoderPrior:
         )
 
 
-def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
+def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False) -> EncoderPrior:
     """The trained SRU prior of ``domain`` from its checkpoint; ``agent`` is the agent's view of ``domain``
     it was trained on (``assistant.simulation.protocol``).
 
-    Raises ModelMissingError (saying how to fix it) when there is none, it is unreadable, or it was trained
-    on other data than ``domain`` now holds.
+    Raises ModelMissingError (saying how to fix it) when there is none, it is unreadable, or (unless
+    ``allow_stale``) it was trained on other data than ``domain`` now holds. A stale encoder still works on
+    the new data (new labels and tags get vectors from their texts); its ``stale`` attribute says so.
     """
     path = encoder_checkpoint_path(domain.name)
     sidecar = read_sidecar(path)
@@ -249,9 +251,10 @@ def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
     saved = sidecar["config"]
     trained = saved["train"]
     fix = f"domain {domain.name!r}: `clarify train encoder {domain.name}`"
+    expected = encoder_data_hash(domain, trained.get("protocol_seed", 0))
     with from_model_errors(fix):
         model_config = SRUEncoderConfig(**trained.get("model", {}))
-        state, _ = load_checkpoint(path, expected_data=encoder_data_hash(domain, trained.get("protocol_seed", 0)))
+        state, _ = load_checkpoint(path, expected_data=None if allow_stale else expected)
         vectors = word_vectors(model_config.vectors)
     encoder = SRUTextEncoder(model_config, vectors)
     try:
@@ -263,7 +266,7 @@ def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
     encoder.eval()
     text_config = LabelTextConfig(**trained.get("text", {}))
     bank = LabelBank.build(agent, agent.p_hat(), text_config, vectors, model_config.max_len)
-    return EncoderPrior(
+    prior = EncoderPrior(
         agent,
         encoder,
         bank,
@@ -272,3 +275,5 @@ def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
         saved.get("centroid_weight", 0.0),
         short_temperature=saved.get("short_temperature"),  # None in checkpoints from before it existed
     )
+    prior.stale = sidecar.get("data_hash") != expected
+    return prior
