@@ -179,6 +179,15 @@ class SessionController(QObject):
         self.config = config
         self._send("Open domain", request, lambda _: self._publish(None))
 
+    def swap_registry(self, registry: Any) -> None:
+        """Use ``registry`` (fresh models of the same domain) from the next new session on; the conversation in
+        progress keeps the models it started with."""
+
+        def request(state: _State) -> None:
+            state.registry = registry
+
+        self._send("Fresh models", request, None)
+
     def set_config(self, config: Any) -> None:
         """Session settings for the next new session."""
         self.config = config

@@ -114,3 +114,27 @@ def transcript_html(snapshot: SessionSnapshot | None) -> str:
     elif snapshot.phase == "failed":
         parts.append(_note("Ended without an answer"))
     return _table(parts)
+
+
+def status_line(snapshot: SessionSnapshot) -> str:
+    """The status bar's line about a session."""
+    if snapshot.phase == "clarifying" and snapshot.question is not None:
+        top = snapshot.posterior[0] if snapshot.posterior else None
+        best = f"; most likely: {top.name} ({100 * top.probability:.0f}%)" if top else ""
+        message = f"Session {snapshot.session_id} · question {snapshot.question.turn}{best}"
+    elif snapshot.phase == "comparing":
+        message = (
+            f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1} · Clarify is "
+            f"{100 * (snapshot.confidence or 0):.0f}% sure of its best answer"
+        )
+    elif snapshot.phase == "decided":
+        message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
+    elif snapshot.phase == "rejected":
+        message = f"Session {snapshot.session_id} · take another answer, ask more questions or give up"
+    elif snapshot.phase == "finished":
+        message = (
+            f"Session {snapshot.session_id} saved: answered with {snapshot.final.label_name if snapshot.final else '?'}"
+        )
+    else:
+        message = f"Session {snapshot.session_id} saved without an answer"
+    return message

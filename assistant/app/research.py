@@ -132,7 +132,7 @@ def train_policy_job(
     last = result.history[-50:]
     metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
     path, data = registry.policy_checkpoint(candidates, variant)
-    summary = {**result.summary(), "trained_on": data_sizes(agent), "fine_tuned": fine_tune}
+    summary = {**result.summary(), "trained_on": data_sizes(registry.domain), "fine_tuned": fine_tune}
     save_policy(path, result.net, result.lam, result.w, result.b, summary, data, metrics)
     registry.forget_models(prior=False)
     return result

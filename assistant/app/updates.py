@@ -141,7 +141,7 @@ def _policy_update(
 def update_plan(registry: ModelRegistry, candidate_settings: tuple[str, ...] = ("all",)) -> UpdatePlan:
     """Which of the registry's models are older than the data, and how each would be brought up to date."""
     stale = registry.stale(candidate_settings)
-    sizes = data_sizes(registry.agent_domain)
+    sizes = data_sizes(registry.domain)
     updates, changes = [], {}
     encoder_small = True
     if "encoder" in stale:
@@ -162,6 +162,7 @@ def update_models_job(
     yield Progress(0, 0, "checking what is older than the data")
     registry = ModelRegistry(registry) if isinstance(registry, str) else registry
     plan = update_plan(registry, candidate_settings)
+    yield Progress(0, 0, plan.describe())
     for update in plan.updates:
         if update.model == "encoder":
             yield from _update_encoder(registry, update.mode, seed)
@@ -197,7 +198,7 @@ def _update_encoder(registry: ModelRegistry, mode: str, seed: int) -> Generator[
         return
     sidecar = read_sidecar(encoder_checkpoint_path(registry.name)) or {}
     base = EncoderTrainConfig.from_dict(sidecar.get("config", {}).get("train", {}))
-    steps = fine_tune_steps(data_sizes(registry.agent_domain), base)
+    steps = fine_tune_steps(data_sizes(registry.domain), base)
     config = replace(base, max_steps=steps, eval_every=max(10, steps // 3), patience=3, lr=base.lr * FINE_TUNE_LR)
     weights = {k: v.clone() for k, v in registry.encoder.encoder.state_dict().items()}
     tag = f"fine-tune of the encoder of {sidecar.get('created_at', '?')}"
@@ -216,7 +217,7 @@ def import_impact(domain: str, added: dict[str, int]) -> str:
             return f"The models of {domain} are not trained yet: they are trained the first time you ask a question."
     except Exception:  # a domain that does not exist yet, or no models: nothing to make stale
         return f"The models of {domain} are not trained yet: they are trained the first time you ask a question."
-    sizes = data_sizes(registry.agent_domain)
+    sizes = data_sizes(registry.domain)
     after = {
         "labels": sizes["labels"] + added.get("labels", 0),
         "questions": sizes["questions"] + added.get("questions", 0),
