@@ -205,6 +205,7 @@ class ComparePage(QWidget):
         self.heading.setFont(font)
         self.query_label = QLabel(self)
         self.query_label.setObjectName("compareQuery")
+        self.query_label.setTextFormat(Qt.TextFormat.RichText)  # escaped text: "won't" must not show as &#x27;
         self.query_label.setWordWrap(True)
         self.confidence = QProgressBar(self)
         self.confidence.setObjectName("confidenceBar")
@@ -340,8 +341,11 @@ class ComparePage(QWidget):
             button.click()
 
     def render(self, snapshot: SessionSnapshot | None) -> None:
+        previous = self.snapshot.session_id if self.snapshot is not None else None
         self.snapshot = snapshot
         self.shortlist_model.set_records(snapshot.shortlist if snapshot else ())
+        if snapshot is None or snapshot.session_id != previous:  # a new session starts at the top of the list
+            self.shortlist_view.scrollToTop()
         query = f"Your question: “{escape(snapshot.query)}”" if snapshot else ""
         if snapshot is not None and snapshot.ruled_out_labels and snapshot.phase in ("comparing", "decided"):
             left_out = ", ".join(f"“{escape(name)}”" for name in snapshot.ruled_out_labels)

@@ -149,9 +149,11 @@ def test_a_rejection_reason_never_carries_over(qtbot, tiny_window):
     reason.setText("typed but not sent")
     window.new_question()
     wait_idle(qtbot, window)
-    to_comparisons(qtbot, window)
+    to_comparisons(qtbot, window, "the bird's red breast")
     click(qtbot, window, QPushButton, "doneButton")
     assert reason.text() == ""
+    query = named(window, QLabel, "compareQuery")
+    assert query.textFormat() == Qt.TextFormat.RichText and "&#x27;" in query.text()  # shown as "bird's"
 
 
 def test_the_arrow_keys_compare(qtbot, tiny_window):
