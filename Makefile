@@ -16,11 +16,13 @@ export OPENBLAS_THREAD_TIMEOUT := 4
 
 install: $(STAMP)
 
-# torch is installed first and pinned exactly so that pip takes the local CPU wheel.
+# torch is installed first and pinned exactly so that pip takes the local CPU wheel. sru's C++ op is
+# compiled here, once, into the venv (models/sru_loader.py); if it cannot be, Clarify runs without it.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[test,dev]'
+	$(BIN)/python -m models.sru_loader --build
 	touch $(STAMP)
 
 # Without a display clarify-gui explains the terminal mode and exits with 2: that is not a failure here.

@@ -184,6 +184,15 @@ class SessionController(QObject):
         self.config = config
         self._send("Open domain", request, lambda _: self._publish(None))
 
+    def swap_registry(self, registry: Any) -> None:
+        """Use ``registry`` (fresh models of the same domain) from the next new session on; the conversation in
+        progress keeps the models it started with."""
+
+        def request(state: _State) -> None:
+            state.registry = registry
+
+        self._send("Fresh models", request, None)
+
     def set_config(self, config: Any) -> None:
         """Session settings for the next new session."""
         self.config = config
@@ -234,11 +243,21 @@ class SessionController(QObject):
     def prefer(self, choice: str) -> bool:
         return self._do("Compare", lambda s: s.prefer(choice))
 
+    def done(self) -> bool:
+        """End the comparisons: the current best is proposed (the person then accepts or rejects it)."""
+        return self._do("Done comparing", lambda s: s.done())
+
     def accept(self) -> bool:
         return self._do("Accept the answer", lambda s: s.accept())
 
     def reject(self, reason: str = "") -> bool:
         return self._do("Reject the answer", lambda s: s.reject(reason))
+
+    def choose(self, candidate_id: str) -> bool:
+        return self._do("Take another answer", lambda s: s.choose(candidate_id))
+
+    def give_up(self) -> bool:
+        return self._do("Give up", lambda s: s.give_up())
 
     def undo(self) -> bool:
         return self._do("Undo", lambda s: s.undo())

@@ -46,7 +46,7 @@ def data_hash(parts: Iterable[object]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _atomic_write(path: Path, write) -> None:
+def atomic_write(path: Path, write) -> None:
     """Write through a temporary file in the same folder, flushed to disk, then renamed over ``path``: a
     crash or a full disk leaves the old file or the new one, never half of one."""
     try:
@@ -75,7 +75,7 @@ def _atomic_write(path: Path, write) -> None:
 def write_json_atomic(path: str | Path, data: object) -> None:
     """Write ``data`` as JSON to ``path`` atomically (small files that sit beside checkpoints)."""
     text = json.dumps(data, indent=2)
-    _atomic_write(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    atomic_write(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
 def read_json(path: str | Path) -> dict | None:
@@ -103,7 +103,7 @@ def save_checkpoint(
         "metrics": metrics or {},
     }
     # weights first, sidecar last: a sidecar never describes weights that are not there yet
-    _atomic_write(path.with_suffix(".pt"), lambda tmp: torch.save(state_dict, tmp))
+    atomic_write(path.with_suffix(".pt"), lambda tmp: torch.save(state_dict, tmp))
     write_json_atomic(path.with_suffix(".json"), sidecar)
 
 

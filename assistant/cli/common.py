@@ -20,6 +20,7 @@ from typing import TextIO, TypeVar
 import click
 from tqdm import tqdm
 
+from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS
 from assistant.errors import ConfigError
 from assistant.progress import Progress, run_job
 
@@ -145,3 +146,32 @@ class FiniteFloat(click.ParamType):
 SEED = click.IntRange(0, 2**32 - 1)
 # Simulated conversations per system: a million is hours of work already.
 EPISODES = click.IntRange(1, 1_000_000)
+
+
+# options that several commands share
+CANDIDATES_OPTION = click.option(
+    "--candidates",
+    type=click.Choice(CANDIDATE_SETTINGS),
+    default="all",
+    show_default=True,
+    help="Choose among all labels, or only labels that have training queries ('captioned').",
+)
+
+
+PRIOR_OPTION = click.option(
+    "--prior",
+    "text_prior",
+    type=click.Choice(TEXT_PRIORS),
+    default="sru",
+    show_default=True,
+    help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies).",
+)
+
+
+PACE_OPTION = click.option(
+    "--pace",
+    type=click.Choice(PACES),
+    default=None,
+    help="The cost of a question: 'quick' asks fewer, 'thorough' asks while a question still helps "
+    "(default: the domain's).",
+)

@@ -59,6 +59,9 @@ def _register() -> None:
     from assistant.cli import engine
 
     engine.register(main)
+    from assistant.cli.ask import ask_command
+
+    main.add_command(ask_command)
     from assistant.cli.sessions import sessions_command
 
     main.add_command(sessions_command)

@@ -125,6 +125,7 @@ class EncoderPrior:
     """
 
     name = "encoder"
+    stale = False  # trained on other data than the domain holds now (still usable)
 
     def __init__(
         self,
@@ -232,12 +233,13 @@ class EncoderPrior:
         )
 
 
-def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
+def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False) -> EncoderPrior:
     """The trained SRU prior of ``domain`` from its checkpoint; ``agent`` is the agent's view of ``domain``
     it was trained on (``assistant.simulation.protocol``).
 
-    Raises ModelMissingError (saying how to fix it) when there is none, it is unreadable, or it was trained
-    on other data than ``domain`` now holds.
+    Raises ModelMissingError (saying how to fix it) when there is none, it is unreadable, or (unless
+    ``allow_stale``) it was trained on other data than ``domain`` now holds. A stale encoder still works on
+    the new data (new labels and tags get vectors from their texts); its ``stale`` attribute says so.
     """
     path = encoder_checkpoint_path(domain.name)
     sidecar = read_sidecar(path)
@@ -253,7 +255,8 @@ def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
         model_config = SRUEncoderConfig(**trained.get("model", {}))
         text_config = LabelTextConfig(**trained.get("text", {}))
         with from_model_errors(fix):
-            state, _ = load_checkpoint(path, expected_data=encoder_data_hash(domain, trained.get("protocol_seed", 0)))
+            expected = encoder_data_hash(domain, trained.get("protocol_seed", 0))
+            state, _ = load_checkpoint(path, expected_data=None if allow_stale else expected)
             vectors = word_vectors(model_config.vectors)
         encoder = SRUTextEncoder(model_config, vectors)
         encoder.load_state_dict(state)
@@ -272,4 +275,6 @@ def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
         raise ModelMissingError(
             f"{path}.json is damaged ({exc}); retrain: `clarify train encoder {domain.name}`"
         ) from exc
-    return EncoderPrior(agent, encoder, bank, trained, temperature, centroid_weight, short_temperature=short)
+    prior = EncoderPrior(agent, encoder, bank, trained, temperature, centroid_weight, short_temperature=short)
+    prior.stale = sidecar.get("data_hash") != expected
+    return prior
