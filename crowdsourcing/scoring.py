@@ -17,7 +17,8 @@ import numpy as np
 from assistant.errors import ConfigError
 from assistant.store import Domain
 from assistant.text.bm25 import BM25Index, check_bm25_parameters
-from assistant.text.tokens import STOPWORDS, singular, words
+from assistant.text.lemmas import noun_lemma
+from assistant.text.tokens import STOPWORDS, words
 
 
 class RelevanceScorer(Protocol):
@@ -27,8 +28,8 @@ class RelevanceScorer(Protocol):
 
 
 def tokens(text: str) -> list[str]:
-    """Content words of ``text``, singular (tags and label texts are tokenised the same way)."""
-    return [singular(w.replace("'", "")) for w in words(text.replace("_", " ")) if w not in STOPWORDS]
+    """Content words of ``text``, plurals singular (tags and label texts are tokenised the same way)."""
+    return [noun_lemma(w.replace("'", "")) for w in words(text.replace("_", " ")) if w not in STOPWORDS]
 
 
 def label_queries_text(domain: Domain, split: str = "train") -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from assistant import paths
 from assistant.app.registry import ModelRegistry
-from assistant.app.research import train_encoder_job, train_policy_job
+from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
 from assistant.errors import DomainNotFoundError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, built_domains
@@ -80,10 +80,18 @@ def prepare(
         yield from train_encoder_job(registry, seed)
         trained.append("encoder")
         todo = registry.missing(candidate_settings)
-    for item in todo:
-        _, cands, variant = item.split("-", 2)
-        yield from train_policy_job(registry, cands, variant, seed=seed)
+    for item in todo:  # policies first, then the coverage rules tuned for them
+        if item.startswith("coverage-"):
+            _, cands, pace = item.split("-", 2)
+            yield from tune_coverage_job(registry, cands, pace, seed=seed)
+        else:
+            _, cands, variant, pace = item.split("-", 3)
+            yield from train_policy_job(registry, cands, variant, seed=seed, pace=pace)
         trained.append(item)
+    from assistant.app.updates import update_models_job
+
+    plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
+    trained += [f"{u.model} ({u.mode})" for u in plan.updates]
     return trained
 
 
@@ -92,13 +100,31 @@ def _built_by_an_older_clarify(name: str) -> bool:
         return kb.lacks_heldout_answers()
 
 
+def text_encoder_op() -> Generator[Progress, None, str]:
+    """Make sure sru's compiled op is ready (normally built at installation; a build cut short by a killed
+    process is detected and redone), reporting progress so that Cancel works while it builds; returns a
+    one-line notice when Clarify has to run without it (slower), else ''."""
+    from models.sru_loader import build_steps
+
+    steps = build_steps()
+    while True:
+        try:
+            message = next(steps)
+        except StopIteration as done:
+            status = done.value
+            return "" if status.compiled else f"{status.notice}: the text encoder runs without it (slower)."
+        yield Progress(0, 0, message)
+
+
 def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
     """Prepare ``name`` (build + train what is missing), then load and warm up its models; returns the
-    ready ``ModelRegistry``.
+    ready ``ModelRegistry`` (its ``notice`` says what runs in a slower way, if anything).
 
     When the domain is built and the models for ``candidates`` are there, the registry that checked them
     is used as it is (``prepare`` would load them a second time).
     """
+    yield Progress(0, 0, "checking the text encoder")
+    notice = yield from text_encoder_op()
     yield Progress(0, 0, f"checking the models of {name}")
     exists = paths.domain_db_path(name).exists()
     registry = ModelRegistry(name) if exists and not _built_by_an_older_clarify(name) else None
@@ -106,4 +132,6 @@ def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None,
         yield from prepare(name)
         registry = ModelRegistry(name)
     yield from registry.warm_up(candidates)
+    registry.notice = notice
+    registry.stale((candidates,))  # found on loading: the app updates them in the background
     return registry

@@ -8,14 +8,16 @@ Trained parts live in ``paths.models_dir(domain)``:
   training queries) and answer-model variant ("learned" lambda, or lambda = 1 for the baseline):
   ``policy-<candidates>-<variant>.pt`` with the fine-tuned lambda, w and b.
 
-``ModelRegistry.missing`` says what is absent or stale; ``ModelRegistry.clarifier`` assembles a ready
-``Clarifier`` for conversations. Training, evaluation and ``prepare`` are jobs in ``assistant.app.research``
-and ``assistant.app.domains``.
+``ModelRegistry.missing`` says what is absent, ``ModelRegistry.stale`` what is older than the data: after
+an import the models it made stale keep serving (a conversation needs *some* trained models, and slightly
+older ones are nearly as good) until new ones are trained (``assistant.app.updates``). ``ModelRegistry.clarifier``
+assembles a ready ``Clarifier`` for conversations. Training, evaluation and ``prepare`` are jobs in
+``assistant.app.research``, ``assistant.app.updates`` and ``assistant.app.domains``.
 """
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Generator
 from pathlib import Path
 
@@ -30,16 +32,26 @@ from assistant.priors.combined import CombinedPrior, fit_mention_weight
 from assistant.progress import Progress
 from assistant.simulation.protocol import SimulationProtocol, agent_view, simulation_protocol
 from assistant.store import Domain, KnowledgeBase
-from models.checkpoint import data_hash, read_sidecar
+from models.checkpoint import data_hash, read_json, read_sidecar, write_json_atomic
 
 CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
 TEXT_PRIORS = ("sru", "minilm")
 VARIANTS = ("learned", "lambda_1")
+# The cost of a question is a product choice (issue 10): "quick" is IC's r_a = -1 per question (a question
+# must add 1/30 of the +20/-10 reward swing, 3.3 points of Acc@1); "thorough" asks while a question adds
+# about 1 point (r_a = -0.3), with a cap of 6 questions on average instead of 4.5. Each pace has its
+# own policy. ``DEFAULT_PACE``: each bundled domain's default, chosen on dev vague queries (README).
+PACES = ("quick", "thorough")
+PACE_TURN_REWARD = {"quick": -1.0, "thorough": -0.3}
+PACE_TURN_BUDGET = {"quick": 4.5, "thorough": 6.0}
+DEFAULT_PACE = {"birds": "thorough", "faq": "thorough", "banking": "thorough"}
+# Coverage values ``tune_coverage`` chooses among (0 = the stop rule alone decides).
+COVERAGE_GRID = (0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 PROTOCOL_SEED = 0
 SMOOTHING = 1.0
 # Bump when what a policy sees changes (its prior, its features): older policies then count as stale.
-POLICY_FORMAT = "policy-v4: combined prior; questions the query answered are not asked"
+POLICY_FORMAT = "policy-v5: vague query mix; state with entropy and best gain; paces"
 
 
 def load_domain(name: str) -> Domain:
@@ -59,10 +71,21 @@ def candidate_labels(domain: Domain, setting: str) -> np.ndarray:
     raise ConfigError(f"unknown candidate setting {setting!r}: use one of {', '.join(CANDIDATE_SETTINGS)}")
 
 
-def policy_path(domain: str, candidates: str, variant: str, text_prior: str = "sru") -> Path:
-    """models/<domain>/policy-<candidates>-<variant>[-<text prior>] (without suffix)."""
+def default_pace(domain: str) -> str:
+    """The pace a domain's sessions and evaluations use unless told otherwise."""
+    return DEFAULT_PACE.get(domain, "quick")
+
+
+def check_pace(pace: str) -> str:
+    if pace not in PACES:
+        raise ConfigError(f"unknown pace {pace!r}: use one of {', '.join(PACES)}")
+    return pace
+
+
+def policy_path(domain: str, candidates: str, variant: str, text_prior: str = "sru", pace: str = "quick") -> Path:
+    """models/<domain>/policy-<candidates>-<variant>-<pace>[-<text prior>] (without suffix)."""
     suffix = "" if text_prior == "sru" else f"-{text_prior}"
-    return paths.models_dir(domain) / f"policy-{candidates}-{variant}{suffix}"
+    return paths.models_dir(domain) / f"policy-{candidates}-{variant}-{pace}{suffix}"
 
 
 class ModelRegistry:
@@ -70,7 +93,9 @@ class ModelRegistry:
     assembles the clarifier real conversations use. Training and evaluation are jobs elsewhere
     (``assistant.app.research``) that use a registry; the registry itself never trains."""
 
-    def __init__(self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru") -> None:
+    def __init__(
+        self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru", allow_stale: bool = True
+    ) -> None:
         if text_prior not in TEXT_PRIORS:
             raise ConfigError(f"unknown text prior {text_prior!r}: use one of {', '.join(TEXT_PRIORS)}")
         self.name = domain_name
@@ -84,6 +109,9 @@ class ModelRegistry:
         self._text_encoder = None
         self._clarifiers: dict[tuple, Clarifier] = {}
         self._priors: dict[int, CombinedPrior] = {}
+        self.notice = ""  # one line for the person when something runs in a slower way
+        self.allow_stale = allow_stale  # serve models older than the data (research jobs refuse them)
+        self._stale: set[str] = set()
 
     @property
     def protocol(self) -> SimulationProtocol:
@@ -96,6 +124,7 @@ class ModelRegistry:
         """Drop the loaded models (after training new ones): the next use loads them again. ``prior``: the text
         prior too (a new encoder), not only the policies."""
         self._clarifiers.clear()
+        self._stale = {k for k in self._stale if k == "encoder" and not prior}
         if prior:
             self._encoder = None
             self._priors.clear()
@@ -115,12 +144,17 @@ class ModelRegistry:
         if self._encoder is None:
             if self.text_prior == "minilm":
                 from assistant.priors.minilm import MiniLMPrior
+                from assistant.training.encoder import calibration_queries
 
-                self._encoder = MiniLMPrior.fit(self.agent_domain, self.protocol_seed)
+                agent = self.agent_domain
+                calibration = calibration_queries(agent, self.protocol_seed)
+                self._encoder = MiniLMPrior.fit(agent, self.protocol_seed, calibration=calibration)
             else:
                 from assistant.priors.sru import load_encoder_prior
 
-                self._encoder = load_encoder_prior(self.domain, self.agent_domain)
+                self._encoder = load_encoder_prior(self.domain, self.agent_domain, allow_stale=self.allow_stale)
+                if self._encoder.stale:
+                    self._stale.add("encoder")
         return self._encoder
 
     def combined_prior(self, domain: Domain | None = None) -> CombinedPrior:
@@ -150,16 +184,16 @@ class ModelRegistry:
             "prior.json" if self.text_prior == "sru" else f"prior-{self.text_prior}.json"
         )
         stamp = self.encoder_hash()
-        if path.is_file():
-            saved = json.loads(path.read_text())
-            if saved.get("encoder") == stamp:
-                return float(saved["beta"])
+        saved = read_json(path) or {}  # a damaged file is refitted (and rewritten) like a missing one
+        beta = saved.get("beta")
+        if saved.get("encoder") == stamp and isinstance(beta, int | float) and math.isfinite(beta):
+            return float(beta)
         agent = self.agent_domain
         texts, labels = agent.queries("dev")
         if not texts:
             return 0.0
         beta, nll = fit_mention_weight(self._make_prior(agent, 0.0), texts, labels)
-        path.write_text(json.dumps({"encoder": stamp, "beta": beta, "dev_nll": nll}, indent=2))
+        write_json_atomic(path, {"encoder": stamp, "beta": beta, "dev_nll": nll})
         return beta
 
     def encoder_hash(self) -> str:
@@ -180,34 +214,103 @@ class ModelRegistry:
         )
         return base.with_params(lam=loaded.lam, w=loaded.w, b=loaded.b)
 
-    def load_policy(self, candidates: str = "all", variant: str = "learned") -> LoadedPolicy:
-        path, data = self.policy_checkpoint(candidates, variant)
-        fix = f"train it: `clarify train policy {self.name} --candidates {candidates} --variant {variant}`"
+    @property
+    def default_pace(self) -> str:
+        return default_pace(self.name)
+
+    def load_policy(self, candidates: str = "all", variant: str = "learned", pace: str | None = None) -> LoadedPolicy:
+        pace = check_pace(pace or self.default_pace)
+        path, data = self.policy_checkpoint(candidates, variant, pace)
+        fix = (
+            f"train it: `clarify train policy {self.name} --candidates {candidates} --variant {variant} --pace {pace}`"
+        )
+        saved = (read_sidecar(path) or {}).get("data_hash")
+        if self.allow_stale and saved is not None and saved != data:
+            loaded = load_policy(path, None, fix)
+            self._stale.add(f"policy-{candidates}-{variant}-{pace}")
+            return loaded
         return load_policy(path, data, fix)
 
-    def policy_checkpoint(self, candidates: str = "all", variant: str = "learned") -> tuple[Path, str]:
+    def policy_checkpoint(
+        self, candidates: str = "all", variant: str = "learned", pace: str | None = None
+    ) -> tuple[Path, str]:
         """(path, data hash) of a policy checkpoint: a policy is stale when the hash of what it was trained on
-        (the agent's data, the protocol, the text prior, the setting) differs."""
+        (the agent's data, the protocol, the text prior, the setting, the pace) differs."""
+        pace = check_pace(pace or self.default_pace)
         d = self.agent_domain
         data = data_hash(
-            [POLICY_FORMAT, d.counts, d.query_texts, self.protocol_seed, self.encoder_hash(), candidates, variant]
+            [POLICY_FORMAT, d.counts, d.query_texts, self.protocol_seed, self.encoder_hash(), candidates, variant, pace]
         )
-        return policy_path(self.name, candidates, variant, self.text_prior), data
+        return policy_path(self.name, candidates, variant, self.text_prior, pace), data
+
+    def required_policies(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[tuple[str, str, str]]:
+        """(candidates, variant, pace) of the policies a domain needs: ours at both paces (a person picks one),
+        the lambda = 1 baseline at the default pace."""
+        return [
+            (c, v, p)
+            for c in candidate_settings
+            for v in VARIANTS
+            for p in PACES
+            if v == "learned" or p == self.default_pace
+        ]
+
+    def stale(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
+        """The models that serve although they are older than the data ('encoder', 'policy-all-learned-quick', ...)."""
+        self.missing(candidate_settings)  # loads them: staleness is found on loading
+        return sorted(self._stale)
 
     def missing(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
-        """What still has to be trained: 'encoder', 'policy-all-learned', ..."""
+        """What has no usable model at all (also what is stale, unless the registry serves stale models), in
+        order: 'encoder', 'policy-all-learned-quick', ..., 'coverage-all-quick' (the coverage rule of a
+        learned policy)."""
+        needed = self.required_policies(candidate_settings)
+        coverages = [f"coverage-{c}-{p}" for c, v, p in needed if v == "learned"]
         try:
             self.encoder  # noqa: B018 - loading is the check
         except ModelMissingError:
-            return ["encoder"] + [f"policy-{c}-{v}" for c in candidate_settings for v in VARIANTS]
+            return ["encoder"] + [f"policy-{c}-{v}-{p}" for c, v, p in needed] + coverages
         todo = []
-        for c in candidate_settings:
-            for v in VARIANTS:
-                try:
-                    self.load_policy(c, v)
-                except ModelMissingError:
-                    todo.append(f"policy-{c}-{v}")
+        for c, v, p in needed:
+            try:
+                self.load_policy(c, v, p)
+            except ModelMissingError:
+                todo.append(f"policy-{c}-{v}-{p}")
+        for item in coverages:
+            _, c, p = item.split("-", 2)
+            if f"policy-{c}-learned-{p}" in todo or self.coverage_missing(c, p):
+                todo.append(item)
         return todo
+
+    def coverage(self, candidates: str = "all", pace: str | None = None) -> float:
+        """The coverage the compare-only-when-covered rule requires (``ClarifierConfig.coverage``), as tuned
+        on dev vague queries for this policy and a shortlist of 5 (``assistant.app.research.tune_coverage_job``);
+        0 (the policy alone decides) until it is tuned."""
+        pace = check_pace(pace or self.default_pace)
+        saved = self._stop_settings().get(self._stop_key(candidates, pace))
+        return float(saved["coverage"]) if saved else 0.0
+
+    def coverage_missing(self, candidates: str = "all", pace: str | None = None) -> bool:
+        return self._stop_key(candidates, check_pace(pace or self.default_pace)) not in self._stop_settings()
+
+    def save_coverage(self, candidates: str, pace: str, coverage: float, details: dict) -> None:
+        settings = self._stop_settings()
+        settings[self._stop_key(candidates, pace)] = {"coverage": coverage, **details}
+        write_json_atomic(self._stop_settings_path(), settings)
+        self._clarifiers.clear()
+
+    def _stop_key(self, candidates: str, pace: str) -> str:
+        _, data = self.policy_checkpoint(candidates, "learned", pace)
+        return f"{candidates}/{pace}/{data}"
+
+    def _stop_settings_path(self) -> Path:
+        return paths.models_dir(self.name) / (
+            "stop.json" if self.text_prior == "sru" else f"stop-{self.text_prior}.json"
+        )
+
+    def _stop_settings(self) -> dict:
+        path = self._stop_settings_path()
+        saved = read_json(path)  # a damaged file is retuned like a missing one
+        return saved if isinstance(saved, dict) else {}
 
     def warm_up(self, candidates: str = "all") -> Generator[Progress, None, None]:
         """Load the models, embed every text the comparison phase may show (cached on disk) and load the
@@ -224,23 +327,29 @@ class ModelRegistry:
         yield Progress(3, 3, "ready")
 
     # ---- products ----
-    def clarifier(self, candidates: str = "all", config: ClarifierConfig | None = None) -> Clarifier:
-        """The agent for real conversations: the domain's full annotations, trained prior and policy.
+    def clarifier(
+        self, candidates: str = "all", pace: str | None = None, shortlist_size: int = 5, max_turns: int = 10
+    ) -> Clarifier:
+        """The agent for real conversations: the domain's full annotations, trained prior, the pace's policy
+        and its dev-tuned coverage rule for a shortlist of ``shortlist_size``.
 
-        Built once per (candidates, config) and reused: conversations keep their own state.
+        Built once per setting and reused: conversations keep their own state.
         """
-        key = (candidates, config)
+        pace = check_pace(pace or self.default_pace)
+        key = (candidates, pace, shortlist_size, max_turns)
         if key not in self._clarifiers:
-            self._clarifiers[key] = self._build_clarifier(candidates, config)
+            loaded = self.load_policy(candidates, "learned", pace)
+            config = ClarifierConfig(
+                max_turns=max_turns,
+                shortlist_size=shortlist_size,
+                coverage=self.coverage(candidates, pace),
+            )
+            self._clarifiers[key] = Clarifier(
+                self.domain,
+                self.combined_prior(self.domain),
+                self.answer_model(loaded, self.domain),
+                loaded.policy,
+                candidates=candidate_labels(self.domain, candidates),
+                config=config,
+            )
         return self._clarifiers[key]
-
-    def _build_clarifier(self, candidates: str, config: ClarifierConfig | None) -> Clarifier:
-        loaded = self.load_policy(candidates, "learned")
-        return Clarifier(
-            self.domain,
-            self.combined_prior(self.domain),
-            self.answer_model(loaded, self.domain),
-            loaded.policy,
-            candidates=candidate_labels(self.domain, candidates),
-            config=config,
-        )

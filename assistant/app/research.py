@@ -8,16 +8,25 @@ was trained. Nothing here is needed to hold a conversation.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from assistant.app.registry import SMOOTHING, VARIANTS, ModelRegistry, candidate_labels
+from assistant.app.registry import (
+    COVERAGE_GRID,
+    PACE_TURN_BUDGET,
+    PACE_TURN_REWARD,
+    SMOOTHING,
+    VARIANTS,
+    ModelRegistry,
+    candidate_labels,
+    check_pace,
+)
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.policy_io import save_policy
 from assistant.errors import ConfigError
-from assistant.evaluation.clarifier import SYSTEMS, EvaluationSetup, evaluate
+from assistant.evaluation.clarifier import SYSTEMS, EvaluationSetup, evaluate, tune_coverage
 from assistant.evaluation.cqa.data import DATASETS as RANKING_DATASETS
 from assistant.evaluation.cqa.data import load_dataset
 from assistant.evaluation.cqa.problems import build_problems, split_indices
@@ -26,14 +35,17 @@ from assistant.evaluation.cqa.protocol import STRATEGIES as RANKING_STRATEGIES
 from assistant.evaluation.cqa.protocol import evaluate as evaluate_ranking
 from assistant.evaluation.cqa.protocol import final_table as ranking_table
 from assistant.evaluation.plots import CURVE_NAMES, POINT_NAMES, plot_accuracy_vs_turns, plot_ranking_curves
-from assistant.evaluation.report import EvaluationReport
+from assistant.evaluation.report import EvaluationReport, noise_table
 from assistant.priors.base import restrict
 from assistant.priors.bm25 import BM25Prior
 from assistant.progress import Progress
 from assistant.ranking.ranking_session import Candidate, RankingSession
-from assistant.simulation.episodes import episodes_from_file, sample_episodes
+from assistant.simulation.episodes import EpisodeSpec, episodes_from_file, sample_episodes
+from assistant.simulation.noise import UserNoise
+from assistant.simulation.queries import TRAINING_SPLIT, VagueQueryMix, vague_episodes
 from assistant.simulation.user import SimulatedUser
 from assistant.store import Domain
+from assistant.training.encoder import data_sizes
 from assistant.training.policy import PolicyConfig, PolicyResult, fit_answer_scale, train_policy
 
 __all__ = [  # what the GUI's Lab page uses
@@ -45,6 +57,8 @@ __all__ = [  # what the GUI's Lab page uses
     "SYSTEMS",
     "PolicyConfig",
     "evaluate_job",
+    "noise_sweep_job",
+    "noise_table",
     "plot_accuracy_vs_turns",
     "plot_ranking_curves",
     "ranking_demo_job",
@@ -52,11 +66,16 @@ __all__ = [  # what the GUI's Lab page uses
     "ranking_table",
     "train_encoder_job",
     "train_policy_job",
+    "tune_coverage_job",
 ]
 
 # The threshold baseline is tuned on dev episodes drawn with the test seed plus this offset.
 DEV_SEED_OFFSET = 7919
 POLICY_EPISODES = 4000
+# The comparison phase's shortlist in a session (``SessionConfig.shortlist_size``): what the coverage rule covers.
+SHORTLIST_SIZE = 5
+# What ``clarify evaluate --queries`` accepts besides a file.
+QUERY_SETTINGS = ("crowd", "vague")
 
 
 def _registry(registry: ModelRegistry | str) -> ModelRegistry:
@@ -85,24 +104,64 @@ def base_answer_model(registry: ModelRegistry, domain: Domain | None = None) -> 
     return base.with_params(w=w, b=b)
 
 
+def pace_config(pace: str, config: PolicyConfig | None = None) -> PolicyConfig:
+    """The training settings of a pace: its cost per question and its cap on the mean number of questions
+    (other settings from ``config``)."""
+    pace = check_pace(pace)
+    base = config or PolicyConfig()
+    return replace(base, turn_reward=PACE_TURN_REWARD[pace], turn_budget=PACE_TURN_BUDGET[pace])
+
+
 def train_policy_job(
     registry: ModelRegistry | str,
     candidates: str = "all",
     variant: str = "learned",
     config: PolicyConfig | None = None,
     seed: int = 0,
+    pace: str | None = None,
+    mix: VagueQueryMix | None = None,
+    fine_tune: bool = False,
 ) -> Generator[Progress, None, PolicyResult]:
-    """Train (and save) the policy for a candidate setting and variant on dev-split episodes."""
+    """Train (and save) the policy for a candidate setting, variant and pace on dev-split episodes whose
+    first queries come from the vague query mix (``assistant.simulation.queries``). ``config`` None: the
+    pace's settings (``pace_config``); given: used as it is. ``fine_tune``: start from the current policy
+    (after new data) instead of afresh."""
     yield Progress(0, 0, "loading the models")
     registry = _registry(registry)
+    pace = check_pace(pace or registry.default_pace)
+    result = yield from fit_policy(registry, candidates, variant, config, seed, pace=pace, mix=mix, fine_tune=fine_tune)
+    last = result.history[-50:]
+    metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
+    path, data = registry.policy_checkpoint(candidates, variant, pace)
+    summary = {**result.summary(), "pace": pace, "trained_on": data_sizes(registry.domain), "fine_tuned": fine_tune}
+    save_policy(path, result.net, result.lam, result.w, result.b, summary, data, metrics)
+    registry.forget_models(prior=False)
+    return result
+
+
+def fit_policy(
+    registry: ModelRegistry,
+    candidates: str = "all",
+    variant: str = "learned",
+    config: PolicyConfig | None = None,
+    seed: int = 0,
+    user_answers: np.ndarray | None = None,
+    pace: str | None = None,
+    mix: VagueQueryMix | None = None,
+    fine_tune: bool = False,
+) -> Generator[Progress, None, PolicyResult]:
+    """Train a policy on dev-split episodes (first queries from the vague mix) without saving it
+    (``train_policy_job`` saves; sweeps do not). ``user_answers`` [Q, R, Y]: the simulated user's answer
+    distribution (default: the protocol's); ``config`` None: the pace's settings (``pace_config``)."""
+    pace = check_pace(pace or registry.default_pace)
     if variant not in VARIANTS:
         raise ConfigError(f"unknown policy variant {variant!r}: use one of {', '.join(VARIANTS)}")
     cands = candidate_labels(registry.domain, candidates)
     agent = registry.agent_domain
-    config = config or PolicyConfig()
+    config = config or pace_config(pace)
     if variant == "lambda_1":
-        config = PolicyConfig(**{**config.__dict__, "initial_lambda": 1.0, "learn_answer_model": False})
-    episodes = sample_episodes(agent, POLICY_EPISODES, seed + 1, "dev", cands)
+        config = replace(config, initial_lambda=1.0, learn_answer_model=False)
+    episodes = dev_mix_episodes(agent, POLICY_EPISODES, seed + 1, cands, mix)
     position = {int(c): i for i, c in enumerate(cands)}
     combined = registry.combined_prior()
     prior = restrict(combined.scores([e.query for e in episodes]), cands)
@@ -111,30 +170,48 @@ def train_policy_job(
         for question, _ in combined.mentioned(episode.query):
             known[i, question] = True
     base = base_answer_model(registry).restrict(cands)
-    result = yield from train_policy(
-        base,
-        registry.protocol.user_answers[:, :, cands],
-        episodes,
-        prior,
-        np.array([position[e.target] for e in episodes]),
-        config,
-        seed,
-        known_questions=known,
+    answers = registry.protocol.user_answers if user_answers is None else user_answers
+    start_from = None
+    if fine_tune:
+        current = registry.load_policy(candidates, variant, pace)
+        start_from = (current.policy.net, current.lam, current.w, current.b)
+    return (
+        yield from train_policy(
+            base,
+            answers[:, :, cands],
+            episodes,
+            prior,
+            np.array([position[e.target] for e in episodes]),
+            config,
+            seed,
+            known_questions=known,
+            start_from=start_from,
+        )
     )
-    last = result.history[-50:]
-    metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
-    path, data = registry.policy_checkpoint(candidates, variant)
-    save_policy(path, result.net, result.lam, result.w, result.b, result.summary(), data, metrics)
-    registry.forget_models(prior=False)
-    return result
+
+
+def dev_mix_episodes(
+    agent: Domain, count: int, seed: int, candidates: np.ndarray, mix: VagueQueryMix | None = None
+) -> list[EpisodeSpec]:
+    """Episodes for training and tuning: dev targets and queries (``TRAINING_SPLIT``), first queries from
+    the vague mix. Never a test query."""
+    crowd = sample_episodes(agent, count, seed, TRAINING_SPLIT, candidates)
+    return vague_episodes(agent, crowd, mix or VagueQueryMix(), seed)
 
 
 def evaluation_setup(
-    registry: ModelRegistry, candidates: str = "all", turn_reward: float | None = None
+    registry: ModelRegistry,
+    candidates: str = "all",
+    turn_reward: float | None = None,
+    pace: str | None = None,
+    shortlist_size: int = SHORTLIST_SIZE,
+    user_noise: float = 0.0,
 ) -> EvaluationSetup:
-    """Everything ``assistant.evaluation.clarifier.evaluate`` needs for the registry's domain."""
-    ours = registry.load_policy(candidates, "learned")
-    lam1 = registry.load_policy(candidates, "lambda_1")
+    """Everything ``assistant.evaluation.clarifier.evaluate`` needs for the registry's domain at a pace;
+    ``user_noise``: the share of the simulated user's answers that are corrupted (assistant.simulation.noise)."""
+    pace = check_pace(pace or registry.default_pace)
+    ours = registry.load_policy(candidates, "learned", pace)
+    lam1 = registry.load_policy(candidates, "lambda_1", pace)
     agent = registry.agent_domain
     return EvaluationSetup(
         domain=agent,
@@ -142,13 +219,53 @@ def evaluation_setup(
         prior=registry.combined_prior(),
         answer_model=registry.answer_model(ours),
         policy=ours.policy,
-        user=SimulatedUser(registry.protocol.user_answers, registry.domain.option_mask),
+        user=SimulatedUser(
+            registry.protocol.user_answers,
+            registry.domain.option_mask,
+            UserNoise(user_noise, seed=registry.protocol_seed),
+        ),
         answer_model_lambda_1=registry.answer_model(lam1).with_params(lam=1.0),
         policy_lambda_1=lam1.policy,
         bm25_prior=BM25Prior.fit(agent),
-        turn_reward=PolicyConfig().turn_reward if turn_reward is None else turn_reward,
+        turn_reward=PACE_TURN_REWARD[pace] if turn_reward is None else turn_reward,
         protocol=registry.protocol.description,
+        coverage=registry.coverage(candidates, pace),
+        shortlist_size=shortlist_size,
     )
+
+
+def tune_coverage_job(
+    registry: ModelRegistry | str,
+    candidates: str = "all",
+    pace: str | None = None,
+    shortlist_size: int = SHORTLIST_SIZE,
+    episodes: int = 1000,
+    seed: int = 0,
+) -> Generator[Progress, None, dict]:
+    """Tune (and save) the coverage of the compare-only-when-covered rule for a policy on dev vague
+    episodes (``assistant.evaluation.clarifier.tune_coverage``); returns what was chosen and why."""
+    yield Progress(0, 2, "loading the models")
+    registry = _registry(registry)
+    pace = check_pace(pace or registry.default_pace)
+    ours = registry.load_policy(candidates, "learned", pace)
+    cands = candidate_labels(registry.domain, candidates)
+    agent = registry.agent_domain
+    setup = EvaluationSetup(
+        domain=agent,
+        candidates=cands,
+        prior=registry.combined_prior(),
+        answer_model=registry.answer_model(ours),
+        policy=ours.policy,
+        user=SimulatedUser(registry.protocol.user_answers, registry.domain.option_mask),
+        turn_reward=PACE_TURN_REWARD[pace],
+        shortlist_size=shortlist_size,
+    )
+    dev = dev_mix_episodes(agent, episodes, seed + DEV_SEED_OFFSET, cands)
+    yield Progress(1, 2, f"tuning the coverage rule on {len(dev)} dev episodes")
+    coverage, details = tune_coverage(setup, dev, COVERAGE_GRID)
+    registry.save_coverage(candidates, pace, coverage, details)
+    yield Progress(2, 2, f"coverage {coverage}")
+    return {"coverage": coverage, **details}
 
 
 def evaluate_job(
@@ -159,31 +276,71 @@ def evaluate_job(
     systems: Sequence[str] = SYSTEMS,
     max_turns: int = 10,
     dev_episodes: int = 500,
-    queries_file: str | None = None,
+    queries: str = "crowd",
+    pace: str | None = None,
+    mix: VagueQueryMix | None = None,
+    user_noise: float = 0.0,
 ) -> Generator[Progress, None, EvaluationReport]:
-    """`clarify evaluate` (also the Lab page and the benchmark): every system on the same test episodes,
-    sampled from the held-out queries or started from ``queries_file`` (label<TAB>query)."""
+    """`clarify evaluate` (also the Lab page and the benchmark): every system on the same test episodes.
+
+    ``queries``: "crowd" (the held-out crowd queries), "vague" (vague first queries made from them with
+    ``mix``; same targets and answer seeds as "crowd") or a TSV file of the researcher's own (label<TAB>query).
+    The threshold baseline is tuned on dev episodes from the vague mix whatever the test queries.
+    ``user_noise``: the share of the simulated user's answers that are corrupted.
+    """
     yield Progress(0, 0, "loading the models")
     registry = _registry(registry)
-    setup = evaluation_setup(registry, candidates)
+    pace = check_pace(pace or registry.default_pace)
+    setup = evaluation_setup(registry, candidates, pace=pace, user_noise=user_noise)
     agent = registry.agent_domain
-    if queries_file:
-        test = episodes_from_file(agent, queries_file, episodes, seed)
+    if queries not in QUERY_SETTINGS:
+        test = episodes_from_file(agent, queries, episodes, seed)
         allowed = set(setup.candidates.tolist())
         outside = [e for e in test if e.target not in allowed]
         if outside:
             raise ConfigError(
-                f"{queries_file}: label {agent.labels[outside[0].target].name!r} is not among the "
+                f"{queries}: label {agent.labels[outside[0].target].name!r} is not among the "
                 f"{candidates} candidates; use --candidates all"
             )
     else:
         test = sample_episodes(agent, episodes, seed, "test", setup.candidates)
-    dev = sample_episodes(agent, dev_episodes, seed + DEV_SEED_OFFSET, "dev", setup.candidates)
+        if queries == "vague":
+            test = vague_episodes(agent, test, mix or VagueQueryMix(), seed)
+    dev = dev_mix_episodes(agent, dev_episodes, seed + DEV_SEED_OFFSET, setup.candidates, mix)
     report = yield from evaluate(setup, test, dev, max_turns, tuple(systems))
+    kinds = [e.kind for e in test]
     report.meta.update(
-        {"seed": seed, "candidate_setting": candidates, "queries_file": queries_file, "text_prior": registry.text_prior}
+        {
+            "seed": seed,
+            "candidate_setting": candidates,
+            "queries": queries,
+            "query_kinds": {k: kinds.count(k) for k in sorted(set(kinds))},
+            "query_mix": (mix or VagueQueryMix()).describe() if queries == "vague" else None,
+            "pace": pace,
+            "coverage": setup.coverage,
+            "text_prior": registry.text_prior,
+        }
     )
     return report
+
+
+def noise_sweep_job(
+    registry: ModelRegistry | str,
+    levels: Sequence[float] = (0.0, 0.1, 0.2),
+    **evaluate_args: Any,
+) -> Generator[Progress, None, list[EvaluationReport]]:
+    """`clarify evaluate --user-noise 0,0.1,0.2`: the same evaluation (same episodes, same seed) at each level
+    of user noise; returns one report per level (``noise_table`` puts them side by side)."""
+    if not levels:
+        raise ConfigError("give at least one user-noise level, e.g. --user-noise 0,0.1,0.2")
+    registry = _registry(registry)
+    reports = []
+    for i, level in enumerate(levels):
+        yield Progress(i, len(levels), f"user noise {level:.0%}")
+        report = yield from evaluate_job(registry, user_noise=level, **evaluate_args)
+        reports.append(report)
+    yield Progress(len(levels), len(levels), "done")
+    return reports
 
 
 def ranking_evaluation_job(

@@ -85,6 +85,24 @@ class Belief:
         self._recompute()
         return last
 
+    def replace_prior(self, log_prior: np.ndarray) -> np.ndarray:
+        """Start from another prior (the person said more), keeping every answer; returns the old prior."""
+        log_prior = np.asarray(log_prior, dtype=np.float64)
+        if log_prior.shape != self.log_prior.shape or not np.all(np.isfinite(log_prior)):
+            raise ConfigError(f"a new prior must be a finite vector of {self.num_labels} log-probabilities")
+        old, self.log_prior = self.log_prior, normalize_log(log_prior)
+        self._recompute()
+        return old
+
+    def remove(self, evidence: Evidence) -> None:
+        """Take back one particular piece of evidence (not necessarily the last); recomputed from the prior."""
+        for i, ev in enumerate(self.evidence):
+            if ev is evidence:
+                del self.evidence[i]
+                self._recompute()
+                return
+        raise SessionStateError("that evidence is not part of this belief")
+
     def _recompute(self) -> None:
         log_p = self.log_prior.copy()
         for ev in self.evidence:

@@ -10,6 +10,10 @@ Answers a user can give to a question (``AnswerKind``):
 - ``probably``: an option given with less confidence: its likelihood is mixed with the uniform one;
 - ``not_sure``: no update (the question is still used up);
 - ``not_visible`` (birds): no update, and no more questions from that attribute group.
+
+Besides answers, labels can be *excluded* (the person rejected them after the comparisons): their belief
+drops to practically zero and they leave the shortlist. ``consistent_labels`` says which labels the
+answers so far do not rule out (a person looking for them would very likely have answered otherwise).
 """
 
 from __future__ import annotations
@@ -22,24 +26,40 @@ import numpy as np
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.belief import Belief, Evidence
 from assistant.clarification.questions import InformationGainQuestions, Strategy, answer_distribution, information_gain
-from assistant.clarification.stopping import StopRule
+from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, StopRule, shortlist_coverage
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
 from assistant.priors.base import Prior, restrict
 from assistant.store import Domain, Label, Question
 
 AnswerKind = Literal["option", "probably", "not_sure", "not_visible"]
+# Why a conversation stopped asking: the stop rule was confident (and the shortlist covers the answer),
+# no question left would be informative, none is left at all, the question limit, or the person skipped.
+STOP_REASONS: tuple[str, ...] = ("confident", "no_informative_question", "no_question", "max_turns", "user")
 ANSWER_KINDS: tuple[str, ...] = ("option", "probably", "not_sure", "not_visible")
+# An excluded label keeps e^-30 of its belief: out of every shortlist, yet the belief stays finite.
+EXCLUDED_LOG_LIKELIHOOD = -30.0
+# A label is ruled out by an answer the answer model gives less than this chance for it (a "probably"
+# answer, given with less certainty, by one below the lower bound).
+RULED_OUT_BELOW = {"option": 0.25, "probably": 0.1}
 
 
 @dataclass(frozen=True)
 class ClarifierConfig:
-    """``max_turns``: questions at most; ``softness``: weight of a "probably" answer (1 = sure)."""
+    """``max_turns``: questions at most; ``softness``: weight of a "probably" answer (1 = sure).
+
+    ``coverage``: compare only when the shortlist (the ``shortlist_size`` most likely labels) holds the
+    answer with at least this probability under the belief: below it the clarifier keeps asking although
+    the stop rule says stop, unless no informative question is left (0 = the stop rule alone decides).
+    """
 
     max_turns: int = 10
     shortlist_size: int = 10
     softness: float = 0.5
+    coverage: float = 0.0
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.coverage <= 1.0:
+            raise ConfigError(f"coverage must be in [0, 1], got {self.coverage}")
         if self.max_turns < 0:
             raise ConfigError(f"max_turns must be >= 0, got {self.max_turns}")
         if self.shortlist_size < 1:
@@ -62,6 +82,41 @@ class AnswerRecord:
     question: int
     option: int | None
     kind: str
+
+
+# A question is a few words; a pasted document (or a 10 MB hostile string) would take the priors tens of
+# seconds and be stored whole in the session log.
+MAX_QUERY_CHARS = 1000
+
+
+def check_query(query: str) -> str:
+    """``query`` stripped, or EmptyQueryError / ConfigError saying why it cannot start a conversation: it is
+    empty, has no letters or digits in any script, or is longer than ``MAX_QUERY_CHARS``."""
+    text = (query or "").strip()
+    if not text:
+        raise EmptyQueryError("the question is empty: type a few words about what you are looking for")
+    if len(text) > MAX_QUERY_CHARS:
+        raise ConfigError(
+            f"the question is {len(text):,} characters long; Clarify reads at most {MAX_QUERY_CHARS:,}: type the gist "
+            "in a few words"
+        )
+    if not any(ch.isalnum() for ch in text):
+        raise EmptyQueryError(
+            f"the question {text[:40]!r} has no words (only punctuation or symbols): type a few words about what you "
+            "are looking for"
+        )
+    return text
+
+
+@dataclass(frozen=True)
+class QueryChange:
+    """The person added words: the query and what it had answered before (for undo)."""
+
+    words: str
+    previous_query: str
+    previous_prior: np.ndarray
+    previous_understood: tuple[tuple[int, int], ...]
+    newly_known: tuple[int, ...]
 
 
 class Clarifier:
@@ -97,19 +152,25 @@ class Clarifier:
         self.group_index = domain.group_index
 
     def start(self, query: str, rng: np.random.Generator | None = None) -> Conversation:
-        """Open a conversation for the user's initial ``query``."""
-        if not query or not query.strip():
-            raise EmptyQueryError("the question is empty: type a few words about what you are looking for")
-        scores = self.prior.scores([query.strip()])[0]
-        return self.start_from_scores(scores, query.strip(), rng)
+        """Open a conversation for the user's initial ``query`` (see ``check_query``)."""
+        query = check_query(query)
+        scores = self.prior.scores([query])[0]
+        return self.start_from_scores(scores, query, rng)
 
     def start_from_scores(
         self, scores: np.ndarray, query: str = "", rng: np.random.Generator | None = None
     ) -> Conversation:
         """Open a conversation from precomputed prior scores [Y over the whole domain] (simulation)."""
+        return Conversation(self, restrict(np.asarray(scores), self.candidates), query, rng, self.understood(query))
+
+    def understood(self, query: str) -> list[tuple[int, int]]:
+        """(question, option) pairs ``query`` already answers (their evidence is in the prior)."""
         mentioned = getattr(self.prior, "mentioned", None)
-        understood = mentioned(query) if (mentioned is not None and query) else []
-        return Conversation(self, restrict(np.asarray(scores), self.candidates), query, rng, understood)
+        return mentioned(query) if (mentioned is not None and query) else []
+
+    def log_prior(self, query: str) -> np.ndarray:
+        """[Y_c] the prior's scores of ``query`` over the candidates."""
+        return restrict(np.asarray(self.prior.scores([query])[0]), self.candidates)
 
 
 class Conversation:
@@ -137,7 +198,12 @@ class Conversation:
             self.asked[question] = True
         self.retired_groups: list[int] = []
         self.answers: list[AnswerRecord] = []
+        self.query_changes: list[QueryChange] = []
+        self._steps: list[str] = []  # "answer" or "query", in order, so that undo takes back the last one
+        self._evidence: list[Evidence] = []  # one per answer, to take exactly that one back
+        self.excluded = np.zeros(len(log_prior), dtype=bool)
         self.stopped = False
+        self.stop_reason: str | None = None  # why it stopped (``STOP_REASONS``), once it has
 
     # ---- state -------------------------------------------------------------------------------------
     @property
@@ -163,11 +229,34 @@ class Conversation:
         return self.clarifier.domain.questions[index]
 
     # ---- decisions ---------------------------------------------------------------------------------
+    def best_gain(self) -> float:
+        """The expected information gain (nats) of the best question still available (0 if none)."""
+        available = self.available
+        if not available.any():
+            return 0.0
+        return max(0.0, float(information_gain(self.clarifier.model, self.probs)[available].max()))
+
+    def coverage(self) -> float:
+        """P(the answer is in the shortlist) under the current belief."""
+        return shortlist_coverage(self.probs, self.clarifier.config.shortlist_size)
+
     def should_stop(self) -> bool:
+        """Whether to stop asking now; ``stop_reason`` says why (see ``STOP_REASONS``)."""
         cfg = self.clarifier.config
-        if self.turn >= cfg.max_turns or not self.available.any():
+        if self.turn >= cfg.max_turns:
+            self.stop_reason = "max_turns"
             return True
-        return self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns)
+        if not self.available.any():
+            self.stop_reason = "no_question"
+            return True
+        gain = self.best_gain()
+        if not self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns, gain):
+            return False
+        informative = gain > MIN_INFORMATIVE_GAIN
+        if cfg.coverage > 0 and informative and self.coverage() < cfg.coverage:
+            return False  # the shortlist is unlikely to hold the answer and a question can still help
+        self.stop_reason = "confident" if informative else "no_informative_question"
+        return True
 
     def next_question(self, override_stop: bool = False) -> int | None:
         """The question to ask now, or None when the agent stops (then call ``shortlist``).
@@ -176,9 +265,10 @@ class Conversation:
         ``max_turns`` and only while questions are left).
         """
         if override_stop:
-            self.stopped = False
+            self.stopped, self.stop_reason = False, None
             if self.turn >= self.clarifier.config.max_turns or not self.available.any():
                 self.stopped = True
+                self.stop_reason = "max_turns" if self.available.any() else "no_question"
                 return None
         elif self.stopped or self.should_stop():
             self.stopped = True
@@ -188,6 +278,7 @@ class Conversation:
     def force_stop(self) -> None:
         """The user skips to the shortlist."""
         self.stopped = True
+        self.stop_reason = "user"
 
     def answer(self, question: int, option: int | None = None, kind: AnswerKind = "option") -> None:
         """Record the user's answer to ``question`` and update the belief."""
@@ -205,37 +296,96 @@ class Conversation:
             softness = 1.0 if kind == "option" else self.clarifier.config.softness
             log_likelihood = np.log(model.likelihood(question, option, softness)).astype(np.float64)
         elif kind == "not_visible":
-            if not self.clarifier.domain.supports_not_visible:
-                raise ConfigError(f"'not visible' is not an answer in domain {self.clarifier.domain.name!r}")
+            if not self.clarifier.domain.allows_not_visible(question):
+                raise ConfigError(
+                    f"'not visible' is not an answer to {self.question(question).text!r}: answer it, or say 'not sure'"
+                )
             self.retired_groups.append(int(self.clarifier.group_index[question]))
         evidence = Evidence(question, option, kind, log_likelihood)
         self.belief.update(evidence)
         self.query_free.update(evidence)
         self.asked[question] = True
         self.answers.append(AnswerRecord(question, option, kind))
-        self.stopped = False
+        self._evidence.append(evidence)
+        self._steps.append("answer")
+        self.stopped, self.stop_reason = False, None
 
-    def undo(self) -> AnswerRecord:
-        """Take back the last answer; the posterior is recomputed exactly."""
-        if not self.answers:
+    def add_words(self, words: str) -> QueryChange:
+        """The person says more ("it was in gmail"): the prior is recomputed on the longer query, the answers
+        so far stay, and questions the new words answer are no longer asked."""
+        words = " ".join(words.split())
+        if not words:
+            raise EmptyQueryError("there are no words to add: type what else you can say about it")
+        query = f"{self.query} {words}".strip()
+        understood = self.clarifier.understood(query)
+        newly = tuple(sorted({q for q, _ in understood if not self.asked[q]}))
+        change = QueryChange(
+            words, self.query, self.belief.replace_prior(self.clarifier.log_prior(query)), tuple(self.understood), newly
+        )
+        self.query, self.understood = query, list(understood)
+        self.asked[list(newly)] = True
+        self.query_changes.append(change)
+        self._steps.append("query")
+        self.stopped, self.stop_reason = False, None
+        return change
+
+    def exclude(self, positions: np.ndarray | list[int]) -> None:
+        """Rule out the candidates at ``positions`` (the person rejected them): they leave the shortlist."""
+        positions = np.asarray(positions, dtype=np.int64)
+        fresh = positions[~self.excluded[positions]]
+        if fresh.size == 0:
+            return
+        log_likelihood = np.zeros(len(self.excluded))
+        log_likelihood[fresh] = EXCLUDED_LOG_LIKELIHOOD
+        evidence = Evidence(-1, None, "exclude", log_likelihood)
+        self.belief.update(evidence)
+        self.query_free.update(evidence)
+        self.excluded[fresh] = True
+        self.stopped, self.stop_reason = False, None
+
+    def consistent_labels(self) -> np.ndarray:
+        """[Y] bool: candidates that no answer so far rules out (see ``RULED_OUT_BELOW``), and not excluded."""
+        ok = ~self.excluded
+        model = self.clarifier.model
+        for record in self.answers:
+            if record.kind in RULED_OUT_BELOW and record.option is not None:
+                ok &= model.likelihood(record.question, record.option, 1.0) >= RULED_OUT_BELOW[record.kind]
+        return ok
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._steps)
+
+    def undo(self) -> AnswerRecord | QueryChange:
+        """Take back the last answer or added words (exclusions stay); the posterior is recomputed exactly."""
+        if not self._steps:
             raise SessionStateError("there is no answer to undo")
+        if self._steps.pop() == "query":
+            change = self.query_changes.pop()
+            self.belief.replace_prior(change.previous_prior)
+            self.query, self.understood = change.previous_query, list(change.previous_understood)
+            self.asked[list(change.newly_known)] = False
+            self.stopped, self.stop_reason = False, None
+            return change
         last = self.answers.pop()
-        self.belief.undo()
-        self.query_free.undo()
+        evidence = self._evidence.pop()
+        self.belief.remove(evidence)
+        self.query_free.remove(evidence)
         self.asked[last.question] = False
         if last.kind == "not_visible":
             self.retired_groups.remove(int(self.clarifier.group_index[last.question]))
-        self.stopped = False
+        self.stopped, self.stop_reason = False, None
         return last
 
     # ---- results -----------------------------------------------------------------------------------
     def shortlist(self, k: int | None = None) -> list[ShortlistItem]:
         """The k most likely candidates, most likely first."""
         k = k or self.clarifier.config.shortlist_size
-        idx, probs = self.belief.top_k(k)
+        idx, probs = self.belief.top_k(k + int(self.excluded.sum()))
         labels = self.clarifier.domain.labels
         cands = self.clarifier.candidates
-        return [ShortlistItem(int(cands[i]), labels[int(cands[i])], float(p)) for i, p in zip(idx, probs)]
+        kept = [(i, p) for i, p in zip(idx, probs) if not self.excluded[i]][:k]
+        return [ShortlistItem(int(cands[i]), labels[int(cands[i])], float(p)) for i, p in kept]
 
     def ranking(self, k: int) -> np.ndarray:
         """Domain label indices of the k most likely candidates (for evaluation)."""

@@ -5,11 +5,14 @@
 - ``ThresholdStop``: stop once the most likely label reaches a probability threshold.
 - ``FixedTurns``: always ask exactly k questions.
 
-Every rule also stops at ``max_turns`` or when no question is left (the clarifier enforces that).
+Every rule also stops at ``max_turns`` or when no question is left (the clarifier enforces that). The
+clarifier also keeps asking, whatever the rule says, while the shortlist is unlikely to hold the answer and
+an informative question is left (``shortlist_coverage``, ``ClarifierConfig.coverage``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Protocol
 
 import numpy as np
@@ -17,33 +20,58 @@ import numpy as np
 from assistant.errors import ConfigError
 from models.policy_net import STOP, StopPolicyNet
 
+# The state carries, besides the top-k probabilities and the turn, what makes stopping right or wrong on
+# a vague query: how spread the belief is (its entropy) and what the best remaining question would still
+# bring (its expected information gain). Without them a flat top-k after a vague query and one after an
+# answered question look alike.
+# A question whose expected information gain is below this (nats) is not informative: asking it cannot
+# change the ranking in a way worth a person's time.
+MIN_INFORMATIVE_GAIN = 0.01
 
-def policy_features(probs, turn, max_turns: int, top_k: int = 20, xp=np):
-    """[..., top_k + 1] float32: the top-k probabilities (descending, zero-padded) and turn / max_turns.
 
-    numpy (``xp=np``: one belief or an array of them, ``turn`` an int or an array) for conversations, torch
-    (``xp=torch``: a batch [B, Y], ``turn`` an int) for policy training; the tests check they agree.
+def policy_features(probs, turn, max_turns: int, top_k: int = 20, best_gain=0.0, xp=np):
+    """[..., top_k + 3] float32: the top-k probabilities (descending, zero-padded), the belief's entropy
+    over log Y, the best remaining question's expected information gain in bits, and turn / max_turns.
+
+    One source for numpy (``xp=np``: one belief or an array of them, ``turn`` and ``best_gain`` scalars or
+    arrays) and torch (``xp=torch``: a batch [B, Y], ``turn`` an int, ``best_gain`` [B] or a scalar); the
+    tests check they agree.
     """
     if xp is not np:
-        k = min(top_k, probs.shape[1])
+        n = probs.shape[1]
+        k = min(top_k, n)
         top = xp.topk(probs, k, dim=1).values
         pad = probs.new_zeros(probs.shape[0], top_k - k)
+        entropy = -(probs * xp.log(probs.clamp_min(1e-30))).sum(dim=1, keepdim=True) / max(math.log(n), 1e-12)
+        gain = xp.as_tensor(best_gain, dtype=probs.dtype).expand(probs.shape[0]).reshape(-1, 1) / math.log(2.0)
         turn_col = probs.new_full((probs.shape[0], 1), turn / max_turns)
-        return xp.cat([top, pad, turn_col], dim=1)
+        return xp.cat([top, pad, entropy, gain, turn_col], dim=1)
     probs = np.asarray(probs, dtype=np.float32)
-    k = min(top_k, probs.shape[-1])
     n = probs.shape[-1]
+    k = min(top_k, n)
     top = np.partition(probs, n - k, axis=-1)[..., n - k :] if k < n else probs
     top = -np.sort(-top, axis=-1)
     pad = np.zeros((*probs.shape[:-1], top_k - k), dtype=np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plogp = np.where(probs > 0, probs * np.log(np.maximum(probs, 1e-30)), 0.0)
+    entropy = (-plogp.sum(axis=-1) / max(math.log(n), 1e-12))[..., None]
+    gain = np.broadcast_to(np.asarray(best_gain, dtype=np.float32) / math.log(2.0), probs.shape[:-1])[..., None]
     turn_feature = np.broadcast_to(np.asarray(turn, dtype=np.float32) / max_turns, probs.shape[:-1])[..., None]
-    return np.concatenate([top, pad, turn_feature], axis=-1).astype(np.float32)
+    return np.concatenate([top, pad, entropy, gain, turn_feature], axis=-1).astype(np.float32)
+
+
+def shortlist_coverage(probs: np.ndarray, size: int) -> float:
+    """P(the answer is in the shortlist) under the belief: the mass of the ``size`` most likely labels."""
+    probs = np.asarray(probs, dtype=np.float64)
+    if size >= probs.size:
+        return float(probs.sum())
+    return float(np.partition(probs, probs.size - size)[probs.size - size :].sum())
 
 
 class StopRule(Protocol):
     name: str
 
-    def should_stop(self, probs: np.ndarray, turn: int, max_turns: int) -> bool: ...
+    def should_stop(self, probs: np.ndarray, turn: int, max_turns: int, best_gain: float = 0.0) -> bool: ...
 
 
 class ThresholdStop:
@@ -56,7 +84,7 @@ class ThresholdStop:
             raise ConfigError(f"threshold must be in (0, 1], got {threshold}")
         self.threshold = threshold
 
-    def should_stop(self, probs: np.ndarray, turn: int, max_turns: int) -> bool:
+    def should_stop(self, probs: np.ndarray, turn: int, max_turns: int, best_gain: float = 0.0) -> bool:
         return bool(np.max(probs) >= self.threshold)
 
 
@@ -70,7 +98,7 @@ class FixedTurns:
             raise ConfigError(f"turns must be >= 0, got {turns}")
         self.turns = turns
 
-    def should_stop(self, probs: np.ndarray, turn: int, max_turns: int) -> bool:
+    def should_stop(self, probs: np.ndarray, turn: int, max_turns: int, best_gain: float = 0.0) -> bool:
         return turn >= self.turns
 
 
@@ -91,12 +119,12 @@ class LearnedPolicy:
         self._w2 = last.weight.detach().numpy().astype(np.float32).T.copy()
         self._b2 = last.bias.detach().numpy().astype(np.float32).copy()
 
-    def stop_probability(self, probs: np.ndarray, turn: int, max_turns: int) -> float:
-        x = policy_features(probs, turn, max_turns, self.top_k)
+    def stop_probability(self, probs: np.ndarray, turn: int, max_turns: int, best_gain: float = 0.0) -> float:
+        x = policy_features(probs, turn, max_turns, self.top_k, best_gain)
         logits = np.tanh(x @ self._w1 + self._b1) @ self._w2 + self._b2
         logits = logits - logits.max()
         e = np.exp(logits)
         return float(e[STOP] / e.sum())
 
-    def should_stop(self, probs: np.ndarray, turn: int, max_turns: int) -> bool:
-        return self.stop_probability(probs, turn, max_turns) > 0.5
+    def should_stop(self, probs: np.ndarray, turn: int, max_turns: int, best_gain: float = 0.0) -> bool:
+        return self.stop_probability(probs, turn, max_turns, best_gain) > 0.5

@@ -28,7 +28,7 @@ from assistant.app.summaries import (
     summaries_rating_job,
     summaries_rating_table,
 )
-from assistant.cli.common import run_with_progress
+from assistant.cli.common import SEED, check_output, run_with_progress
 from assistant.errors import ConfigError
 
 DOMAIN_OPTION = click.option(
@@ -144,7 +144,7 @@ def _sentence_mode(session) -> None:
 @click.option("--better/--no-better", default=True, show_default=True, help="Write a better one with RL at the end.")
 @click.option("--episodes", type=click.IntRange(1, 100000), default=2000, show_default=True)
 @click.option("--resume", type=int, default=None, help="Continue saved session ID (see `clarify summarize sessions`).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @DOMAIN_OPTION
 def compare_cmd(
     files,
@@ -214,7 +214,7 @@ def sessions_cmd(domain) -> None:
     "--checkpoints", default=None, help="Interaction counts to report, e.g. 0,10,20 (default 0,10,20,50,100)."
 )
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="Topics in parallel.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Shared data folder (holds duc/).")
@@ -234,6 +234,8 @@ def evaluate_cmd(
     data_dir,
 ) -> None:
     """BO's summary-rating protocol on DUC: NDCG@1% and Pearson r after 0..N simulated comparisons."""
+    check_output(json_path, "--json", create_folders=True)
+    check_output(plot_path, "--plot", create_folders=True)
     result = run_with_progress(
         summaries_rating_job(
             dataset,
@@ -271,11 +273,12 @@ def evaluate_cmd(
 @click.option("--episodes", type=click.IntRange(1, 100000), default=2000, show_default=True)
 @click.option("--prior", type=click.Choice(["reaper", "minilm"]), default="reaper", show_default=True)
 @click.option("--max-topics", type=click.IntRange(1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
 def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, data_dir) -> None:
     """RL summaries on DUC (BO Table 6): ROUGE of the RL summary, the lead and the gold-reward upper bound."""
+    check_output(json_path, "--json", create_folders=True)
     result = run_with_progress(
         rl_summaries_job(
             dataset,
@@ -306,11 +309,12 @@ def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, 
 @click.option("--sizes", default="10,20,30", show_default=True, help="Numbers of training topics.")
 @click.option("--epochs", type=click.IntRange(1, 1000), default=30, show_default=True)
 @click.option("--max-test", type=click.IntRange(1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
 def rlqa_cmd(train_sets, test_set, sizes, epochs, max_test, seed, json_path, data_dir) -> None:
     """The RLQA protocol: train on TRAIN topics (with / without the simulated top-5 user), test on TEST."""
+    check_output(json_path, "--json", create_folders=True)
     train = [s.strip() for s in train_sets.split(",") if s.strip()]
     if test_set in train:
         raise ConfigError("--train and --test must be different data sets")

@@ -22,20 +22,28 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.questions import InformationGainQuestions, RandomQuestions, StaticInformationGainQuestions
-from assistant.clarification.stopping import FixedTurns, StopRule, ThresholdStop
+from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, FixedTurns, StopRule, ThresholdStop
 from assistant.errors import ConfigError
-from assistant.evaluation.report import EvaluationReport, accuracy_curve, paired_test, report_row, truncate_episode
+from assistant.evaluation.report import (
+    EvaluationReport,
+    accuracy_curve,
+    paired_test,
+    questions_to_reach,
+    report_row,
+    truncate_episode,
+)
 from assistant.priors.base import Prior
 from assistant.progress import Progress
 from assistant.simulation.episodes import EpisodeSpec
-from assistant.simulation.rollout import Episode, run_episode
+from assistant.simulation.protocol import answer_correlation
+from assistant.simulation.rollout import Episode, give_answer, run_episode
 from assistant.simulation.user import SimulatedUser, check_simulator
 from assistant.store import Domain
 
@@ -50,6 +58,8 @@ SYSTEMS = (
     "no_interaction_bm25",
 )
 THRESHOLD_GRID = tuple(np.round(np.arange(0.05, 0.996, 0.025), 3))
+# The coverage rule may cost at most this many questions' worth of dev reward (see ``tune_coverage``).
+COVERAGE_SLACK = 0.25
 
 
 @dataclass
@@ -69,6 +79,8 @@ class EvaluationSetup:
     reward_wrong: float = -10.0
     turn_reward: float = -1.0
     protocol: str = ""
+    coverage: float = 0.0  # the compare-only-when-covered rule of the systems the learned policy stops
+    shortlist_size: int = 5
 
 
 def _rewards(episodes: Sequence[Episode], setup: EvaluationSetup) -> float:
@@ -111,7 +123,7 @@ def tune_threshold(
         conv = clarifier.start_from_scores(s, spec.query)
         maxes, hit = [float(conv.probs.max())], [bool(conv.ranking(1)[0] == spec.target)]
         while (q := conv.next_question()) is not None:
-            conv.answer(q, setup.user.answer(q))
+            give_answer(conv, q, setup.user.answer(q))
             maxes.append(float(conv.probs.max()))
             hit.append(bool(conv.ranking(1)[0] == spec.target))
         top_probs.append(maxes)
@@ -133,6 +145,61 @@ def tune_threshold(
     return best
 
 
+def tune_coverage(
+    setup: EvaluationSetup, episodes: Sequence[EpisodeSpec], grid: Sequence[float], max_turns: int = 10
+) -> tuple[float, dict]:
+    """The coverage for the compare-only-when-covered rule (``ClarifierConfig.coverage``) on ``episodes``
+    (dev, vague first queries) with the learned policy, and what it was chosen from.
+
+    The rule is a safety margin: the highest coverage in ``grid`` whose dev mean reward (the pace's cost per
+    question) is within ``COVERAGE_SLACK`` of the best coverage's, i.e. that costs at most a quarter of a
+    question's worth of reward. One ``max_turns`` rollout per episode suffices: the questions do not depend
+    on when one stops, so every coverage's stop is a prefix of it.
+    """
+    clarifier = Clarifier(
+        setup.domain,
+        setup.prior,
+        setup.answer_model,
+        FixedTurns(max_turns),
+        InformationGainQuestions(),
+        setup.candidates,
+        ClarifierConfig(max_turns=max_turns, shortlist_size=setup.shortlist_size),
+    )
+    scores = setup.prior.scores([e.query for e in episodes])
+    traces = []  # per episode, per turn: (policy says stop, coverage, informative, hit@1)
+    for spec, s in zip(episodes, scores):
+        setup.user.start(spec)
+        conv = clarifier.start_from_scores(s, spec.query)
+        trace = []
+        while True:
+            gain = conv.best_gain()
+            says_stop = setup.policy.should_stop(conv.probs, conv.turn, max_turns, gain)
+            hit = bool(conv.ranking(1)[0] == spec.target)
+            trace.append((says_stop, conv.coverage(), gain > MIN_INFORMATIVE_GAIN, hit))
+            q = conv.next_question()
+            if q is None:
+                break
+            conv.answer(q, setup.user.answer(q))
+        traces.append(trace)
+    results = {}
+    for c in grid:
+        reward, turns, correct = 0.0, 0, 0
+        for trace in traces:
+            stop = next(
+                (t for t, (says, cov, informative, _) in enumerate(trace) if says and (cov >= c or not informative)),
+                len(trace) - 1,
+            )
+            hit = trace[stop][3]
+            reward += (setup.reward_correct if hit else setup.reward_wrong) + setup.turn_reward * stop
+            turns += stop
+            correct += hit
+        n = len(traces)
+        results[float(c)] = {"reward": reward / n, "acc1": correct / n, "mean_turns": turns / n}
+    best = max(r["reward"] for r in results.values())
+    chosen = max(c for c, r in results.items() if r["reward"] >= best - COVERAGE_SLACK * abs(setup.turn_reward))
+    return chosen, {"dev_episodes": len(traces), "grid": {str(c): r for c, r in results.items()}}
+
+
 def evaluate(
     setup: EvaluationSetup,
     episodes: Sequence[EpisodeSpec],
@@ -145,6 +212,8 @@ def evaluate(
 
     ``threshold`` None: tuned on ``dev_episodes`` (required then, for the threshold system).
     """
+    if not systems:
+        raise ConfigError(f"no systems to evaluate: choose from {', '.join(SYSTEMS)}")
     unknown = sorted(set(systems) - set(SYSTEMS))
     if unknown:
         raise ConfigError(f"unknown system(s) {', '.join(unknown)}: choose from {', '.join(SYSTEMS)}")
@@ -181,10 +250,23 @@ def evaluate(
         "protocol": setup.protocol,
         "reward": {"correct": setup.reward_correct, "wrong": setup.reward_wrong, "turn": setup.turn_reward},
         "lambda": setup.answer_model.lam,
+        "user_noise": setup.user.noise.describe(),
+        "agent_user_correlation": answer_correlation(
+            setup.answer_model.matrix[:, :, setup.candidates],
+            setup.user.noise.effective_answers(setup.user.answers, setup.user.option_mask)[:, :, setup.candidates],
+            setup.user.option_mask,
+        ),
+        "coverage": setup.coverage,
+        "shortlist_size": setup.shortlist_size,
     }
 
+    # the systems the learned policy stops follow the compare-only-when-covered rule; the baselines do not
+    covered = replace(config, shortlist_size=setup.shortlist_size, coverage=setup.coverage)
+    learned = {setup.policy, lam1_policy}
+
     def rollouts(model: AnswerModel, stop: StopRule, strategy, specs=episodes, prior_scores=scores) -> list[Episode]:
-        clarifier = Clarifier(setup.domain, setup.prior, model, stop, strategy, setup.candidates, config)
+        cfg = covered if stop in learned else config
+        clarifier = Clarifier(setup.domain, setup.prior, model, stop, strategy, setup.candidates, cfg)
         return [
             run_episode(clarifier, setup.user, spec, s, np.random.default_rng(spec.seed))
             for spec, s in zip(specs, prior_scores)
@@ -223,6 +305,7 @@ def evaluate(
         elif system == "fixed_turns":
             full = rollouts(setup.answer_model, FixedTurns(max_turns), InformationGainQuestions())
             curves["ig"] = accuracy_curve(full, max_turns)
+            meta["questions_to_acc1_0.9"] = questions_to_reach(curves["ig"], 0.9)
             for k in range(1, max_turns + 1):
                 truncated = [truncate_episode(e, k) for e in full]
                 add("fixed_turns", truncated, turns=k)

@@ -36,18 +36,28 @@ class EvaluationReport:
 
     def to_csv(self) -> str:
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=["system", "turns", "acc1", "acc3", "mean_turns", "episodes"])
+        fields = ["system", "turns", "acc1", "acc3", "mean_turns", "early_stop_share", "episodes"]
+        writer = csv.DictWriter(out, fieldnames=fields)
         writer.writeheader()
         for row in self.rows:
             writer.writerow({k: row.get(k, "") for k in writer.fieldnames})
         return out.getvalue()
 
     def to_markdown(self) -> str:
-        lines = ["| system | Acc@1 | Acc@3 | mean turns | p vs ours |", "|---|---|---|---|---|"]
+        lines = [
+            "| system | Acc@1 | Acc@3 | mean turns | bits/question | early stops | p vs ours |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for row in self.rows:
             name = row["system"] + (f" ({row['turns']})" if row["system"] == "fixed_turns" else "")
             p = f"{row['vs_ours']['p_value']:.3g}" if "vs_ours" in row else ""
-            lines.append(f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} | {p} |")
+            bits = row.get("bits_per_question")
+            bits_text = "" if bits is None else f"{bits:.2f}"
+            early = f"{row['early_stop_share']:.1%}" if "early_stop_share" in row else ""
+            lines.append(
+                f"| {name} | {row['acc1']:.3f} | {row['acc3']:.3f} | {row['mean_turns']:.2f} | {bits_text} | {early} "
+                f"| {p} |"
+            )
         return "\n".join(lines)
 
     def row(self, system: str, turns: int | None = None) -> dict:
@@ -57,12 +67,30 @@ class EvaluationReport:
         raise ConfigError(f"the report has no row for system {system!r}" + (f" at {turns} turns" if turns else ""))
 
 
+def noise_table(reports: Sequence[EvaluationReport]) -> str:
+    """Markdown: Acc@1 / mean questions of every system (rows) at each level of user noise (columns)."""
+    levels = [r.meta.get("user_noise", "") for r in reports]
+    header = "| system | " + " | ".join(levels) + " |"
+    lines = [header, "|---" * (len(reports) + 1) + "|"]
+    for row in reports[0].rows:
+        name = row["system"] + (f" ({row['turns']})" if row["system"] == "fixed_turns" else "")
+        cells = []
+        for report in reports:
+            other = report.row(row["system"], row.get("turns"))
+            cells.append(f"{other['acc1']:.3f} / {other['mean_turns']:.2f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    corr = " | ".join(f"{r.meta.get('agent_user_correlation', float('nan')):.3f}" for r in reports)
+    lines.append(f"| agent-user answer correlation | {corr} |")
+    return "\n".join(lines)
+
+
 def report_row(system: str, episodes: Sequence[Episode], **extra) -> dict:
     hit1 = np.array([e.correct_at_1 for e in episodes], dtype=float)
     hit3 = np.array([e.correct_at_3 for e in episodes], dtype=float)
     turns = np.array([e.turns for e in episodes], dtype=float)
     n = len(episodes)
-    return {
+    removed = [bits for e in episodes for bits in e.bits_removed]
+    row = {
         "system": system,
         **extra,
         "acc1": float(hit1.mean()),
@@ -70,7 +98,12 @@ def report_row(system: str, episodes: Sequence[Episode], **extra) -> dict:
         "mean_turns": float(turns.mean()),
         "episodes": n,
         "acc1_se": float(hit1.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
+        # information per question: mean entropy (bits) each answered question removed
+        "bits_per_question": float(np.mean(removed)) if removed else None,
     }
+    if all(e.stop_reason is not None for e in episodes):  # systems that decide when to stop
+        row["early_stop_share"] = float(np.mean([e.early_stop for e in episodes]))
+    return row
 
 
 def paired_test(ours: np.ndarray, other: np.ndarray) -> dict:
@@ -97,6 +130,11 @@ def accuracy_curve(episodes: Sequence[Episode], max_turns: int) -> dict[str, lis
     return {"acc1": acc1, "acc3": acc3}
 
 
+def questions_to_reach(curve: dict[str, list[float]], accuracy: float = 0.9) -> int | None:
+    """The fewest questions after which the curve's Acc@1 reaches ``accuracy`` (None: never within the curve)."""
+    return next((k for k, acc in enumerate(curve["acc1"]) if acc >= accuracy), None)
+
+
 def truncate_episode(episode: Episode, k: int) -> Episode:
     """The episode as if the agent had stopped after k questions."""
     k = min(k, episode.turns)
@@ -107,4 +145,5 @@ def truncate_episode(episode: Episode, k: int) -> Episode:
         episode.answers[:k],
         episode.hit1_by_turn[: k + 1],
         episode.hit3_by_turn[: k + 1],
+        episode.entropy_by_turn[: k + 1],
     )

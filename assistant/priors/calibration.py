@@ -67,6 +67,17 @@ def short_query_windows(texts: Sequence[str], labels: np.ndarray, seed: int = 0)
     return out_texts, np.asarray(out_labels, dtype=np.int64)
 
 
+def split_by_length(
+    texts: Sequence[str], labels: np.ndarray
+) -> tuple[tuple[list[str], np.ndarray], tuple[list[str], np.ndarray]]:
+    """((longer texts, labels), (short texts, labels)): queries of more / at most ``SHORT_QUERY_WORDS`` words,
+    each kind for its own temperature."""
+    labels = np.asarray(labels, dtype=np.int64)
+    short = np.array([len(t.split()) <= SHORT_QUERY_WORDS for t in texts], dtype=bool)
+    pick = lambda keep: ([t for t, k in zip(texts, keep) if k], labels[keep])  # noqa: E731
+    return pick(~short), pick(short)
+
+
 def query_temperatures(texts: Sequence[str], temperature: float, short_temperature: float | None) -> np.ndarray:
     """[N, 1] the temperature of each query: ``short_temperature`` for queries of at most
     ``SHORT_QUERY_WORDS`` words (when set), ``temperature`` otherwise."""

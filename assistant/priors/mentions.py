@@ -13,7 +13,9 @@ Two kinds of tags are recognised:
   crown", "black and white wings", "cone shaped bill") or be predicated of it ("the crown is red");
   words that name a value on their own ("crested", "eyebrow") match alone; attribute groups with one
   multiple-choice question ("has_size") match their option words ("very small", "large");
-- any other tag (induced FAQ/banking phrases): all its words, singularised, appear in a row.
+- any other tag (induced FAQ/banking phrases "product::Gmail", crowd tags): all its words appear in a row,
+  matched by lemma (assistant.text.phrases.text_keys); the values of an induced multiple-choice question
+  ("Which service is it about?" Gmail / Google Docs / ...) likewise, the longest value that matches.
 
 The bird vocabulary below says how English speakers name CUB's parts and colours (a beak is a bill, a
 chest a breast, tan is buff).
@@ -27,7 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assistant.store import Domain
+from assistant.store import SOMETHING_ELSE, Domain
+from assistant.text.lemmas import phrase_key
+from assistant.text.phrases import split_tag, text_keys
+from assistant.text.phrases import words as phrase_words
 
 # the words that name each CUB part (the key is the part as written in the tag)
 PART_ALIASES = {
@@ -94,12 +99,6 @@ def _tokens(text: str) -> list[str]:
     return [VALUE_WORDS.get(w, w) for w in words]
 
 
-def _singular(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 @dataclass(frozen=True)
 class Mention:
     """Option ``option`` of question ``question`` was mentioned (as ``words``)."""
@@ -163,9 +162,14 @@ class MentionDetector:
                     if words:
                         part_values.append(_PartValue(q, r, aliases, words[:1], False))
             elif question.kind == "binary":
-                words = tuple(_singular(w) for w in re.findall(r"[a-z0-9]+", question.tag.lower()))
-                if words:
-                    phrases.append((q, 0, words))
+                key = phrase_key(phrase_words(split_tag(question.tag)[1]))
+                if key:
+                    phrases.append((q, 0, key))
+            elif question.induced:  # an induced facet: its values, not "something else"
+                for r, option in enumerate(question.options):
+                    key = phrase_key(phrase_words(option))
+                    if option != SOMETHING_ELSE and key:
+                        phrases.append((q, r, key))
         return cls(part_values, phrases, choices)
 
     def detect(self, text: str) -> list[Mention]:
@@ -182,11 +186,13 @@ class MentionDetector:
                     found.setdefault((q, r), words)
                     break
         if self.phrases:
-            singular = [_singular(t) for t in tokens]
-            text_grams = {" ".join(singular[i : i + n]) for n in (1, 2, 3) for i in range(len(singular) - n + 1)}
-            for q, r, words in self.phrases:
-                if " ".join(words) in text_grams:
-                    found.setdefault((q, r), " ".join(words))
+            keys = text_keys(text)
+            longest: dict[int, tuple[int, tuple[str, ...]]] = {}
+            for q, r, key in self.phrases:
+                if key in keys and len(key) > len(longest.get(q, (0, ()))[1]):
+                    longest[q] = (r, key)
+            for q, (r, key) in longest.items():
+                found.setdefault((q, r), " ".join(key))
         return [Mention(q, r, w) for (q, r), w in sorted(found.items())]
 
     @staticmethod

@@ -44,9 +44,16 @@ class MiniLMPrior:
 
     @classmethod
     def fit(
-        cls, agent: Domain, seed: int = 0, text: LabelTextConfig | None = None, centroid: str = "auto"
+        cls,
+        agent: Domain,
+        seed: int = 0,
+        text: LabelTextConfig | None = None,
+        centroid: str = "auto",
+        calibration: tuple | None = None,
     ) -> MiniLMPrior:
-        """Fit on ``agent``, the agent's view of a domain; ``seed`` draws the short-query windows."""
+        """Fit on ``agent``, the agent's view of a domain; ``seed`` draws the short-query windows.
+        ``calibration``: ((long texts, labels), (short texts, labels)) to tune the two temperatures on (the
+        vague first-query mix of the dev queries); default: the dev queries and 1-3 word windows of them."""
         docs = label_documents(agent, agent.p_hat(), text)
         embeddings = domain_sentence_embeddings(agent.name)
         doc_vectors = embeddings.encode(docs)
@@ -69,8 +76,14 @@ class MiniLMPrior:
                     m = ranking_metrics(prior._raw(dev, w), dev_labels)
                     if m["acc1"] + 0.5 * m["acc3"] > best + 1e-9:
                         best, prior.centroid_weight = m["acc1"] + 0.5 * m["acc3"], w
-            prior.temperature = tune_temperature(prior._raw(dev, prior.centroid_weight), dev_labels)
-            short_texts, short_labels = short_query_windows(dev_texts, dev_labels, seed)
+            if calibration is None:
+                prior.temperature = tune_temperature(prior._raw(dev, prior.centroid_weight), dev_labels)
+                short_texts, short_labels = short_query_windows(dev_texts, dev_labels, seed)
+            else:
+                (long_texts, long_labels), (short_texts, short_labels) = calibration
+                if long_texts:
+                    long = embeddings.encode(long_texts)
+                    prior.temperature = tune_temperature(prior._raw(long, prior.centroid_weight), long_labels)
             if short_texts:
                 short = embeddings.encode(short_texts)
                 prior.short_temperature = tune_temperature(prior._raw(short, prior.centroid_weight), short_labels)

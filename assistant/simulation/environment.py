@@ -1,8 +1,8 @@
 """The batched torch environment of policy training: many simulated conversations at once, as tensors.
 
 The maths is the numpy ``Conversation`` + ``SimulatedUser``'s (the tests check that they agree): the
-answers come from the same CDFs through ``sample_answers``, the questions from
-``assistant.clarification.questions.information_gain``.
+answers come from the same CDFs through ``sample_answers``, corrupted by the user's noise through the same
+``corrupt_answers``, and the questions from ``assistant.clarification.questions.information_gain``.
 """
 
 from __future__ import annotations
@@ -11,22 +11,46 @@ import numpy as np
 import torch
 
 from assistant.clarification.questions import batch_information_gain
-from assistant.simulation.user import SimulatedUser, sample_answers
+from assistant.simulation.noise import corrupt_answers
+from assistant.simulation.sampling import sample_answers
+from assistant.simulation.user import SimulatedUser
 
 
 class BatchEnvironment:
-    """Simulated users for a batch of targets, answering from ``user.answers`` [Q, R, Y] with fresh
-    randomness (``generator``); build it from a ``SimulatedUser`` that ``check_simulator`` accepted."""
+    """Simulated users for a batch of targets, answering from ``user.answers`` [Q, R, Y] (with ``user.noise``)
+    with fresh randomness (``generator``); build it from a ``SimulatedUser`` that ``check_simulator`` accepted."""
 
     def __init__(self, user: SimulatedUser) -> None:
         masked = np.where(user.option_mask[:, :, None], user.answers, 0.0)
         self.cdf = torch.from_numpy(np.cumsum(masked, axis=1).astype(np.float32))  # [Q, R, Y]
         self.n_options = torch.from_numpy(user.option_mask.sum(axis=1).astype(np.int64))
+        self.noise = user.noise
+        self.other_cdf = torch.from_numpy(np.cumsum(user.other_answers, axis=1).astype(np.float32))
 
     def answer(self, questions: torch.Tensor, targets: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-        """The option [B] each user with target ``targets`` [B] picks for ``questions`` [B]."""
+        """The option [B] each user with target ``targets`` [B] picks for ``questions`` [B] (``NOT_SURE``: -1)."""
         uniforms = torch.rand(len(questions), generator=generator)
-        return sample_answers(self.cdf[questions, :, targets], self.n_options[questions], uniforms, xp=torch)
+        n_options = self.n_options[questions]
+        picked = sample_answers(self.cdf[questions, :, targets], n_options, uniforms, xp=torch)
+        if self.noise.rate == 0:  # no extra draws: noise-free training stays as it was
+            return picked
+        noise = torch.rand(len(questions), 2, generator=generator)
+        return corrupt_answers(picked, n_options, noise, self.other_cdf[questions, :, targets], self.noise, torch)
+
+    @staticmethod
+    def evidence(log_a: torch.Tensor, questions: torch.Tensor, options: torch.Tensor) -> torch.Tensor:
+        """[B, Y] log-likelihood of each answer: the rows of ``log_a`` [Q, R, Y], 0 for "not sure"."""
+        rows = log_a[questions, options.clamp_min(0), :]
+        return rows * (options >= 0).to(rows.dtype)[:, None]
+
+    def gains(
+        self, a: torch.Tensor, cond_entropy: torch.Tensor, probs: torch.Tensor, asked: torch.Tensor
+    ) -> torch.Tensor:
+        """Information gain [B, Q] of every question under each row of ``probs`` [B, Y]; -inf for questions
+        already asked. Never carries gradients."""
+        with torch.no_grad():
+            ig = batch_information_gain(a, cond_entropy, probs.detach(), xp=torch)
+            return ig.masked_fill(asked, float("-inf"))
 
     def ask(
         self,
@@ -39,7 +63,11 @@ class BatchEnvironment:
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """The most informative unasked question [B] for each row of ``probs`` [B, Y] and the simulated answer
         [B]. Question choice never carries gradients."""
-        with torch.no_grad():
-            ig = batch_information_gain(a, cond_entropy, probs.detach(), xp=torch)
-            questions = ig.masked_fill(asked, float("-inf")).argmax(dim=1)
-            return questions, self.answer(questions, targets, generator)
+        questions = self.gains(a, cond_entropy, probs, asked).argmax(dim=1)
+        return questions, self.answer(questions, targets, generator)
+
+
+def best_gain(gains: torch.Tensor) -> torch.Tensor:
+    """[B] the best remaining question's information gain from ``gains`` [B, Q] (0 when none is left)."""
+    best = gains.max(dim=1).values
+    return torch.where(torch.isfinite(best), best.clamp_min(0.0), torch.zeros_like(best))

@@ -10,9 +10,10 @@ or the evaluation would flatter the agent. What each side gets depends on the da
   percentages: a binary question "yes" with probability pct / 100, a multiple-choice question value r
   with probability pct_r / sum(pct) over the group's values. The re-sampling seed is part of the
   protocol (default 0) and is stored with every trained model.
-- Induced tags (FAQ, banking). The agent's p_hat was induced from each label's name and *training*
-  queries; the simulated user answers from the same induction measured on *all* of the label's queries
-  (train, dev and test), i.e. from how the label is really talked about. That distribution is computed
+- Induced questions (FAQ, banking). The agent's p_hat models how a person who has the label in mind
+  answers, from the label's name and *training* queries (crowdsourcing.induction); the simulated user
+  answers from the same person model measured on *all* of the label's queries (train, dev and test), i.e.
+  from how the label is really talked about, with its own error rate. That distribution is computed
   when the domain is built (crowdsourcing's adapters) and stored (``Domain.heldout_answers``).
 - Imported crowd annotations (no held-out split available): both sides use all annotations; the report
   says so.
@@ -108,9 +109,14 @@ def _induced_protocol(domain: Domain, seed: int) -> SimulationProtocol:
             f"domain {domain.name!r} has induced questions but no held-out answers for the simulated user: "
             f"rebuild it with `clarify domain build {domain.name}`"
         )
-    p_yes = stored[induced, 0, :]
-    user[induced, 0, :] = p_yes
-    user[induced, 1, :] = 1.0 - p_yes
+    held = np.where(domain.option_mask[induced][:, :, None], stored[induced], 0.0)
+    total = held.sum(axis=1, keepdims=True)
+    if np.any(total <= 0):
+        raise ConfigError(
+            f"domain {domain.name!r} lacks held-out answers for some induced questions: rebuild it with "
+            f"`clarify domain build {domain.name}`"
+        )
+    user[induced] = held / total
     return SimulationProtocol(
         agent_domain=domain,
         user_answers=user,
@@ -120,3 +126,13 @@ def _induced_protocol(domain: Domain, seed: int) -> SimulationProtocol:
         ),
         seed=seed,
     )
+
+
+def answer_correlation(agent: np.ndarray, user: np.ndarray, option_mask: np.ndarray) -> float:
+    """Pearson correlation of the agent's and the user's answer probabilities [Q, R, Y] over the valid
+    options: how much the simulated user is a copy of the agent (1: the same distributions)."""
+    valid = np.broadcast_to(np.asarray(option_mask, dtype=bool)[:, :, None], agent.shape)
+    x, y = np.asarray(agent, dtype=np.float64)[valid], np.asarray(user, dtype=np.float64)[valid]
+    if x.std() == 0 or y.std() == 0:
+        return 0.0
+    return float(np.corrcoef(x, y)[0, 1])

@@ -2,7 +2,9 @@
 
 Answers use common random numbers: an episode carries a seed, and the answer to question q is the
 inverse CDF of p'(r | q, target) at a uniform drawn for q from that seed, so every system in an
-evaluation meets exactly the same user. ``check_simulator`` validates a simulator before it is used
+evaluation meets exactly the same user. ``UserNoise`` (assistant.simulation.noise) corrupts a share of the
+answers (flipped, "not sure", another person's), with uniforms of its own so that the uncorrupted answers
+stay the same at every noise level. ``check_simulator`` validates a simulator before it is used
 (like stable-baselines3's check_env); the batched torch environment of policy training
 (``assistant.simulation.environment``) samples from the same CDFs (``sample_answers``).
 """
@@ -15,17 +17,26 @@ import numpy as np
 
 from assistant.errors import ConfigError
 from assistant.simulation.episodes import EpisodeSpec
+from assistant.simulation.noise import NOISE_STREAM, NOT_SURE, UserNoise, corrupt_answers
+from assistant.simulation.sampling import sample_answers
 
 
 class SimulatedUser:
-    """Answers questions about its target by sampling ``answers`` [Q, R, Y] with common random numbers."""
+    """Answers questions about its target by sampling ``answers`` [Q, R, Y] with common random numbers;
+    ``noise`` corrupts a share of the answers (``answer`` then may return ``NOT_SURE``)."""
 
-    def __init__(self, answers: np.ndarray, option_mask: np.ndarray) -> None:
+    def __init__(self, answers: np.ndarray, option_mask: np.ndarray, noise: UserNoise | None = None) -> None:
         self.answers = np.asarray(answers, dtype=np.float64)
         self.option_mask = np.asarray(option_mask, dtype=bool)
+        self.noise = noise or UserNoise()
         self._cdf = np.cumsum(np.where(self.option_mask[:, :, None], self.answers, 0.0), axis=1)
+        self.other_answers = (
+            self.noise.other_answers(self.answers, self.option_mask) if self.noise.rate > 0 else self.answers
+        )
+        self._other_cdf = np.cumsum(self.other_answers, axis=1)
         self.target: int | None = None
         self._uniforms: np.ndarray | None = None
+        self._noise_uniforms: np.ndarray | None = None
 
     def start(self, episode: EpisodeSpec) -> str:
         """Begin an episode; returns the initial query."""
@@ -33,32 +44,20 @@ class SimulatedUser:
             raise ConfigError(f"episode target {episode.target} is not a label index")
         self.target = episode.target
         self._uniforms = np.random.default_rng(episode.seed).random(self.answers.shape[0])
+        self._noise_uniforms = np.random.default_rng([episode.seed, NOISE_STREAM]).random((self.answers.shape[0], 2))
         return episode.query
 
     def answer(self, question: int) -> int:
-        """The option index the user picks for ``question``."""
+        """The option index the user picks for ``question`` (``NOT_SURE`` when the noise says so)."""
         if self.target is None or self._uniforms is None:
             raise ConfigError("call start(episode) before asking the simulated user")
         cdf = self._cdf[question, :, self.target]
         n = self.option_mask[question].sum(keepdims=True)
-        return int(sample_answers(cdf[None, :], n, self._uniforms[question : question + 1])[0])
-
-
-def sample_answers(cdf, n_options, uniforms, xp=np):
-    """Inverse-CDF sampling of one answer per row, for numpy (``xp=np``) and torch (``xp=torch``) alike.
-
-    ``cdf`` [B, R]: cumulative answer probabilities, padded options repeating the last value; ``n_options``
-    [B] int; ``uniforms`` [B] in [0, 1). Returns [B] option indices: the number of CDF values at or below
-    u * total, capped at the last valid option (a searchsorted(side='right') that also runs on tensors).
-    """
-    last = (n_options - 1)[:, None]
-    if xp is np:
-        total = np.take_along_axis(cdf, last, axis=1)[:, 0]
-        picked = (cdf <= (uniforms * total)[:, None]).sum(axis=1)
-        return np.minimum(picked, n_options - 1)
-    total = cdf.gather(1, last).squeeze(1)
-    picked = (cdf <= (uniforms * total)[:, None]).sum(dim=1)
-    return xp.minimum(picked, n_options - 1)
+        picked = sample_answers(cdf[None, :], n, self._uniforms[question : question + 1])
+        if self.noise.rate > 0:
+            other = self._other_cdf[question, :, self.target][None, :]
+            picked = corrupt_answers(picked, n, self._noise_uniforms[question : question + 1], other, self.noise)
+        return int(picked[0])
 
 
 def check_simulator(user: SimulatedUser, episodes: Sequence[EpisodeSpec], num_labels: int) -> None:
@@ -66,7 +65,7 @@ def check_simulator(user: SimulatedUser, episodes: Sequence[EpisodeSpec], num_la
 
     Checks: answer distributions are finite, non-negative and sum to 1 over each question's options;
     padded options have no mass; targets are label indices; queries are non-empty; every answer is a
-    valid option; the same episode gives the same answers twice (determinism).
+    valid option (or "not sure" where the noise allows it); the same episode gives the same answers twice (determinism).
     """
     a = user.answers
     if a.ndim != 3 or a.shape[2] != num_labels:
@@ -96,5 +95,6 @@ def check_simulator(user: SimulatedUser, episodes: Sequence[EpisodeSpec], num_la
         if first != second:
             raise ConfigError(f"episode {i}: the simulator is not deterministic for a fixed episode seed")
         counts = user.option_mask.sum(axis=1)
-        if any(not 0 <= r < counts[q] for q, r in enumerate(first)):
+        lowest = NOT_SURE if user.noise.rate > 0 and user.noise.not_sure > 0 else 0
+        if any(not (lowest <= r < counts[q]) for q, r in enumerate(first)):
             raise ConfigError(f"episode {i}: the simulator gave an option that does not exist")

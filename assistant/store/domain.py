@@ -14,6 +14,7 @@ Shapes (Y labels, Q questions, R = max options over questions)::
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -26,6 +27,8 @@ from assistant.errors import ConfigError, UnknownLabelError
 
 QuestionKind = Literal["binary", "choice"]
 BINARY_OPTIONS: tuple[str, str] = ("yes", "no")
+# the last option of an induced multiple-choice question: none of the values listed applies
+SOMETHING_ELSE = "something else"
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
 
 
@@ -156,6 +159,14 @@ class Domain:
         position = {g: i for i, g in enumerate(self.groups)}
         return np.array([position[q.group] for q in self.questions], dtype=np.int64)
 
+    def allows_not_visible(self, question: int) -> bool:
+        """Whether "not visible" is an answer to ``question``: in domains that support it (birds), for questions
+        about a part that may be out of view, not for groups the meta lists as ``always_visible_groups``."""
+        if not self.supports_not_visible:
+            return False
+        always = json.loads(self.meta.get("always_visible_groups", "[]"))
+        return self.questions[question].group not in always
+
     # ---- annotations -------------------------------------------------------------------------------
     @property
     def annotated(self) -> np.ndarray:
@@ -169,8 +180,8 @@ class Domain:
         (question, label) pair without annotations gets the uniform distribution. ``counts`` replaces the
         domain's own counts (e.g. a resampled set for simulation).
         """
-        if alpha < 0:
-            raise ConfigError(f"smoothing alpha must be >= 0, got {alpha}")
+        if not (np.isfinite(alpha) and alpha >= 0):
+            raise ConfigError(f"smoothing alpha must be a finite number >= 0, got {alpha}")
         raw = self.counts if counts is None else np.asarray(counts, dtype=np.float32)
         mask = self.option_mask[:, :, None]
         smoothed = np.where(mask, raw + alpha, 0.0)

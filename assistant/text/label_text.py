@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assistant.store import Domain, Question
+from assistant.store import SOMETHING_ELSE, Domain, Question
 
 TAG_ANSWER_SEPARATOR = " # "
 
@@ -64,11 +64,14 @@ def tag_answer_texts(domain: Domain) -> tuple[list[str], np.ndarray]:
 
 
 def positive_options(domain: Domain) -> np.ndarray:
-    """[Q, R] bool: options that state that a label *has* something (binary "yes", every choice value)."""
+    """[Q, R] bool: options that state that a label *has* something (binary "yes", every choice value but
+    "something else")."""
     mask = domain.option_mask.copy()
     for q, question in enumerate(domain.questions):
         if question.kind == "binary":
             mask[q, 1:] = False
+        elif question.options[-1] == SOMETHING_ELSE:  # says what the label is not
+            mask[q, len(question.options) - 1] = False
     return mask
 
 

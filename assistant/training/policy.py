@@ -30,7 +30,7 @@ from assistant.simulation.environment import BatchEnvironment
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.user import SimulatedUser
 from assistant.training.rollouts import rollout, stop_distribution, trajectories
-from models.policy_net import STOP, StopPolicyNet
+from models.policy_net import EXTRA_INPUTS, STOP, StopPolicyNet
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,12 @@ def train_policy(
     seed: int = 0,
     user_option_mask: np.ndarray | None = None,
     known_questions: np.ndarray | None = None,
+    start_from: tuple[StopPolicyNet, float, float, np.ndarray] | None = None,
 ) -> Generator[Progress, None, PolicyResult]:
     """REINFORCE (see the module docstring). Yields Progress per iteration; returns a PolicyResult.
+
+    ``start_from``: (net, lambda, w, b) of a trained policy to fine-tune (after new data) instead of
+    starting afresh.
 
     ``base``: the agent's answer model over the candidates ([Q, R, Y_c]); ``user_answers``: the
     simulator's [Q, R, Y_c]; ``prior_log_probs`` [N, Y_c] for each training episode and ``targets`` [N]
@@ -158,16 +162,22 @@ def train_policy(
     net = StopPolicyNet(config.top_k, config.hidden)
     with torch.no_grad():  # start out asking, so that early batches show what questions are worth
         net.layers[2].bias.copy_(torch.tensor([config.initial_ask_bias, 0.0]))
+    if start_from is not None:
+        net.load_state_dict(start_from[0].state_dict())
+        net.train()
+        base = base.with_params(lam=float(start_from[1]), w=float(start_from[2]), b=start_from[3])
     value = None  # REINFORCE's baseline; the exact expectation needs none
     if config.estimator == "reinforce":
         value = torch.nn.Sequential(
-            torch.nn.Linear(config.top_k + 1, config.hidden), torch.nn.Tanh(), torch.nn.Linear(config.hidden, 1)
+            torch.nn.Linear(config.top_k + EXTRA_INPUTS, config.hidden),
+            torch.nn.Tanh(),
+            torch.nn.Linear(config.hidden, 1),
         )
     p_hat = torch.from_numpy(base.p_hat)
     mask = torch.from_numpy(base.option_mask)
     scores = None if base.tag_scores is None else torch.from_numpy(base.tag_scores.astype(np.float32))
     learn_answer = config.learn_answer_model and scores is not None
-    lam0 = config.initial_lambda if scores is not None else 1.0
+    lam0 = (config.initial_lambda if start_from is None else float(base.lam)) if scores is not None else 1.0
     lam_raw = torch.tensor(math.log(max(lam0, 1e-4) / max(1 - lam0, 1e-4)), requires_grad=learn_answer)
     w = torch.tensor(float(base.w), requires_grad=learn_answer)
     b = torch.tensor(base.b, requires_grad=learn_answer)

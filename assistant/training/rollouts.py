@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from assistant.clarification.stopping import policy_features
-from assistant.simulation.environment import BatchEnvironment
+from assistant.simulation.environment import BatchEnvironment, best_gain
 from models.policy_net import STOP, StopPolicyNet
 
 
@@ -61,10 +61,11 @@ def rollout(
     a_det = a.detach()
     for turn in range(config.max_turns + 1):
         probs = torch.softmax(log_p, dim=1)
+        gains = simulator.gains(a_det, cond_entropy, probs, asked)
         if turn == config.max_turns:
             stop = active.clone()  # forced stop: no decision, no log-probability
         else:
-            features = policy_features(probs, turn, config.max_turns, config.top_k, xp=torch)
+            features = policy_features(probs, turn, config.max_turns, config.top_k, best_gain(gains), xp=torch)
             dist = torch.distributions.Categorical(logits=net(features))
             stop_prob = dist.probs[:, STOP].detach()
             draw = torch.full((size,), 0.5) if greedy else torch.rand(size, generator=generator)
@@ -80,8 +81,9 @@ def rollout(
         if not asking.any():
             break
         rows = torch.nonzero(asking).squeeze(1)
-        questions, options = simulator.ask(a_det, cond_entropy, probs[rows], asked[rows], targets[rows], generator)
-        log_p = log_p.index_add(0, rows, log_a[questions, options, :])
+        questions = gains[rows].argmax(dim=1)
+        options = simulator.answer(questions, targets[rows], generator)
+        log_p = log_p.index_add(0, rows, simulator.evidence(log_a, questions, options))
         log_p = log_p - torch.logsumexp(log_p, dim=1, keepdim=True)
         asked[rows, questions] = True
         out.turns[rows] += 1
@@ -102,7 +104,7 @@ def trajectories(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Full ``max_turns``-question conversations for a batch, never stopping.
 
-    Returns (features [T, B, top_k + 1] of the states where the policy decides, t = 0..T-1; correct
+    Returns (features [T, B, top_k + 3] of the states where the policy decides, t = 0..T-1; correct
     [T + 1, B] bool: the top label is the target after t questions). Stopping after t questions is a
     prefix of the same conversation, because the questions and answers do not depend on when one stops.
     """
@@ -117,9 +119,11 @@ def trajectories(
         correct.append(probs.argmax(dim=1) == targets)
         if turn == config.max_turns:
             break
-        features.append(policy_features(probs, turn, config.max_turns, config.top_k, xp=torch))
-        questions, options = simulator.ask(a_det, cond_entropy, probs, asked, targets, generator)
-        log_p = log_p + log_a[questions, options, :]
+        gains = simulator.gains(a_det, cond_entropy, probs, asked)
+        features.append(policy_features(probs, turn, config.max_turns, config.top_k, best_gain(gains), xp=torch))
+        questions = gains.argmax(dim=1)
+        options = simulator.answer(questions, targets, generator)
+        log_p = log_p + simulator.evidence(log_a, questions, options)
         log_p = log_p - torch.logsumexp(log_p, dim=1, keepdim=True)
         asked[rows, questions] = True
     return torch.stack(features), torch.stack(correct)

@@ -3,8 +3,8 @@
 - Labels: the 77 intents (key "card_arrival", name "Card arrival"); no answer texts exist.
 - Queries: the official train set (10% of each intent's queries, chosen by a seed derived from the
   intent, go to dev) and the official test set.
-- Questions: tags induced from the intent names and training queries, marked induced (see
-  crowdsourcing.induction); importing crowd annotations replaces them.
+- Questions: induced from the intent names and training queries, the person model fitted on the dev
+  queries, marked induced (see crowdsourcing.induction); importing crowd annotations replaces them.
 """
 
 from __future__ import annotations
@@ -50,22 +50,22 @@ def load() -> DomainData:
     known = set(keys)
     train, test = _read_split("train", known), _read_split("test", known)
     labels = [Label(key=k, name=intent_name(k), text=intent_name(k)) for k in keys]
-    queries, train_texts = [], []
+    queries, train_texts, dev_texts = [], [], []
     for key in keys:
         texts = list(dict.fromkeys(train[key]))
         order = label_rng(key, "split").permutation(len(texts))
         n_dev = max(1, round(DEV_FRACTION * len(texts)))
         dev_ids = set(order[:n_dev].tolist())
-        kept = []
+        kept, dev = [], []
         for i, text in enumerate(texts):
             split = "dev" if i in dev_ids else "train"
             queries.append((key, text, split))
-            if split == "train":
-                kept.append(text)
+            (kept if split == "train" else dev).append(text)
         train_texts.append(kept)
+        dev_texts.append(dev)
         seen = set(texts)
         queries.extend((key, text, "test") for text in dict.fromkeys(test[key]) if text not in seen)
-    questions, annotations = induced_questions(labels, train_texts)
+    questions, annotations, induced_meta = induced_questions(labels, train_texts, dev_texts)
     return DomainData(
         name="banking",
         title="Banking (BANKING77)",
@@ -76,5 +76,5 @@ def load() -> DomainData:
         annotation_source="induced",
         queries=queries,
         heldout=heldout_answers(labels, questions, queries),
-        meta={"citation": "Casanueva et al. 2020 (BANKING77, CC BY 4.0)"},
+        meta={**induced_meta, "citation": "Casanueva et al. 2020 (BANKING77, CC BY 4.0)"},
     )

@@ -124,8 +124,13 @@ def load() -> DomainData:
                 {key: [int(n_images[y]), int(n_train[y])] for y, key in enumerate(keys)}, sort_keys=True
             ),
             "citation": "Wah et al. 2011 (CUB-200-2011); Reed et al. 2016 (captions)",
+            # the whole bird is always in view: "not visible" applies to its parts only
+            "always_visible_groups": json.dumps(sorted(ALWAYS_VISIBLE_GROUPS)),
         },
     )
+
+
+ALWAYS_VISIBLE_GROUPS = frozenset({"has_size", "has_shape", "has_primary_color"})
 
 
 def _summary(row: np.ndarray, groups: dict[str, list[tuple[int, str]]]) -> str:

@@ -1,16 +1,27 @@
-"""Induced questions for domains without crowd tags (shared by the FAQ and banking adapters)."""
+"""Induced questions for domains without crowd tags (shared by the FAQ and banking adapters).
+
+The agent's answer model comes from each label's name and *training* queries, with the person model's
+error rate fitted on the *dev* queries; the simulated user's (``heldout_answers``) from the same person
+model over *all* of the label's queries, with its own fit (assistant.simulation.protocol).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-from assistant.store import BINARY_OPTIONS, Label, Question
-from crowdsourcing.induction import InductionConfig, induce_tags, phrase_key, phrase_relevance, yes_probability
+from assistant.store import Label, Question
+from crowdsourcing.induction import (
+    InducedQuestion,
+    InductionConfig,
+    fit_person_model,
+    induce_questions,
+    mention_evidence,
+    person_answers,
+    question_from_tag,
+)
 from crowdsourcing.templates import TemplateSet
 
-# Pseudo-annotators per (label, tag): the induced answer distribution is stored as counts of this many
+# Pseudo-annotators per (label, question): the induced answer distribution is stored as counts of this many
 # imaginary workers, so that a handful of real crowd answers can outweigh it once imported.
 PSEUDO_ANNOTATORS = 10.0
 
@@ -18,40 +29,52 @@ PSEUDO_ANNOTATORS = 10.0
 def induced_questions(
     labels: Sequence[Label],
     texts_by_label: Sequence[Sequence[str]],
+    dev_texts_by_label: Sequence[Sequence[str]] = (),
     config: InductionConfig | None = None,
-) -> tuple[list[Question], list[tuple[str, str, str, float]]]:
-    """Induce tags from each label's name and texts; return binary questions and their annotations."""
-    induced = induce_tags(texts_by_label, [lab.name for lab in labels], config)
-    templates = TemplateSet.builtin("default")
-    p_yes = yes_probability(induced.relevance)
+) -> tuple[list[Question], list[tuple[str, str, str, float]], dict[str, str]]:
+    """Induce questions from each label's name and (training) texts; return them, their annotations (the
+    person model's answers as pseudo-counts) and meta entries saying which person model was fitted."""
+    titles = [label.name for label in labels]
+    induced = induce_questions(texts_by_label, titles, config)
+    evidence = mention_evidence(induced, titles, texts_by_label)
+    model, loglik = fit_person_model(induced, evidence, dev_texts_by_label or [[] for _ in labels])
+    answers = person_answers(induced, evidence, model)
+    templates = TemplateSet.builtin("induced")
     questions, annotations = [], []
-    for t, tag in enumerate(induced.tags):
-        questions.append(
-            Question(tag, templates.question_text(tag, "binary"), "binary", tag, BINARY_OPTIONS, induced=True)
-        )
+    for question, dist in zip(induced, answers):
+        kind = "choice" if question.facet else "binary"
+        text = templates.question_text(question.tag, kind)
+        questions.append(Question(question.tag, text, kind, question.group, question.options, induced=True))
         for y, label in enumerate(labels):
-            yes = round(float(PSEUDO_ANNOTATORS * p_yes[t, y]), 4)
-            annotations.append((label.key, tag, "yes", yes))
-            annotations.append((label.key, tag, "no", round(PSEUDO_ANNOTATORS - yes, 4)))
-    return questions, annotations
+            for r, option in enumerate(question.options):
+                annotations.append((label.key, question.tag, option, round(float(PSEUDO_ANNOTATORS * dist[r, y]), 4)))
+    meta = {"induced_error_rate": f"{model.error:g}", "induced_saturation": f"{model.saturation:g}"}
+    if loglik == loglik:  # not NaN: there were dev observations
+        meta["induced_dev_loglik"] = f"{loglik:.4f}"
+    return questions, annotations, meta
 
 
 def heldout_answers(
     labels: Sequence[Label], questions: Sequence[Question], queries: Sequence[tuple[str, str, str]]
 ) -> list[tuple[str, str, str, float]]:
-    """The simulated user's answers to the induced questions (``DomainData.heldout``): the same induction
-    measured on *all* of a label's queries (train, dev and test), i.e. on how the label is really talked
-    about, where the agent's annotations saw only the training queries (assistant.simulation.protocol)."""
+    """The simulated user's answers to the induced questions (``DomainData.heldout``): the person model over
+    *all* of a label's queries (train, dev and test), i.e. how the label is really talked about, with an error
+    rate fitted on them, where the agent's annotations saw only the training queries."""
     position = {label.key: y for y, label in enumerate(labels)}
     texts: list[list[str]] = [[] for _ in labels]
     for key, text, _split in queries:
         texts[position[key]].append(text)
-    induced = [q for q in questions if q.induced]
-    relevance = phrase_relevance([phrase_key(q.tag) for q in induced], texts, [label.name for label in labels])
-    p_yes = yes_probability(relevance)
+    induced: list[InducedQuestion] = []
+    for q in questions:
+        found = question_from_tag(q.tag, q.options) if q.induced else None
+        if found is not None:
+            induced.append(found)
+    titles = [label.name for label in labels]
+    evidence = mention_evidence(induced, titles, texts)
+    model, _ = fit_person_model(induced, evidence, texts)
     rows = []
-    for t, question in enumerate(induced):
+    for question, dist in zip(induced, person_answers(induced, evidence, model)):
         for y, label in enumerate(labels):
-            rows.append((label.key, question.tag, "yes", float(p_yes[t, y])))
-            rows.append((label.key, question.tag, "no", float(np.float32(1.0) - p_yes[t, y])))
+            for r, option in enumerate(question.options):
+                rows.append((label.key, question.tag, option, float(dist[r, y])))
     return rows

@@ -5,8 +5,10 @@
 - Queries: the crowd paraphrases (placeholders "*" dropped), split per FAQ into train (60%), dev (10%,
   at least one when there are enough) and test (30%, at least one), shuffled by a seed derived from the
   label key so that builds are stable.
-- Questions: no crowd tags exist, so tags are induced from each FAQ's title and training queries (not its
-  answers: users know what they ask, not the words of the answer; see crowdsourcing.induction) and marked induced; importing crowd annotations replaces them.
+- Questions: no crowd tags exist, so questions are induced from each FAQ's title and training queries (not
+  its answers: users know what they ask, not the words of the answer), with the person model's error rate
+  fitted on the dev queries (see crowdsourcing.induction), and marked induced; importing crowd annotations
+  replaces them.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ def load() -> DomainData:
         raise ConfigError(f"{path} is not valid XML ({exc}): reinstall Clarify") from exc
     labels, queries = [], []
     train_texts: list[list[str]] = []
+    dev_texts: list[list[str]] = []
     for number, pair in enumerate(root.findall("qapair"), start=1):
         key = f"faq-{number:03d}"
         title = _title(pair.findtext("question"))
@@ -52,14 +55,17 @@ def load() -> DomainData:
         )
         order = label_rng(key, "split").permutation(len(paraphrases))
         n_train, n_dev, _ = split_counts(len(paraphrases), DEV_FRACTION, TEST_FRACTION)
-        texts = []
+        texts, dev = [], []
         for rank, i in enumerate(order):
             split = "train" if rank < n_train else "dev" if rank < n_train + n_dev else "test"
             queries.append((key, paraphrases[i], split))
             if split == "train":
                 texts.append(paraphrases[i])
+            elif split == "dev":
+                dev.append(paraphrases[i])
         train_texts.append(texts)
-    questions, annotations = induced_questions(labels, train_texts)
+        dev_texts.append(dev)
+    questions, annotations, induced_meta = induced_questions(labels, train_texts, dev_texts)
     return DomainData(
         name="faq",
         title="FAQ (StackFAQ)",
@@ -70,5 +76,5 @@ def load() -> DomainData:
         annotation_source="induced",
         queries=queries,
         heldout=heldout_answers(labels, questions, queries),
-        meta={"citation": "Karan & Snajder 2018 (StackFAQ); StackExchange content CC BY-SA"},
+        meta={**induced_meta, "citation": "Karan & Snajder 2018 (StackFAQ); StackExchange content CC BY-SA"},
     )

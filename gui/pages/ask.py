@@ -136,8 +136,23 @@ class AskPage(QWidget):
         self.not_visible_button.clicked.connect(lambda: self.controller.answer(None, "not_visible"))
         self.undo_button = self._button("&Undo", "undoButton", "Take back the last answer (Ctrl+Z)")
         self.undo_button.clicked.connect(self.controller.undo)
-        self.skip_button = self._button("&Skip to shortlist", "skipButton", "Stop asking and compare the shortlist")
+        self.skip_button = self._button("&Skip to the answers", "skipButton", "Stop asking and compare the shortlist")
         self.skip_button.clicked.connect(self.controller.skip_to_shortlist)
+        self.more_button = self._button("Ask me &more", "shortlistMoreButton", "Ask more questions before comparing")
+        self.more_button.clicked.connect(self.controller.ask_more)
+        # say more at any point before the comparisons: the prior is recomputed, the answers stay
+        self.words_input = QLineEdit(self.card)
+        self.words_input.setObjectName("addWordsInput")
+        self.words_input.setAccessibleName("Add words to your question")
+        self.words_input.setPlaceholderText("Say more about it, e.g. “it was in gmail”")
+        self.words_input.returnPressed.connect(self._add_words)
+        self.words_button = self._button("A&dd words", "addWordsButton", "Add these words to your question")
+        self.words_button.clicked.connect(self._add_words)
+        self.stop_note = QLabel("", self.card)
+        self.stop_note.setObjectName("stopExplanation")
+        self.stop_note.setAccessibleName("Why the assistant stopped asking")
+        self.stop_note.setWordWrap(True)
+        self.stop_note.setStyleSheet("color: #555; font-style: italic")
         self.compare_button = self._button("Go to &comparisons →", "goCompareButton", "Show the Compare page")
         self.compare_button.clicked.connect(self.compareRequested)
         secondary = QHBoxLayout()
@@ -147,13 +162,19 @@ class AskPage(QWidget):
             self.not_sure_button,
             self.not_visible_button,
             self.skip_button,
+            self.more_button,
             self.compare_button,
             self.undo_button,
         ):
             secondary.addWidget(button)
+        words_row = QHBoxLayout()
+        words_row.addWidget(self.words_input, 1)
+        words_row.addWidget(self.words_button)
         self.card.body.addWidget(self.question_text)
+        self.card.body.addWidget(self.stop_note)
         self.card.body.addWidget(self.answer_buttons)
         self.card.body.addLayout(secondary)
+        self.card.body.addLayout(words_row)
         self.card.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
         left = QWidget(self)
@@ -233,6 +254,11 @@ class AskPage(QWidget):
         else:
             self.query_input.setFocus()
 
+    def _add_words(self) -> None:
+        words = self.words_input.text().strip()
+        if words and self.controller.add_words(words):
+            self.words_input.clear()
+
     def _answer(self, option: int) -> None:
         kind = "probably" if self.probably.isChecked() else "option"
         if self.controller.answer(option, kind):
@@ -295,22 +321,34 @@ class AskPage(QWidget):
             self.card.title.setText("Shortlist ready")
             self.question_text.setText(
                 f"After {snapshot.questions_answered} question(s) the assistant has a shortlist: "
-                "compare the candidates two at a time."
+                "compare the candidates two at a time, or ask it for more questions."
             )
         elif snapshot.phase == "decided":
             self.card.title.setText("Answer proposed")
             self.question_text.setText("The assistant proposes an answer: accept or reject it on the Compare page.")
+        elif snapshot.phase == "rejected":
+            self.card.title.setText("Answer rejected")
+            self.question_text.setText(
+                "On the Compare page: take another answer, answer more questions without it, or give up."
+            )
         else:
             self.card.title.setText("Finished" if snapshot.phase == "finished" else "Ended without an answer")
-            self.question_text.setText("Type a new question above (Ctrl+N) to start again.")
+            self.question_text.setText("Type a new question above (Ctrl+N) to start again, or Undo.")
         clarifying = question is not None
         self.answer_buttons.setVisible(clarifying)
         self.probably.setVisible(clarifying)
         self.not_sure_button.setVisible(clarifying)
         self.not_visible_button.setVisible(clarifying and question.allows_not_visible)
         self.skip_button.setVisible(clarifying)
-        self.compare_button.setVisible(snapshot is not None and snapshot.phase in ("comparing", "decided"))
+        self.more_button.setVisible(snapshot is not None and snapshot.can_ask_more)
+        can_add = snapshot is not None and snapshot.can_add_words
+        self.words_input.setVisible(can_add)
+        self.words_button.setVisible(can_add)
+        why = snapshot.stop_explanation if snapshot is not None and not clarifying else None
+        self.stop_note.setText(why or "")
+        self.stop_note.setVisible(bool(why))
+        self.compare_button.setVisible(snapshot is not None and snapshot.phase in ("comparing", "decided", "rejected"))
         self.undo_button.setVisible(snapshot is not None)
         self.undo_button.setEnabled(snapshot is not None and snapshot.can_undo)
-        if snapshot is not None and not clarifying and snapshot.phase in ("comparing", "decided"):
+        if snapshot is not None and not clarifying and snapshot.phase in ("comparing", "decided", "rejected"):
             self.compare_button.setFocus()

@@ -26,7 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "assistant.text": {"assistant.store", "models"},
     "assistant.priors": {"assistant.store", "assistant.text", "models"},
     "assistant.clarification": {"assistant.store", "assistant.priors", "models"},
-    "assistant.simulation": {"assistant.store", "assistant.clarification"},
+    "assistant.simulation": {"assistant.store", "assistant.text", "assistant.clarification"},
     "assistant.ranking": {"assistant.store", "assistant.text", "models"},
     "assistant.summarization": {"assistant.store", "assistant.text", "assistant.ranking", "models"},
     "assistant.learning": {

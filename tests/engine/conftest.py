@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from assistant.clarification.answer_model import AnswerModel
-from assistant.clarification.clarifier import Clarifier
+from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.stopping import FixedTurns
 from assistant.store import BINARY_OPTIONS, Domain, KnowledgeBase, Label, Question
 from tests.support import WordHashEncoder
@@ -58,6 +58,7 @@ class TinyAgents:
     answer model and a fixed number of questions. Writes the labels into the domain ``name``'s store."""
 
     text_prior = "keywords"
+    default_pace = "quick"
 
     def __init__(self, turns: int = 2, name: str = "tiny") -> None:
         self.name = name
@@ -67,9 +68,12 @@ class TinyAgents:
         with KnowledgeBase.create(self.name) as kb:
             kb.upsert_labels(self.domain.labels, "test")
 
-    def clarifier(self, candidates: str = "all") -> Clarifier:
+    def clarifier(
+        self, candidates: str = "all", pace: str | None = None, shortlist_size: int = 5, max_turns: int = 10
+    ) -> Clarifier:
         model = AnswerModel(self.domain.p_hat(1.0), self.domain.option_mask)
-        return Clarifier(self.domain, KeywordPrior(self.domain), model, FixedTurns(self.turns))
+        config = ClarifierConfig(max_turns=max_turns, shortlist_size=shortlist_size)
+        return Clarifier(self.domain, KeywordPrior(self.domain), model, FixedTurns(self.turns), config=config)
 
 
 @pytest.fixture

@@ -49,10 +49,16 @@ def test_unknown_text_prior_is_refused_with_the_choices():
 def test_minilm_prior_trains_and_loads_its_own_policy():
     store_colour_domain()
     registry = ModelRegistry("colours", text_prior="minilm")
-    assert registry.missing() == ["policy-all-learned", "policy-all-lambda_1"]  # no encoder to train
+    coverage = ["coverage-all-quick", "coverage-all-thorough"]  # tuned once their policies are trained
+    assert registry.missing() == [  # no encoder to train; ours at both paces, lambda = 1 at the default
+        "policy-all-learned-quick",
+        "policy-all-learned-thorough",
+        "policy-all-lambda_1-quick",
+        *coverage,
+    ]
     run_job(train_policy_job(registry, "all", "learned", PolicyConfig(iterations=3, batch_size=16), seed=0))
     assert policy_path("colours", "all", "learned", "minilm").with_suffix(".pt").is_file()
-    assert registry.missing() == ["policy-all-lambda_1"]
+    assert registry.missing() == ["policy-all-learned-thorough", "policy-all-lambda_1-quick", *coverage]
 
     probs = registry.clarifier().start("a bright red bird").probs
     assert int(np.argmax(probs)) == 0  # the red Cardinal

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -141,11 +143,22 @@ def test_explain_reports_ig_and_outcomes(tiny_domain):
 
 def test_policy_features_and_numpy_policy_match_torch():
     probs = np.array([0.1, 0.5, 0.05, 0.35])
-    feats = policy_features(probs, 3, 10, top_k=6)
-    np.testing.assert_allclose(feats, [0.5, 0.35, 0.1, 0.05, 0, 0, 0.3], rtol=1e-6)
+    feats = policy_features(probs, 3, 10, top_k=6, best_gain=np.log(2.0) / 2)
+    entropy = -(probs * np.log(probs)).sum() / np.log(4)
+    np.testing.assert_allclose(feats, [0.5, 0.35, 0.1, 0.05, 0, 0, entropy, 0.5, 0.3], rtol=1e-6)
     torch.manual_seed(0)
     net = StopPolicyNet(top_k=6, hidden=8)
     policy = LearnedPolicy(net)
     with torch.no_grad():
         expected = torch.softmax(net(torch.from_numpy(feats)), dim=-1)[STOP].item()
-    assert policy.stop_probability(probs, 3, 10) == pytest.approx(expected, rel=1e-5)
+    assert policy.stop_probability(probs, 3, 10, np.log(2.0) / 2) == pytest.approx(expected, rel=1e-5)
+
+
+def test_not_visible_only_for_questions_it_applies_to():
+    domain = make_tiny_domain()
+    domain.meta["always_visible_groups"] = json.dumps(["has_size"])
+    assert domain.allows_not_visible(0) and not domain.allows_not_visible(2)
+    conversation = make_clarifier(domain).start("small red bird")
+    with pytest.raises(ConfigError, match="not visible"):
+        conversation.answer(2, kind="not_visible")
+    conversation.answer(2, kind="not_sure")

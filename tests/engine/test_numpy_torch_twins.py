@@ -38,7 +38,7 @@ def test_policy_features_agree_between_numpy_and_torch():
     numpy_features = policy_features(beliefs, 3, 10, top_k=20)
     torch_features = policy_features(torch.from_numpy(beliefs), 3, 10, top_k=20, xp=torch)
     np.testing.assert_allclose(torch_features.numpy(), numpy_features, atol=1e-7)
-    assert numpy_features.shape == (6, 21)
+    assert numpy_features.shape == (6, 23)  # top-20, entropy, best gain, turn
     assert np.all(numpy_features[:, 13:20] == 0.0)  # 13 labels: the top-20 is padded with zeros
     assert np.all(np.diff(numpy_features[:, :13], axis=1) <= 0)  # sorted, largest first
     np.testing.assert_allclose(numpy_features[:, -1], 0.3)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import time
 
-from assistant.app.registry import VARIANTS, ModelRegistry
-from assistant.app.research import train_policy_job
+from assistant.app.registry import PACES, ModelRegistry
+from assistant.app.research import train_policy_job, tune_coverage_job
 from assistant.progress import run_job
 from assistant.ranking.ranking_session import candidate_texts
 from assistant.training.policy import PolicyConfig
@@ -18,6 +18,7 @@ from tests.support import HashingEncoder
 
 ENCODER_STEPS = 1
 POLICY_ITERATIONS = 5
+COVERAGE_EPISODES = 20
 TEXT_DIM = 384  # MiniLM's width: the cache's vectors must match the query's
 
 
@@ -50,15 +51,18 @@ def train_tiny_encoder(registry: ModelRegistry) -> None:
 
 
 def train_tiny_models(name: str) -> float:
-    """Train the encoder and both policy variants of ``name`` (candidates 'all'); returns the seconds taken."""
+    """Train the encoder, the policies (both paces) of ``name`` (candidates 'all') and tune their coverage
+    rules; returns the seconds taken."""
     start = time.perf_counter()
     registry = ModelRegistry(name)
     if "encoder" in registry.missing():
         train_tiny_encoder(registry)
         registry = ModelRegistry(name)
     config = PolicyConfig(iterations=POLICY_ITERATIONS, batch_size=32)
-    for variant in VARIANTS:
-        run_job(train_policy_job(registry, "all", variant, config, seed=0))
+    for candidates, variant, pace in registry.required_policies(("all",)):
+        run_job(train_policy_job(registry, candidates, variant, config, seed=0, pace=pace))
+    for pace in PACES:
+        run_job(tune_coverage_job(registry, "all", pace, episodes=COVERAGE_EPISODES))
     assert registry.missing(("all",)) == [], registry.missing(("all",))
     prefill_text_cache(registry)
     return time.perf_counter() - start

@@ -34,8 +34,10 @@ def snapshot(**changes) -> SessionSnapshot:
         proposed=None,
         final=FinalAnswer("faq-004", "Strikethrough in Gmail", "Use the toolbar.", 0.8, 1),
         stop_reason="policy",
+        stop_explanation=None,
         can_undo=False,
         can_ask_more=False,
+        can_add_words=False,
         transcript=(
             {"kind": "query", "text": "cross out <text>"},
             {"kind": "answer", "text": "Is it about gmail?", "answer": "option", "option_text": "yes"},
@@ -62,7 +64,12 @@ def test_the_transcript_shows_every_step_as_a_chat():
     assert "“Fonts in Gmail” is better than “Strikethrough in Gmail”" in html
     assert "are equally good" in html and "Answer accepted: Strikethrough in Gmail" in html
     assert "conversation will appear here" in transcript_html(None)
-    assert "None of these" in event_html({"kind": "reject", "reason": "wrong"}, {})
+    assert "Not this one. (wrong)" in event_html({"kind": "reject", "reason": "wrong"}, {})
+    assert "Neither “A” nor “x” is relevant" in event_html(
+        {"kind": "compare", "left": "a", "right": "x", "preferred": "neither"}, {"a": "A"}
+    )
+    for kind in ("done", "choose", "give_up", "back", "exhausted"):  # every entry a session logs reads as words
+        assert kind not in event_html({"kind": kind, "candidate": "a"}, {"a": "A"}).replace("give up", "")
     assert "faq-1#2" in event_html({"kind": "compare", "left": "faq-1#2", "right": "x", "preferred": "left"}, {})
 
 

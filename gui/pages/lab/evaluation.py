@@ -32,6 +32,11 @@ class EvaluationPanel(LabPanel):
 
         self.candidates = self.add_field("Candidates:", QComboBox(self), "evalCandidates")
         self.candidates.addItems(["all", "captioned"])
+        self.queries = self.add_field("First queries:", QComboBox(self), "evalQueries")
+        self.queries.addItems(["crowd", "vague"])
+        self.queries.setToolTip(
+            "The crowd's held-out queries, or vague versions of them (short, not naming the answer)"
+        )
         self.episodes = self.add_field("Episodes:", QSpinBox(self), "evalEpisodes")
         self.episodes.setRange(10, 100_000)
         self.episodes.setSingleStep(100)
@@ -80,6 +85,7 @@ class EvaluationPanel(LabPanel):
             systems=self.chosen_systems(),
             max_turns=self.max_turns.value(),
             dev_episodes=self.lab.dev_episodes,
+            queries=self.queries.currentText(),
         )
         args.update(overrides)
         return self.start(f"Evaluating {domain}", lambda: evaluate_job(**args))
@@ -96,6 +102,8 @@ class EvaluationPanel(LabPanel):
             text += f"\nOurs: Acc@1 {100 * ours['acc1']:.1f}% in {ours['mean_turns']:.2f} questions on average."
         if best is not None:
             text += f"\nBest Acc@1: {best['system']} {100 * best['acc1']:.1f}%."
+        if ours is not None and "early_stop_share" in ours:
+            text += f" Early stops (top < 30% with a useful question left): {100 * ours['early_stop_share']:.1f}%."
         if "threshold" in meta:
             text += f"\nTuned threshold: {meta['threshold']}."
         self.summary.setText(text)

@@ -1,0 +1,122 @@
+"""Question induction on a tiny FAQ domain (tests/data/induction): products, actions and objects by kind,
+multiple-choice facets with "something else", the wording of the questions and how a person answers them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.store import SOMETHING_ELSE
+from assistant.text.phrases import TAG_KINDS, split_tag
+from crowdsourcing.induction import (
+    InducedQuestion,
+    InductionConfig,
+    PersonModel,
+    find_products,
+    fit_person_model,
+    induce_questions,
+    mention_evidence,
+    person_answers,
+    question_from_tag,
+)
+from crowdsourcing.templates import TemplateSet
+
+DATA = Path(__file__).parents[1] / "data" / "induction" / "tiny_faq.json"
+CONFIG = InductionConfig(min_facet_labels=1, tags_per_label=4)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    labels = json.loads(DATA.read_text(encoding="utf-8"))["labels"]
+    return [lab["name"] for lab in labels], [lab["train"] for lab in labels], [lab["dev"] for lab in labels]
+
+
+@pytest.fixture(scope="module")
+def induced(tiny):
+    names, train, _ = tiny
+    return induce_questions(train, names, CONFIG)
+
+
+def _question(questions, tag):
+    return next(i for i, q in enumerate(questions) if q.tag == tag)
+
+
+def test_products_are_names_written_with_capitals(tiny):
+    names, train, _ = tiny
+    products = set(find_products(names, [t for texts in train for t in texts]).values())
+    assert {"Gmail", "Facebook", "YouTube", "Google Docs", "Trello"} <= products
+    assert not products & {"How", "Docs", "Is", "Do"}  # sentence starts and the ends of longer names are not
+
+
+def test_facets_offer_values_and_something_else(induced):
+    facets = {q.tag: q for q in induced if q.facet}
+    assert set(facets) == {"product", "action", "object"}
+    service = facets["product"]
+    assert service.options[-1] == SOMETHING_ELSE and len(service.options) == len(service.values) + 1
+    assert service.values[:2] == ("Gmail", "Facebook")  # the names of three and two FAQs name them
+    assert {"delete", "download"} <= set(facets["action"].values)
+    assert "account" in facets["object"].values
+
+
+def test_binary_questions_are_phrases_by_kind(induced):
+    binary = [q for q in induced if not q.facet]
+    assert binary and all(split_tag(q.tag)[0] in TAG_KINDS for q in binary)
+    tags = {q.tag for q in binary}
+    assert "action::back up" in tags  # "how do I back up": the verb with its particle
+    assert {"product::Trello", "product::YouTube"} <= tags
+    assert not any(split_tag(t)[1] in {"how", "my", "do"} for t in tags)
+
+
+def test_question_from_tag_restores_what_induction_made(induced):
+    for question in induced:
+        again = question_from_tag(question.tag, question.options)
+        assert again is not None and again.keys == question.keys and again.facet == question.facet
+    assert question_from_tag("has_size", ("small", "large")) is None
+
+
+def test_templates_read_as_english():
+    templates = TemplateSet.builtin("induced")
+    assert templates.question_text("product::Gmail", "binary") == "Is it about Gmail?"
+    assert templates.question_text("action::back up", "binary") == "Do you want to back up something?"
+    assert templates.question_text("object::exchange rate", "binary") == "Is it about the exchange rate?"
+    assert templates.question_text("attribute::pending", "binary") == "Is it about something pending?"
+    assert templates.question_text("product", "choice") == "Which service is it about?"
+    assert templates.question_text("action", "choice") == "What do you want to do?"
+    assert templates.question_text("object", "choice") == "What is it about?"
+
+
+def test_a_phrase_of_the_labels_own_question_is_a_near_certain_yes(tiny, induced):
+    names, train, _ = tiny
+    answers = person_answers(induced, mention_evidence(induced, names, train), PersonModel(0.05, 0.3))
+    youtube = answers[_question(induced, "product::YouTube")]
+    assert youtube[0, 5] == pytest.approx(0.95)  # "How can I download a YouTube video?"
+    assert youtube[0, 3] == pytest.approx(0.05)  # the Facebook FAQ never mentions YouTube
+    service = induced[_question(induced, "product")]
+    dist = answers[_question(induced, "product")]
+    assert np.allclose(dist.sum(axis=0), 1.0)
+    assert dist[service.values.index("Gmail"), 0] == pytest.approx(0.95 + 0.05 / len(service.options))
+    # the Trello FAQ: "something else" unless Trello is a value of the facet
+    trello = service.values.index("Trello") if "Trello" in service.values else len(service.values)
+    assert dist[trello, 7] > 0.9
+
+
+def test_phrases_of_other_texts_count_by_their_share(tiny):
+    names, train, _ = tiny
+    profile = InducedQuestion("object::profile", "object", ("profile",), (("profile",),))
+    evidence = mention_evidence([profile], names, train)
+    p_yes = person_answers([profile], evidence, PersonModel(0.05, 0.5))[0][0]
+    # one of the three training queries of the Facebook-account FAQ says "profile": 1/3 of the way to saturation
+    assert p_yes[3] == pytest.approx(0.05 + 0.9 * (1 / 3) / 0.5)
+    assert p_yes[0] == pytest.approx(0.05)
+
+
+def test_the_error_rate_is_fitted_on_dev_queries(tiny, induced):
+    names, train, dev = tiny
+    evidence = mention_evidence(induced, names, train)
+    faithful, _ = fit_person_model(induced, evidence, dev)
+    # dev queries that name another FAQ's service: the fitted person errs more often
+    swapped, _ = fit_person_model(induced, evidence, dev[3:] + dev[:3])
+    assert faithful.error < swapped.error
