@@ -245,3 +245,15 @@ def session_config(settings: QSettings):
         return SessionConfig(**{**default.__dict__, **values})
     except ClarifyError:
         return default
+
+
+def open_about(parent: QWidget) -> QMessageBox:
+    """The About box (non-modal; deletes itself when closed)."""
+    box = QMessageBox(parent)
+    box.setObjectName("aboutDialog")
+    box.setWindowTitle(f"About {APP_NAME}")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(about_html())
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+    return box

@@ -19,7 +19,7 @@ from assistant.app.crowd import ImportReport
 from assistant.app.domains import DomainLoader, available_domains, open_domain
 from gui import APP_NAME, ORGANIZATION
 from gui.controller import SessionController
-from gui.dialogs import HelpDialog, SettingsDialog, about_html, session_config, show_error, show_exception
+from gui.dialogs import HelpDialog, SettingsDialog, open_about, session_config, show_error, show_exception
 from gui.domain_picker import DomainPicker
 from gui.model_updates import ModelUpdater
 from gui.pages.ask import AskPage
@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         self.ask_page.askRequested.connect(self.ask)
         self.ask_page.compareRequested.connect(lambda: self.show_page("compare"))
         self.compare_page.newQuestionRequested.connect(self.new_question)
+        self.compare_page.summarizeAnswersRequested.connect(self.summarize_answers)
         self.history_page.resumed.connect(lambda sid: self.statusBar().showMessage(f"Resuming session {sid}…", 4000))
         self.lab_page.modelsChanged.connect(self.models_changed)
         self.controller.snapshotChanged.connect(self._snapshot_changed)
@@ -287,6 +288,7 @@ class MainWindow(QMainWindow):
         self.domain_picker.select(name)
         self.controller.attach(registry, session_config(self.settings))
         self.lab_page.set_domain(name)
+        self.summarize_page.set_domain(name)
         self.settings.setValue("app/last_domain", name)
         self.setWindowTitle(f"{APP_NAME} — {name}")
         notice = getattr(registry, "notice", "")
@@ -387,8 +389,15 @@ class MainWindow(QMainWindow):
             "compare": self.compare_page,
             "history": self.history_page,
             "lab": self.lab_page,
+            "summarize": self.summarize_page,
         }[name]
         self.tabs.setCurrentWidget(widget)
+
+    def summarize_answers(self, request: tuple) -> None:
+        """The Compare page's "Summarize these answers": the FAQ's answers on the Summarize page."""
+        question, query, answers = request
+        self.show_page("summarize")
+        self.summarize_page.open_answers(question, query, list(answers))
 
     def _page_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.history_page:
@@ -401,14 +410,7 @@ class MainWindow(QMainWindow):
         self.help_dialog.raise_()
 
     def show_about(self) -> QMessageBox:
-        box = QMessageBox(self)
-        box.setObjectName("aboutDialog")
-        box.setWindowTitle(f"About {APP_NAME}")
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.setText(about_html())
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        return box
+        return open_about(self)
 
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.settings, self)

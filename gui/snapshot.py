@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.app.session import FinalAnswer, QuestionView
+from assistant.app.summaries import faq_answers
 
 POSTERIOR_SIZE = 10
 
@@ -83,6 +84,8 @@ class SessionSnapshot:
     rejection_reason: str = ""
     alternatives: tuple[CandidateView, ...] = ()
     ruled_out_labels: tuple[str, ...] = ()  # names of shortlisted labels the answers ruled out
+    # (FAQ question, query, answers) when the proposed FAQ has several answers: "Summarize these answers"
+    answers_to_summarize: tuple[str, str, tuple[str, ...]] | None = None
 
     @property
     def active(self) -> bool:
@@ -159,6 +162,7 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         rejection_reason=session.rejection_reason,
         alternatives=tuple(_candidate(c) for c in session.alternatives),
         ruled_out_labels=tuple(_label_name(session, key) for key in session.ruled_out_labels),
+        answers_to_summarize=_answers_to_summarize(session),
     )
 
 
@@ -167,3 +171,8 @@ def _label_name(session: Any, key: str) -> str:
         return str(session.domain.labels[session.domain.label_index(key)].name)
     except Exception:  # a label gone since the session was logged
         return key
+
+
+def _answers_to_summarize(session: Any) -> tuple[str, str, tuple[str, ...]] | None:
+    found = faq_answers(session) if session.phase in ("decided", "finished", "failed") else None
+    return None if found is None else (found[0], found[1], tuple(found[2]))

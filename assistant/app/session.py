@@ -41,6 +41,7 @@ from assistant.app.session_records import (
     explain_stop,
     list_sessions,
     open_session_log,
+    resumable,
 )
 from assistant.clarification.clarifier import AnswerKind, Conversation, ShortlistItem
 from assistant.errors import ConfigError, SessionStateError
@@ -102,16 +103,7 @@ class Session:
     def resume(cls, registry: ModelRegistry, session_id: int, kb: KnowledgeBase | None = None) -> Session:
         """Rebuild session ``session_id`` by replaying its log, then carry on where it stopped."""
         kb = kb or KnowledgeBase.open(registry.name)
-        record = SessionLog(kb).record(session_id)
-        if record is None:
-            raise SessionStateError(f"there is no session {session_id} in domain {registry.name!r}")
-        config = SessionConfig(**{k: v for k, v in record.config.items() if k in SessionConfig.__dataclass_fields__})
-        if config.text_prior != registry.text_prior:
-            raise SessionStateError(
-                f"session {session_id} was started with the {config.text_prior!r} text prior, this assistant uses "
-                f"{registry.text_prior!r}: resume it with the same prior (clarify ask {registry.name} --resume "
-                f"{session_id} --prior {config.text_prior})"
-            )
+        record, config = resumable(kb, registry.name, registry.text_prior, session_id)
         session = cls(registry, kb, session_id, record.query, config)
         for kind, payload in session.log.entries(session_id, skip_kinds=("query",)):
             session._apply(kind, payload)

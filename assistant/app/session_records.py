@@ -9,8 +9,8 @@ from typing import Literal
 
 from assistant.app.registry import check_pace
 from assistant.clarification.clarifier import Conversation
-from assistant.errors import ConfigError
-from assistant.store import KnowledgeBase, SessionLog, SessionSummary
+from assistant.errors import ConfigError, SessionStateError
+from assistant.store import KnowledgeBase, SessionLog, SessionRecord, SessionSummary
 
 # Entries a person makes (undo takes back the last of these); the others are the session's own decisions.
 USER_ACTIONS = frozenset(
@@ -104,3 +104,24 @@ def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -
         "user": "you chose to skip to the answers",
     }
     return "Stopped asking: " + reasons.get(reason, reason) + "."
+
+
+def resumable(kb: KnowledgeBase, domain: str, text_prior: str, session_id: int) -> tuple[SessionRecord, SessionConfig]:
+    """The log record of conversation ``session_id`` and its settings, if an assistant with ``text_prior`` can
+    resume it; else a SessionStateError that says how to."""
+    record = SessionLog(kb).record(session_id)
+    if record is None:
+        raise SessionStateError(f"there is no session {session_id} in domain {domain!r}")
+    if record.kind != "clarify":
+        raise SessionStateError(
+            f"session {session_id} of domain {domain!r} is a {record.kind} session, not a conversation: resume it "
+            f"with `clarify summarize --domain {domain} --resume {session_id}` or on the Summarize page"
+        )
+    config = SessionConfig(**{k: v for k, v in record.config.items() if k in SessionConfig.__dataclass_fields__})
+    if config.text_prior != text_prior:
+        raise SessionStateError(
+            f"session {session_id} was started with the {config.text_prior!r} text prior, this assistant uses "
+            f"{text_prior!r}: resume it with the same prior (clarify ask {domain} --resume {session_id} --prior "
+            f"{config.text_prior})"
+        )
+    return record, config

@@ -9,7 +9,8 @@ import sys
 import click
 
 from assistant.app.registry import ModelRegistry
-from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION
+from assistant.app.summaries import faq_answers
+from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
 
@@ -114,6 +115,7 @@ def ask_command(
             emit({"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more})
         else:  # decided
             proposal = session.proposed
+            answers = faq_answers(session)
             emit(
                 {
                     "type": "proposal",
@@ -121,12 +123,16 @@ def ask_command(
                     "key": proposal.label_key,
                     "text": proposal.text,
                     "chance": proposal.chance,
+                    "answers": len(answers[2]) if answers else 1,
                 }
             )
         line = sys.stdin.readline()
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
             return
+        if line.strip().lower() == "s" and session.phase == "decided":
+            _summarize_answers(session, name, json_lines, emit)
+            continue
         token = line.strip()
         if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
             click.echo("   Words to add (what else can you say about it?):")
@@ -156,6 +162,27 @@ def ask_command(
             "comparisons": session.comparisons,
         }
     )
+
+
+def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
+    """`s` at the proposal: compare summaries of the proposed FAQ's answers (query-focused), saved as a summary
+    session of the same domain; then back to the proposal."""
+    from assistant.app.summaries import SummaryLog, answers_topic_of, open_session_job
+    from assistant.cli.summarize import compare_loop
+
+    found = faq_answers(session)
+    if found is None:
+        emit({"type": "error", "message": "this answer has a single text: there is nothing to summarise"})
+        return
+    if json_lines:
+        emit({"type": "error", "message": "summaries need the terminal: run `clarify ask` without --json-lines"})
+        return
+    topic = answers_topic_of(*found)
+    summary = run_with_progress(open_session_job(topic), "preparing candidate summaries")
+    log = SummaryLog.start(domain, summary)
+    click.echo(f"Summarizing the {len(found[2])} answers of {found[0]!r} (summary session {log.id})")
+    compare_loop(summary)
+    click.echo(f"saved as summary session {log.id}; back to the answer")
 
 
 def _act(session, line: str) -> None:
@@ -237,9 +264,11 @@ def _render(event: dict) -> str:
         )
     if kind == "proposal":
         chance = f" ({event['chance']:.0%} sure it is the best one)" if event.get("chance") is not None else ""
+        several = event.get("answers", 1) > 1
+        summarize = f", s = summarize these {event['answers']} answers" if several else ""
         return (
             f"\nProposed answer: {event['label']}{chance}\n  {_short(event['text'], 600)}\n"
-            f"Accept this answer? ({DECIDE_KEYS})"
+            f"Accept this answer? ({DECIDE_KEYS}{summarize})"
         )
     if kind == "rejected":
         lines = ["\nRejected. Take another of the compared answers, ask more questions, or give up:"]

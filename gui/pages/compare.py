@@ -136,7 +136,14 @@ class FinalAnswerCard(Card):
         self.undo_button.setObjectName("finalUndoButton")
         self.undo_button.setAccessibleName("Undo the last step")
         self.undo_button.clicked.connect(self.controller.undo)
+        self.summarize_button = QPushButton("&Summarize these answers", self)
+        self.summarize_button.setObjectName("summarizeAnswersButton")
+        self.summarize_button.setAccessibleName("Summarize these answers")
+        self.summarize_button.setToolTip(
+            "This FAQ has several answers: compare summaries of them on the Summarize page"
+        )
         row = QHBoxLayout()
+        row.addWidget(self.summarize_button)
         row.addWidget(self.reason, 1)
         row.addWidget(self.undo_button)
         row.addWidget(self.reject_button)
@@ -180,6 +187,7 @@ class FinalAnswerCard(Card):
         self._reason_for = shown if decided else None
         for widget in (self.reason, self.accept_button, self.reject_button, self.question):
             widget.setVisible(decided)
+        self.summarize_button.setVisible(snapshot.answers_to_summarize is not None)
         self.undo_button.setEnabled(snapshot.can_undo)
         if decided:
             self.accept_button.setFocus()
@@ -189,6 +197,7 @@ class ComparePage(QWidget):
     """See the module docstring. ``newQuestionRequested``: back to the Ask page for a new question."""
 
     newQuestionRequested = Signal()
+    summarizeAnswersRequested = Signal(object)  # (FAQ question, query, answers)
 
     def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -270,6 +279,7 @@ class ComparePage(QWidget):
 
         # the final answer, or nothing yet
         self.final = FinalAnswerCard(controller, self)
+        self.final.summarize_button.clicked.connect(self._summarize_answers)
         self.empty = QLabel(
             "No comparison yet. Ask a question first: once the assistant has a shortlist, its candidates appear "
             "here two at a time.",
@@ -325,6 +335,10 @@ class ComparePage(QWidget):
             self.shortcuts.append(shortcut)
         controller.snapshotChanged.connect(self.render)
         self.render(None)
+
+    def _summarize_answers(self) -> None:
+        if self.snapshot is not None and self.snapshot.answers_to_summarize is not None:
+            self.summarizeAnswersRequested.emit(self.snapshot.answers_to_summarize)
 
     def _button(self, text: str, name: str, tip: str) -> QPushButton:
         button = QPushButton(text, self)
