@@ -3,7 +3,7 @@
 What the session log of a domain gives (tables ``sessions``/``turns``, read through ``Session.list``):
 
 - labelled pairs: a session that *finished* (the person accepted the final answer) -> (query, final label);
-- negatives: a session that *failed* (the person rejected the final answer) -> that label is not the
+- negatives: a label the person rejected in a session (its "reject" entries) is not the
   query's; it is never offered as the query's pseudo-label and ranks last in its uncertainty;
 - the unlabelled pool: queries of sessions that ended without an accepted answer (failed, abandoned,
   still active). Every query stored in the domain already has a label, so the pool holds only what people
@@ -50,7 +50,7 @@ from assistant.priors.calibration import query_temperatures, ranking_metrics
 from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_path, load_encoder_prior
 from assistant.progress import Job, Progress
 from assistant.simulation.protocol import agent_view
-from assistant.store import Domain, KnowledgeBase
+from assistant.store import Domain, KnowledgeBase, SessionLog
 from assistant.training.encoder import EncoderTrainConfig, train_encoder
 from crowdsourcing.export import export_label_queries, mturk_layout
 from models.checkpoint import load_checkpoint, read_sidecar
@@ -75,6 +75,7 @@ def collect_sessions(kb: KnowledgeBase, domain: Domain) -> SessionData:
     stored = set(domain.query_texts)
     held_out = {t for t, s in zip(domain.query_texts, domain.query_splits) if s != "train"}
     data = SessionData()
+    log = SessionLog(kb)
     accepted: dict[str, int] = {}
     others: list[str] = []
     for summary in reversed(Session.list(kb)):  # oldest first
@@ -88,12 +89,20 @@ def collect_sessions(kb: KnowledgeBase, domain: Domain) -> SessionData:
         if summary.status == "finished" and label is not None:
             accepted.setdefault(text, label)
         else:
-            if summary.status == "failed" and label is not None:
-                data.negatives.setdefault(text, set()).add(label)
+            for rejected in _rejected_labels(log, summary.id, domain):
+                data.negatives.setdefault(text, set()).add(rejected)
             others.append(text)
     data.labelled = [(t, y) for t, y in accepted.items() if t not in stored]
     data.pool = list(dict.fromkeys(t for t in others if t not in stored and t not in accepted))
     return data
+
+
+def _rejected_labels(log: SessionLog, session_id: int, domain: Domain) -> set[int]:
+    """The labels the person rejected in a session ('reject' entries; an undone one counts too: it was said)."""
+    found = (
+        _label_index(domain, payload.get("label")) for kind, payload in log.entries(session_id) if kind == "reject"
+    )
+    return {label for label in found if label is not None}
 
 
 def _label_index(domain: Domain, key: str | None) -> int | None:

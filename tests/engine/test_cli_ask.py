@@ -14,7 +14,7 @@ from tests.engine.conftest import TinyAgents
 @pytest.fixture
 def ask(monkeypatch):
     agents = TinyAgents(turns=2)
-    monkeypatch.setattr("assistant.cli.engine.ModelRegistry", lambda name, text_prior="sru": agents)
+    monkeypatch.setattr("assistant.cli.ask.ModelRegistry", lambda name, text_prior="sru": agents)
 
     def run(*lines: str, args: tuple[str, ...] = ("bird",)) -> list[dict]:
         result = CliRunner().invoke(

@@ -122,6 +122,7 @@ def log_sessions(desk: SimulatedDesk, sessions: list[tuple[str, str]], seed: int
             outcome["finished"] += 1
         else:
             session.reject("not what I asked")
+            session.give_up()
             outcome["failed"] += 1
     return outcome
 
