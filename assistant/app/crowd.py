@@ -13,10 +13,12 @@ from assistant.store import SPLITS, KnowledgeBase
 from crowdsourcing.export import EXPORT_KINDS, export_tasks, mturk_layout
 from crowdsourcing.importers import KINDS
 from crowdsourcing.importers.base import TAG_SLOTS
+from crowdsourcing.importers.plain import COLUMNS
 from crowdsourcing.importing import DEFAULT_ALPHA, import_file, preview_import
 from crowdsourcing.report import ImportReport, preview_report
 
 __all__ = [
+    "COLUMNS",
     "DEFAULT_ALPHA",
     "EXPORT_KINDS",
     "KINDS",
@@ -49,6 +51,17 @@ def import_job(
 ) -> Generator[Progress, None, ImportReport]:
     """Import a crowd file into the domain, all-or-nothing; returns the ``ImportReport``."""
     return (yield from import_file(path, domain, fmt, kind, templates, alpha, default_split))
+
+
+def import_impact_job(domain: str, added: dict[str, int]) -> Generator[Progress, None, str]:
+    """What importing a file that adds ``added`` would make older than the data, and how long catching up
+    takes (``assistant.app.updates.import_impact``)."""
+    from assistant.app.updates import import_impact
+
+    yield Progress(0, 1, "checking what the import changes for the models")
+    text = import_impact(domain, added)
+    yield Progress(1, 1, "checked")
+    return text
 
 
 def export_job(

@@ -107,12 +107,32 @@ def prepare(
             _, cands, variant, pace = item.split("-", 3)
             yield from train_policy_job(registry, cands, variant, seed=seed, pace=pace)
         trained.append(item)
+    from assistant.app.updates import update_models_job
+
+    plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
+    trained += [f"{u.model} ({u.mode})" for u in plan.updates]
     return trained
 
 
 def _built_by_an_older_clarify(name: str) -> bool:
     with KnowledgeBase.open(name) as kb:
         return kb.lacks_heldout_answers()
+
+
+def text_encoder_op() -> Generator[Progress, None, str]:
+    """Make sure sru's compiled op is ready (normally built at installation; a build cut short by a killed
+    process is detected and redone), reporting progress so that Cancel works while it builds; returns a
+    one-line notice when Clarify has to run without it (slower), else ''."""
+    from models.sru_loader import build_steps
+
+    steps = build_steps()
+    while True:
+        try:
+            message = next(steps)
+        except StopIteration as done:
+            status = done.value
+            return "" if status.compiled else f"{status.notice}: the text encoder runs without it (slower)."
+        yield Progress(0, 0, message)
 
 
 def ready_registry(name: str, candidates: str = "all", text_prior: str = "sru") -> Generator[Progress, None, Any]:
@@ -131,9 +151,14 @@ def ready_registry(name: str, candidates: str = "all", text_prior: str = "sru") 
 
 
 def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
-    """Prepare ``name`` (build + install or train what is missing), then load and warm up its models; returns
-    the ready ``ModelRegistry``."""
+    """Prepare ``name`` (build + install the release models or train what is missing), then load and warm up
+    its models; returns the ready ``ModelRegistry`` (its ``notice`` says what runs in a slower way, if
+    anything)."""
+    yield Progress(0, 0, "checking the text encoder")
+    notice = yield from text_encoder_op()
     yield Progress(0, 0, f"checking the models of {name}")
     registry = yield from ready_registry(name, candidates)
     yield from registry.warm_up(candidates)
+    registry.notice = notice
+    registry.stale((candidates,))  # found on loading: the app updates them in the background
     return registry

@@ -9,14 +9,19 @@ prints nothing (a quick command's output stays its answer).
 from __future__ import annotations
 
 import json
+import math
+import os
 import sys
 import time
 from collections.abc import Generator
+from pathlib import Path
 from typing import TextIO, TypeVar
 
 import click
 from tqdm import tqdm
 
+from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS
+from assistant.errors import ConfigError
 from assistant.progress import Progress, run_job
 
 T = TypeVar("T")
@@ -95,3 +100,79 @@ def run_with_progress(job: Generator[Progress, None, T], label: str, quiet: bool
 
 def echo_json(data: object) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False))
+
+
+def check_output(path: str | Path | None, option: str, create_folders: bool = False) -> None:
+    """Refuse an output file that cannot be written, before the work that fills it: the path must not be a
+    folder, and its folder must exist (or, with ``create_folders``, be creatable) and be writable."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{option} {path}: that is a folder; give a file name such as {path / 'out'}")
+    folder = path.parent
+    if create_folders:
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist; create it first"
+        raise ConfigError(f"{option} {path}: {folder} {what}")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError(f"{option} {path}: cannot write there (permission denied); choose another place")
+
+
+class FiniteFloat(click.ParamType):
+    """A float that must be finite ('nan' and 'inf' parse as floats) and lie in [min, max]."""
+
+    name = "number"
+
+    def __init__(self, min: float | None = None, max: float | None = None) -> None:
+        self.min, self.max = min, max
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError, OverflowError):
+            self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
+            low = "" if self.min is None else f"{self.min:g}"
+            high = "" if self.max is None else f"{self.max:g}"
+            self.fail(f"{number:g} is not in the range [{low}, {high}]", param, ctx)
+        return number
+
+
+# Seeds go to numpy and torch, which take non-negative integers below 2**64; 32 bits are plenty.
+SEED = click.IntRange(0, 2**32 - 1)
+# Simulated conversations per system: a million is hours of work already.
+EPISODES = click.IntRange(1, 1_000_000)
+
+
+# options that several commands share
+CANDIDATES_OPTION = click.option(
+    "--candidates",
+    type=click.Choice(CANDIDATE_SETTINGS),
+    default="all",
+    show_default=True,
+    help="Choose among all labels, or only labels that have training queries ('captioned').",
+)
+
+
+PRIOR_OPTION = click.option(
+    "--prior",
+    "text_prior",
+    type=click.Choice(TEXT_PRIORS),
+    default="sru",
+    show_default=True,
+    help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies).",
+)
+
+
+PACE_OPTION = click.option(
+    "--pace",
+    type=click.Choice(PACES),
+    default=None,
+    help="The cost of a question: 'quick' asks fewer, 'thorough' asks while a question still helps "
+    "(default: the domain's).",
+)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 _SCHEMA_V1 = [
@@ -117,5 +117,15 @@ def _migrate_to_2(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _migrate_to_1, 2: _migrate_to_2}
+def _migrate_to_3(db: sqlite_utils.Database) -> None:
+    # The log holds other sessions than the clarifying conversation: 'summary' (comparing candidate
+    # summaries) and 'sentences' (a summary built sentence by sentence). Existing rows are conversations.
+    db.execute("ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'clarify'")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
+    1: _migrate_to_1,
+    2: _migrate_to_2,
+    3: _migrate_to_3,
+}
 assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))

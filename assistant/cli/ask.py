@@ -1,0 +1,284 @@
+"""`clarify ask NAME QUERY`: a conversation in the terminal (questions, shortlist, comparisons, an answer), or
+JSON events with one answer token per input line (--json-lines)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from assistant.app.domains import ready_registry
+from assistant.app.summaries import faq_answers
+from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, run_with_progress
+from assistant.errors import ClarifyError, ConfigError
+
+
+def clarify_keys(not_visible: bool = False) -> str:
+    """The answer keys of a question: "v = not visible" only where the question allows it (birds' parts)."""
+    extra = ", v = not visible" if not_visible else ""
+    return (
+        f"option number, p<N> = probably <N>, s = not sure{extra}, a = add words, u = undo, "
+        "d = skip to the answers, q = quit"
+    )
+
+
+CLARIFY_KEYS = clarify_keys(True)
+COMPARE_KEYS = (
+    "1 = left is better, 2 = right is better, t = equally good, n = neither is relevant, a = add words, u = undo, "
+    "m = ask me more, d = done (propose the current best), q = quit"
+)
+DECIDE_KEYS = "y = accept, n [why] = reject, u = undo, q = quit"
+REJECTED_KEYS = "<number> = take that answer instead, m = more questions without it, g = give up, u = undo, q = quit"
+
+
+@click.command("ask")
+@click.argument("name")
+@click.argument("query", required=False)
+@CANDIDATES_OPTION
+@click.option("--resume", "resume_id", type=int, help="Continue the saved session with this id.")
+@click.option("--no-compare", is_flag=True, help="Stop at the shortlist instead of comparing candidates.")
+@click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
+@click.option("--top", type=click.IntRange(1, 100), default=5, show_default=True, help="Length of the shortlist shown.")
+@PRIOR_OPTION
+@PACE_OPTION
+def ask_command(
+    name: str,
+    query: str | None,
+    candidates: str,
+    resume_id: int | None,
+    no_compare: bool,
+    json_lines: bool,
+    top: int,
+    text_prior: str,
+    pace: str | None,
+) -> None:
+    """Clarify QUERY in domain NAME in the terminal: questions, shortlist, comparisons, answer.
+
+    Every answer is saved as it is given; quit at any time and continue with --resume ID.
+    """
+    from assistant.app.session import Session, SessionConfig, open_session_log
+
+    if resume_id is None and query is None:
+        raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
+    if hasattr(sys.stdin, "reconfigure"):  # a stray non-UTF-8 byte is an unknown answer, not a crash
+        sys.stdin.reconfigure(errors="replace")
+    # a fresh home: build the domain and install (or train) its models first, with progress on stderr
+    registry = run_with_progress(ready_registry(name, candidates, text_prior), f"preparing {name}")
+    kb = open_session_log(name)
+    # another program (an import) may hold the write lock: each answer then waits for it, and says so
+    kb.on_busy = lambda message: click.echo(f"note: {message}", err=True)
+    if resume_id is not None:
+        session = Session.resume(registry, resume_id, kb)
+    else:
+        config = SessionConfig(candidates=candidates, shortlist_size=top, pace=pace)
+        session = Session.start(registry, query, config, kb)
+
+    def emit(event: dict) -> None:
+        click.echo(json.dumps(event) if json_lines else _render(event))
+
+    emit({"type": "session", "id": session.id, "query": session.query})
+    shown_shortlist = False
+    while session.phase not in ("finished", "failed"):
+        if session.phase == "clarifying":
+            view = session.question
+            emit(
+                {
+                    "type": "question",
+                    "turn": view.turn,
+                    "text": view.text,
+                    "options": list(view.options),
+                    "not_visible": view.allows_not_visible,
+                }
+            )
+        elif not shown_shortlist or (no_compare and session.phase == "comparing"):
+            items = [_item(i + 1, it) for i, it in enumerate(session.posterior(top))]
+            emit(
+                {
+                    "type": "shortlist",
+                    "turns": session.conversation.turn,
+                    "items": items,
+                    "why": session.stop_explanation,
+                }
+            )
+            shown_shortlist = True
+            if no_compare:
+                emit({"type": "end", "reason": f"stopped at the shortlist; continue with --resume {session.id}"})
+                return
+            continue
+        elif session.phase == "comparing":
+            left, right = session.pair
+            emit(
+                {"type": "pair", "left": _candidate(left), "right": _candidate(right), "confidence": session.confidence}
+            )
+        elif session.phase == "rejected":
+            others = [_candidate(c) for c in session.alternatives]
+            emit({"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more})
+        else:  # decided
+            proposal = session.proposed
+            answers = faq_answers(session)
+            emit(
+                {
+                    "type": "proposal",
+                    "label": proposal.label_name,
+                    "key": proposal.label_key,
+                    "text": proposal.text,
+                    "chance": proposal.chance,
+                    "answers": len(answers[2]) if answers else 1,
+                }
+            )
+        line = sys.stdin.readline()
+        if not line or line.strip().lower() == "q":
+            emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
+            return
+        if line.strip().lower() == "s" and session.phase == "decided":
+            _summarize_answers(session, name, json_lines, emit)
+            continue
+        token = line.strip()
+        if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
+            click.echo("   Words to add (what else can you say about it?):")
+            token = "a " + sys.stdin.readline().strip()
+        try:
+            _act(session, token)
+            if session.phase == "clarifying":
+                shown_shortlist = False
+        except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
+            emit({"type": "error", "message": str(exc)})
+        except (ValueError, IndexError):
+            view = session.question
+            clarify = clarify_keys(view is not None and view.allows_not_visible)
+            keys = {"clarifying": clarify, "comparing": COMPARE_KEYS, "rejected": REJECTED_KEYS}.get(
+                session.phase, DECIDE_KEYS
+            )
+            emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
+    final = session.final
+    emit(
+        {
+            "type": "final",
+            "status": session.status,
+            "label": final.label_name if final else None,
+            "key": final.label_key if final else None,
+            "text": final.text if final else None,
+            "questions": session.conversation.turn,
+            "comparisons": session.comparisons,
+        }
+    )
+
+
+def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
+    """`s` at the proposal: compare summaries of the proposed FAQ's answers (query-focused), saved as a summary
+    session of the same domain; then back to the proposal."""
+    from assistant.app.summaries import SummaryLog, answers_topic_of, open_session_job
+    from assistant.cli.summarize import compare_loop
+
+    found = faq_answers(session)
+    if found is None:
+        emit({"type": "error", "message": "this answer has a single text: there is nothing to summarise"})
+        return
+    if json_lines:
+        emit({"type": "error", "message": "summaries need the terminal: run `clarify ask` without --json-lines"})
+        return
+    topic = answers_topic_of(*found)
+    summary = run_with_progress(open_session_job(topic), "preparing candidate summaries")
+    log = SummaryLog.start(domain, summary)
+    click.echo(f"Summarizing the {len(found[2])} answers of {found[0]!r} (summary session {log.id})")
+    compare_loop(summary)
+    click.echo(f"saved as summary session {log.id}; back to the answer")
+
+
+def _act(session, line: str) -> None:
+    """Apply one terminal answer to the session (raises ValueError for an unknown one). "a WORDS" adds words
+    to the query in any phase before the comparisons."""
+    token, _, rest = line.partition(" ")
+    token = token.lower()
+    if token == "a":
+        session.add_words(rest.strip())
+    elif token == "u":
+        session.undo()
+    elif session.phase == "clarifying":
+        if token == "s":
+            session.answer(kind="not_sure")
+        elif token == "v":
+            session.answer(kind="not_visible")
+        elif token == "d":
+            session.skip_to_shortlist()
+        else:
+            kind = "probably" if token.startswith("p") else "option"
+            session.answer(int(token.removeprefix("p")) - 1, kind)
+    elif session.phase == "comparing":
+        choices = {"1": "left", "2": "right", "t": "tie", "n": "neither"}
+        if token in choices:
+            session.prefer(choices[token])
+        elif token == "m":
+            session.ask_more()
+        elif token == "d":
+            session.done()
+        else:
+            raise ValueError(token)
+    elif session.phase == "rejected":
+        if token == "m":
+            session.ask_more()
+        elif token == "g":
+            session.give_up()
+        else:
+            session.choose(session.alternatives[int(token) - 1].id)
+    elif token == "y":
+        session.accept()
+    elif token == "n":
+        session.reject(rest.strip())
+    else:
+        raise ValueError(token)
+
+
+def _item(rank: int, item) -> dict:
+    return {"rank": rank, "label": item.label.name, "key": item.label.key, "probability": round(item.probability, 4)}
+
+
+def _candidate(candidate) -> dict:
+    return {"id": candidate.id, "title": candidate.title, "text": candidate.text}
+
+
+def _short(text: str, width: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _render(event: dict) -> str:
+    kind = event["type"]
+    if kind == "session":
+        return f"Session {event['id']}: {event['query']}"
+    if kind == "question":
+        options = "  ".join(f"[{i + 1}] {o}" for i, o in enumerate(event["options"]))
+        return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({clarify_keys(event.get('not_visible', False))})"
+    if kind == "shortlist":
+        lines = [f"\nShortlist after {event['turns']} question(s):"]
+        if event.get("why"):
+            lines.append(f"  ({event['why']})")
+        lines += [f"  {it['rank']}. {it['label']}  ({it['probability']:.1%})" for it in event["items"]]
+        return "\n".join(lines)
+    if kind == "pair":
+        left, right = event["left"], event["right"]
+        return (
+            f"\nWhich answer is better? (Clarify is {event['confidence']:.0%} sure of its current best)\n"
+            f"  [1] {left['title']}: {_short(left['text'])}\n  [2] {right['title']}: {_short(right['text'])}\n"
+            f"   ({COMPARE_KEYS})"
+        )
+    if kind == "proposal":
+        chance = f" ({event['chance']:.0%} sure it is the best one)" if event.get("chance") is not None else ""
+        several = event.get("answers", 1) > 1
+        summarize = f", s = summarize these {event['answers']} answers" if several else ""
+        return (
+            f"\nProposed answer: {event['label']}{chance}\n  {_short(event['text'], 600)}\n"
+            f"Accept this answer? ({DECIDE_KEYS}{summarize})"
+        )
+    if kind == "rejected":
+        lines = ["\nRejected. Take another of the compared answers, ask more questions, or give up:"]
+        lines += [f"  [{i + 1}] {c['title']}: {_short(c['text'], 160)}" for i, c in enumerate(event["alternatives"])]
+        return "\n".join([*lines, f"   ({REJECTED_KEYS})"])
+    if kind == "final":
+        if event["status"] == "failed":
+            return "\nNo answer accepted (logged as a failure)."
+        return f"\nFinal answer: {event['label']} ({event['questions']} questions, {event['comparisons']} comparisons)"
+    if kind == "error":
+        return f"   {event['message']}"
+    return f"({event.get('reason', kind)})"
