@@ -6,6 +6,7 @@ missing), opening it for conversations, and importing crowd files into it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,9 +14,9 @@ from typing import Any
 
 from assistant import paths
 from assistant.app.registry import ModelRegistry
-from assistant.app.release import RELEASE_DIR, check_release, install_release
+from assistant.app.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
 from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
-from assistant.errors import DomainNotFoundError
+from assistant.errors import ConfigError, DomainNotFoundError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, built_domains
 from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
@@ -30,6 +31,7 @@ __all__ = [
     "open_domain",
     "prepare",
     "ready_registry",
+    "release_job",
 ]
 
 
@@ -162,3 +164,17 @@ def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None,
     registry.notice = notice
     registry.stale((candidates,))  # found on loading: the app updates them in the background
     return registry
+
+
+def release_job(name: str, release_dir: Path = RELEASE_DIR) -> Generator[Progress, None, dict]:
+    """Train the models of bundled domain ``name`` from ``RELEASE_SEED`` in the current (fresh) home and write
+    them with their manifest into ``release_dir/name``; returns the manifest."""
+    if paths.models_dir(name).exists() and any(paths.models_dir(name).iterdir()):
+        raise ConfigError(
+            f"{paths.models_dir(name)} already holds models: build release models in a fresh CLARIFY_HOME "
+            "(`make release-models` does)"
+        )
+    start = time.monotonic()
+    done = yield from prepare(name, seed=RELEASE_SEED, use_release=False)
+    yield from ModelRegistry(name).warm_up()  # writes text-embeddings.npz
+    return write_release(name, release_dir, done, time.monotonic() - start)

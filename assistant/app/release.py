@@ -15,8 +15,6 @@ import hashlib
 import json
 import shutil
 import subprocess
-import time
-from collections.abc import Generator
 from dataclasses import asdict
 from pathlib import Path
 
@@ -24,7 +22,6 @@ from assistant import paths
 from assistant.app.registry import COVERAGE_GRID, POLICY_FORMAT, PROTOCOL_SEED, SMOOTHING, VARIANTS, ModelRegistry
 from assistant.app.research import COVERAGE_EPISODES, POLICY_EPISODES, SHORTLIST_SIZE, pace_config
 from assistant.errors import ConfigError
-from assistant.progress import Progress
 from assistant.store import Domain
 from models.checkpoint import clarify_version, data_hash, read_sidecar
 
@@ -142,22 +139,6 @@ def _code_version() -> str:
     except (OSError, subprocess.SubprocessError):
         commit = "unknown"
     return f"{clarify_version()}+{commit}"
-
-
-def release_job(name: str, release_dir: Path = RELEASE_DIR) -> Generator[Progress, None, dict]:
-    """Train the models of bundled domain ``name`` from ``RELEASE_SEED`` in the current (fresh) home and write
-    them with their manifest into ``release_dir/name``; returns the manifest."""
-    from assistant.app.domains import prepare
-
-    if paths.models_dir(name).exists() and any(paths.models_dir(name).iterdir()):
-        raise ConfigError(
-            f"{paths.models_dir(name)} already holds models: build release models in a fresh CLARIFY_HOME "
-            "(`make release-models` does)"
-        )
-    start = time.monotonic()
-    done = yield from prepare(name, seed=RELEASE_SEED, use_release=False)
-    yield from ModelRegistry(name).warm_up()  # writes text-embeddings.npz
-    return write_release(name, release_dir, done, time.monotonic() - start)
 
 
 def write_release(name: str, release_dir: Path, trained: list[str], seconds: float) -> dict:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats
-from assistant.app.release import RELEASE_DIR, release_job
+from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
+from assistant.app.release import RELEASE_DIR
 from assistant.cli.common import echo_json, run_with_progress
 
 
