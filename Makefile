@@ -12,7 +12,7 @@ export TRANSFORMERS_OFFLINE := 1
 # numpy's and scipy's OpenBLAS pools fight on two cores; let idle threads sleep quickly.
 export OPENBLAS_THREAD_TIMEOUT := 4
 
-.PHONY: run test bench soak lint format install clean
+.PHONY: run test bench soak lint format install clean release-models
 
 install: $(STAMP)
 
@@ -29,6 +29,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/clarify prepare $(DOMAIN)
 	$(BIN)/clarify-gui --domain $(DOMAIN) || test $$? -eq 2
+
+# The models shipped in assistant/release/ (a first launch installs them instead of training): trained from
+# fixed seeds in a fresh temporary home. Run it after changing a model's settings, and commit what it writes.
+RELEASE_DOMAINS ?= faq
+release-models: $(STAMP)
+	home=$$(mktemp -d) && CLARIFY_HOME=$$home $(BIN)/clarify domain release-models $(RELEASE_DOMAINS); \
+	status=$$?; rm -rf "$$home"; exit $$status
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider

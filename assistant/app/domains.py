@@ -6,14 +6,17 @@ missing), opening it for conversations, and importing crowd files into it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from assistant import paths
 from assistant.app.registry import ModelRegistry
+from assistant.app.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
 from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
-from assistant.errors import DomainNotFoundError
+from assistant.errors import ConfigError, DomainNotFoundError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, built_domains
 from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
@@ -27,6 +30,8 @@ __all__ = [
     "domain_stats",
     "open_domain",
     "prepare",
+    "ready_registry",
+    "release_job",
 ]
 
 
@@ -61,9 +66,16 @@ def build_job(name: str) -> Generator[Progress, None, dict]:
 
 
 def prepare(
-    name: str, candidate_settings: tuple[str, ...] | None = None, seed: int = 0, text_prior: str = "sru"
+    name: str,
+    candidate_settings: tuple[str, ...] | None = None,
+    seed: int = 0,
+    text_prior: str = "sru",
+    use_release: bool = True,
+    release_dir: Path = RELEASE_DIR,
 ) -> Generator[Progress, None, list[str]]:
-    """Build the domain if needed and train whatever is missing; returns what was trained."""
+    """Build the domain if needed, install the release models shipped with Clarify when they fit
+    (``assistant.app.release``; ``use_release``), and train whatever is still missing; returns what was done
+    ('release models', 'encoder', 'policy-all-learned-quick', ...)."""
     if not paths.domain_db_path(name).exists():
         if name not in BUNDLED_DOMAINS:
             raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
@@ -76,6 +88,15 @@ def prepare(
         candidate_settings = ("all", "captioned") if has_uncaptioned else ("all",)
     trained = []
     todo = registry.missing(candidate_settings)
+    if todo and use_release:
+        usable, why = check_release(registry, release_dir)
+        if why:
+            yield Progress(0, 0, why if usable else f"training: {why}")
+        if usable:
+            install_release(name, release_dir)
+            registry = ModelRegistry(name, text_prior=text_prior)
+            trained.append("release models")
+            todo = registry.missing(candidate_settings)
     if "encoder" in todo:
         yield from train_encoder_job(registry, seed)
         trained.append("encoder")
@@ -116,22 +137,44 @@ def text_encoder_op() -> Generator[Progress, None, str]:
         yield Progress(0, 0, message)
 
 
-def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
-    """Prepare ``name`` (build + train what is missing), then load and warm up its models; returns the
-    ready ``ModelRegistry`` (its ``notice`` says what runs in a slower way, if anything).
+def ready_registry(name: str, candidates: str = "all", text_prior: str = "sru") -> Generator[Progress, None, Any]:
+    """The ``ModelRegistry`` of ``name`` with its models for ``candidates``, preparing the domain first when it
+    is not built or lacks them (`clarify ask` on a fresh home).
 
-    When the domain is built and the models for ``candidates`` are there, the registry that checked them
-    is used as it is (``prepare`` would load them a second time).
+    When the domain is built and the models are there, the registry that checked them is used as it is
+    (``prepare`` would load them a second time).
     """
+    exists = paths.domain_db_path(name).exists()
+    registry = ModelRegistry(name, text_prior=text_prior) if exists and not _built_by_an_older_clarify(name) else None
+    if registry is None or registry.missing((candidates,)):
+        yield from prepare(name, text_prior=text_prior)
+        registry = ModelRegistry(name, text_prior=text_prior)
+    return registry
+
+
+def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
+    """Prepare ``name`` (build + install the release models or train what is missing), then load and warm up
+    its models; returns the ready ``ModelRegistry`` (its ``notice`` says what runs in a slower way, if
+    anything)."""
     yield Progress(0, 0, "checking the text encoder")
     notice = yield from text_encoder_op()
     yield Progress(0, 0, f"checking the models of {name}")
-    exists = paths.domain_db_path(name).exists()
-    registry = ModelRegistry(name) if exists and not _built_by_an_older_clarify(name) else None
-    if registry is None or registry.missing((candidates,)):
-        yield from prepare(name)
-        registry = ModelRegistry(name)
+    registry = yield from ready_registry(name, candidates)
     yield from registry.warm_up(candidates)
     registry.notice = notice
     registry.stale((candidates,))  # found on loading: the app updates them in the background
     return registry
+
+
+def release_job(name: str, release_dir: Path = RELEASE_DIR) -> Generator[Progress, None, dict]:
+    """Train the models of bundled domain ``name`` from ``RELEASE_SEED`` in the current (fresh) home and write
+    them with their manifest into ``release_dir/name``; returns the manifest."""
+    if paths.models_dir(name).exists() and any(paths.models_dir(name).iterdir()):
+        raise ConfigError(
+            f"{paths.models_dir(name)} already holds models: build release models in a fresh CLARIFY_HOME "
+            "(`make release-models` does)"
+        )
+    start = time.monotonic()
+    done = yield from prepare(name, seed=RELEASE_SEED, use_release=False)
+    yield from ModelRegistry(name).warm_up()  # writes text-embeddings.npz
+    return write_release(name, release_dir, done, time.monotonic() - start)

@@ -74,6 +74,8 @@ DEV_SEED_OFFSET = 7919
 POLICY_EPISODES = 4000
 # The comparison phase's shortlist in a session (``SessionConfig.shortlist_size``): what the coverage rule covers.
 SHORTLIST_SIZE = 5
+# Dev vague episodes the coverage rule is tuned on.
+COVERAGE_EPISODES = 1000
 # What ``clarify evaluate --queries`` accepts besides a file.
 QUERY_SETTINGS = ("crowd", "vague")
 
@@ -239,7 +241,7 @@ def tune_coverage_job(
     candidates: str = "all",
     pace: str | None = None,
     shortlist_size: int = SHORTLIST_SIZE,
-    episodes: int = 1000,
+    episodes: int = COVERAGE_EPISODES,
     seed: int = 0,
 ) -> Generator[Progress, None, dict]:
     """Tune (and save) the coverage of the compare-only-when-covered rule for a policy on dev vague

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from assistant.app.registry import ModelRegistry
+from assistant.app.domains import ready_registry
 from assistant.app.summaries import faq_answers
 from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
@@ -63,7 +63,8 @@ def ask_command(
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
     if hasattr(sys.stdin, "reconfigure"):  # a stray non-UTF-8 byte is an unknown answer, not a crash
         sys.stdin.reconfigure(errors="replace")
-    registry = ModelRegistry(name, text_prior=text_prior)
+    # a fresh home: build the domain and install (or train) its models first, with progress on stderr
+    registry = run_with_progress(ready_registry(name, candidates, text_prior), f"preparing {name}")
     kb = open_session_log(name)
     # another program (an import) may hold the write lock: each answer then waits for it, and says so
     kb.on_busy = lambda message: click.echo(f"note: {message}", err=True)

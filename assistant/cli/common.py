@@ -49,6 +49,7 @@ class ProgressLog:
         self.last_line = -float("inf")
         self.stage: str | None = None
         self.stage_start = self.start
+        self.stage_step = 0
 
     @staticmethod
     def _stage(message: str) -> str:
@@ -58,8 +59,8 @@ class ProgressLog:
         now = time.monotonic()
         stage = self._stage(p.message)
         new_stage = stage != self.stage
-        if new_stage:
-            self.stage, self.stage_start = stage, now
+        if new_stage:  # the ETA of a stage counts from its first record: the steps before it came at once
+            self.stage, self.stage_start, self.stage_step = stage, now, p.step
         if now - self.start < self.after:
             return
         if not new_stage and now - self.last_line < self.every and not (p.total and p.step >= p.total):
@@ -68,8 +69,8 @@ class ProgressLog:
         elapsed = now - self.start
         where = f"{p.step}/{p.total}" if p.total > 0 else f"{p.step}"
         eta = ""
-        if p.total > 0 and 0 < p.step < p.total:
-            rate = (now - self.stage_start) / max(p.step, 1)
+        if p.total > 0 and self.stage_step < p.step < p.total:
+            rate = (now - self.stage_start) / (p.step - self.stage_step)
             eta = f", about {rate * (p.total - p.step):.0f} s left"
         line = f"{self.label}: {p.message} [{where}, {elapsed:.0f} s{eta}] {_metrics(p)}".rstrip()
         print(line, file=self.stream, flush=True)

@@ -41,8 +41,11 @@ from assistant.errors import ConfigError
 @PRIOR_OPTION
 def prepare_command(name: str, seed: int, text_prior: str) -> None:
     """Build domain NAME if needed and train whatever model is missing (cached in CLARIFY_HOME)."""
-    trained = run_with_progress(prepare(name, seed=seed, text_prior=text_prior), f"preparing {name}")
-    click.echo(f"{name} is ready" + (f" (trained: {', '.join(trained)})" if trained else " (nothing to train)"))
+    done = run_with_progress(prepare(name, seed=seed, text_prior=text_prior), f"preparing {name}")
+    trained = [item for item in done if item != "release models"]
+    notes = ["using the release models shipped with Clarify"] if "release models" in done else []
+    notes += [f"trained: {', '.join(trained)}"] if trained else []
+    click.echo(f"{name} is ready ({'; '.join(notes) or 'nothing to train'})")
 
 
 @click.group("train")

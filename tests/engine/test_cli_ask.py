@@ -14,7 +14,12 @@ from tests.engine.conftest import TinyAgents
 @pytest.fixture
 def ask(monkeypatch):
     agents = TinyAgents(turns=2)
-    monkeypatch.setattr("assistant.cli.ask.ModelRegistry", lambda name, text_prior="sru": agents)
+
+    def ready(name, candidates="all", text_prior="sru"):
+        return agents
+        yield  # a job that reports nothing
+
+    monkeypatch.setattr("assistant.cli.ask.ready_registry", ready)
 
     def run(*lines: str, args: tuple[str, ...] = ("bird",)) -> list[dict]:
         result = CliRunner().invoke(
