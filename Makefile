@@ -12,15 +12,17 @@ export TRANSFORMERS_OFFLINE := 1
 # numpy's and scipy's OpenBLAS pools fight on two cores; let idle threads sleep quickly.
 export OPENBLAS_THREAD_TIMEOUT := 4
 
-.PHONY: run test bench lint format install clean
+.PHONY: run test bench soak lint format install clean release-models
 
 install: $(STAMP)
 
-# torch is installed first and pinned exactly so that pip takes the local CPU wheel.
+# torch is installed first and pinned exactly so that pip takes the local CPU wheel. sru's C++ op is
+# compiled here, once, into the venv (models/sru_loader.py); if it cannot be, Clarify runs without it.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[test,dev]'
+	$(BIN)/python -m models.sru_loader --build
 	touch $(STAMP)
 
 # Without a display clarify-gui explains the terminal mode and exits with 2: that is not a failure here.
@@ -28,11 +30,24 @@ run: $(STAMP)
 	$(BIN)/clarify prepare $(DOMAIN)
 	$(BIN)/clarify-gui --domain $(DOMAIN) || test $$? -eq 2
 
+# The models shipped in assistant/release/ (a first launch installs them instead of training): trained from
+# fixed seeds in a fresh temporary home. Run it after changing a model's settings, and commit what it writes.
+RELEASE_DOMAINS ?= faq
+release-models: $(STAMP)
+	home=$$(mktemp -d) && CLARIFY_HOME=$$home $(BIN)/clarify domain release-models $(RELEASE_DOMAINS); \
+	status=$$?; rm -rf "$$home"; exit $$status
+
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
 
+# Every benchmark's tables and figures in bench-results/report.md (models are trained once into bench-results/home).
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks
+	CLARIFY_HOME=$${CLARIFY_HOME:-$(CURDIR)/bench-results/home} $(BIN)/clarify bench run --out bench-results
+
+# The reliability probe at full size (issue 12): 1,500 damaged import files, 100 kill -9 of `clarify ask`, a
+# second writer, damaged models and knowledge bases, bad arguments. Kills need DOMAIN trained in CLARIFY_HOME.
+soak: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_reliability --domain $(DOMAIN)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -32,6 +32,10 @@ class StoreError(ClarifyError):
     """The knowledge base file cannot be opened, migrated or written."""
 
 
+class StoreBusyError(StoreError):
+    """Another program (an import, a second session) held the knowledge base's write lock for too long."""
+
+
 class DataMissingError(ClarifyError):
     """An evaluation data set is not where Clarify looked for it (evaluation-only data is never bundled)."""
 

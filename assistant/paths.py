@@ -9,8 +9,10 @@ Layout under the home folder::
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import tempfile
 from pathlib import Path
 
 import platformdirs
@@ -36,12 +38,36 @@ def shared_data_dir(explicit: str | Path | None = None) -> Path:
     return REPO_ROOT.parent / "shared" / "data"
 
 
+# data folders found usable in this process (checking writes a probe file)
+_usable: set[Path] = set()
+
+
 def home() -> Path:
-    """The data folder: $CLARIFY_HOME if set, else the platform's user data dir for Clarify."""
+    """The data folder: $CLARIFY_HOME if set, else the platform's user data dir for Clarify.
+
+    Raises ConfigError, saying what to do, when it is not a folder or cannot be written.
+    """
     override = os.environ.get("CLARIFY_HOME")
     root = Path(override).expanduser() if override else Path(platformdirs.user_data_dir(APP_NAME))
-    root.mkdir(parents=True, exist_ok=True)
+    if root not in _usable:
+        _check_folder(root, "CLARIFY_HOME" if override else "the data folder")
+        _usable.add(root)
     return root
+
+
+def _check_folder(root: Path, what: str) -> None:
+    fix = "set CLARIFY_HOME to a writable folder (e.g. export CLARIFY_HOME=~/clarify-data)"
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"{what} {root} is a file, not a folder: {fix}")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=root):
+            pass
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise ConfigError(f"{what} {root} cannot be a folder ({exc.strerror}: {exc.filename}): {fix}") from exc
+    except OSError as exc:
+        reason = "it is read-only" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) else exc.strerror
+        raise ConfigError(f"Clarify cannot write its data into {what} {root} ({reason}): {fix}") from exc
 
 
 def check_domain_name(name: str) -> str:
@@ -54,10 +80,19 @@ def check_domain_name(name: str) -> str:
     return name
 
 
-def domains_dir() -> Path:
-    path = home() / "domains"
-    path.mkdir(parents=True, exist_ok=True)
+def _subfolder(path: Path) -> Path:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot create the folder {path} ({exc.strerror}): move away what is there, or set CLARIFY_HOME to "
+            "a writable folder"
+        ) from exc
     return path
+
+
+def domains_dir() -> Path:
+    return _subfolder(home() / "domains")
 
 
 def domain_db_path(name: str) -> Path:
@@ -65,6 +100,4 @@ def domain_db_path(name: str) -> Path:
 
 
 def models_dir(name: str) -> Path:
-    path = home() / "models" / check_domain_name(name)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _subfolder(home() / "models" / check_domain_name(name))

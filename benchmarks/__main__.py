@@ -1,50 +1,43 @@
-"""Run benchmarks: `python -m benchmarks [NAME ...] [--quick] [OPTIONS]` (all when no name is given).
+"""Run benchmarks: `python -m benchmarks [NAME ...] [--quick] [--out DIR]` (all when no name is given).
 
-Other options go to each named benchmark (`python -m benchmarks ranking_quality --split dev`). Results
-are also written to bench-results/<name>.json. Data and models live in $CLARIFY_HOME when set, else in
-bench-results/home for every benchmark (built and trained once, then reused).
+The same runner as `clarify bench run` (assistant.evaluation.bench): one JSON per table, the figures and a
+Markdown report in --out (default bench-results). Data and models live in $CLARIFY_HOME when set, else in
+bench-results/home (built and trained once, then reused). One benchmark alone, with its own options:
+`python -m benchmarks.bench_NAME --help`.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import os
-import pkgutil
 import sys
-import time
 from pathlib import Path
-
-import benchmarks
-
-
-def available() -> list[str]:
-    return sorted(
-        m.name.removeprefix("bench_") for m in pkgutil.iter_modules(benchmarks.__path__) if m.name.startswith("bench_")
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
+    from assistant.app.bench import bench_run_job, benchmarks_dir
+    from assistant.evaluation.bench import discover
+    from assistant.progress import run_job
+
+    names = sorted(discover(benchmarks_dir(Path(__file__).parent)))
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    parser.add_argument("names", nargs="*", help=f"benchmarks to run (default: all of {', '.join(available())})")
+    parser.add_argument("names", nargs="*", help=f"benchmarks to run (default: all of {', '.join(names)})")
     parser.add_argument("--quick", action="store_true", help="smaller problem sizes, for a smoke run")
-    args, passed = parser.parse_known_args(argv)
-    names = args.names or available()
-    unknown = sorted(set(names) - set(available()))
-    if unknown:
-        parser.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(available())}")
-    out_dir = Path("bench-results")
-    out_dir.mkdir(exist_ok=True)
-    os.environ.setdefault("CLARIFY_HOME", str((out_dir / "home").resolve()))
-    for name in names:
-        module = importlib.import_module(f"benchmarks.bench_{name}")
-        print(f"== {name}", file=sys.stderr)
-        start = time.perf_counter()
-        result = module.main((["--quick"] if args.quick else []) + passed)
-        result.setdefault("wall_seconds", round(time.perf_counter() - start, 2))
-        (out_dir / f"{name}.json").write_text(json.dumps(result, indent=2))
-    return 0
+    parser.add_argument("--out", default="bench-results")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data-dir", default=None)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("CLARIFY_HOME", str((Path(args.out) / "home").resolve()))
+
+    def show(p):
+        print(f"[{p.step}/{p.total}] {p.message}", file=sys.stderr, flush=True)
+
+    job = bench_run_job(args.out, args.names, args.quick, args.seed, args.data_dir, None, Path(__file__).parent)
+    results = run_job(job, show)
+    for r in results:
+        print(f"{r.name}: {r.status} in {r.seconds:.1f} s; {r.output.summary if r.output else r.reason}")
+    print(f"wrote {args.out}/report.md")
+    return 1 if any(r.status == "failed" for r in results) else 0
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Table
+from assistant.progress import Progress
 from benchmarks.common import bundled_domain
 
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
@@ -99,22 +101,10 @@ def _zero_shot_rows(domain, config, seed: int) -> list[dict]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="bench_prior", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="60 s of encoder training per domain")
-    parser.add_argument("--domains", nargs="+", default=["birds", "faq", "banking"])
-    parser.add_argument("--vectors", nargs="*", default=["minilm", "glove"], help="word vectors for the SRU prior")
-    parser.add_argument(
-        "--zero-shot",
-        action="store_true",
-        help="birds: also train without the captions of 10 of the 50 captioned species and score their test "
-        "captions over all 200 species (how the prior treats species it has no queries for)",
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=None, help="torch threads for training (default: the config's)")
-    args = parser.parse_args(argv)
-
-    import torch
+def evaluate_priors(
+    domains: list[str], vectors: list[str], max_seconds: float | None, seed: int, threads: int | None, zero_shot: bool
+):
+    """(rows, skipped, encoder config): every prior of every domain on the dev and test splits."""
 
     from assistant.errors import ModelMissingError
     from assistant.priors.bm25 import BM25Prior
@@ -125,13 +115,13 @@ def main(argv: list[str] | None = None) -> dict:
     from models.sru_encoder import word_vectors
 
     base = EncoderTrainConfig()
-    if args.quick:
-        base = replace(base, max_seconds=60.0)
-    if args.threads:
-        base = replace(base, threads=args.threads)
+    if max_seconds:
+        base = replace(base, max_seconds=max_seconds)
+    if threads:
+        base = replace(base, threads=threads)
     rows: list[dict] = []
     skipped: list[str] = []
-    for name in args.domains:
+    for name in domains:
         domain = bundled_domain(name)
         splits = ("dev", "test")
         texts = {s: domain.queries(s)[0] for s in splits}
@@ -147,21 +137,44 @@ def main(argv: list[str] | None = None) -> dict:
         minilm_scores = {s: minilm.scores_from_embeddings(embeddings.encode(texts[s]), texts[s]) for s in splits}
         rows += _rows(domain, "minilm", minilm_scores, time.perf_counter() - start)
 
-        for vectors in args.vectors:
+        for vector_name in vectors:
             try:
-                word_vectors(vectors)
+                word_vectors(vector_name)
             except ModelMissingError as exc:
-                skipped.append(f"sru-{vectors}: {exc}")
+                skipped.append(f"sru-{vector_name}: {exc}")
                 continue
-            config = replace(base, model=replace(base.model, vectors=vectors))
-            result = run_job(train_encoder(domain, config, seed=args.seed, save=False))
+            config = replace(base, model=replace(base.model, vectors=vector_name))
+            result = run_job(train_encoder(domain, config, seed=seed, save=False))
             scores = {s: result.prior.scores(texts[s]) for s in splits}
-            for row in _rows(domain, f"sru-{vectors}", scores, result.seconds):
+            for row in _rows(domain, f"sru-{vector_name}", scores, result.seconds):
                 row.update(best_step=int(result.metrics["best_step"]), steps=int(result.metrics["steps"]))
                 rows.append(row)
 
-        if args.zero_shot and len(domain.labels_with_queries("train")) < domain.num_labels:
-            rows += _zero_shot_rows(domain, base, args.seed)
+        if zero_shot and len(domain.labels_with_queries("train")) < domain.num_labels:
+            rows += _zero_shot_rows(domain, base, seed)
+
+    return rows, skipped, base
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(prog="bench_prior", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="60 s of encoder training per domain")
+    parser.add_argument("--domains", nargs="+", default=["birds", "faq", "banking"])
+    parser.add_argument("--vectors", nargs="*", default=["minilm", "glove"], help="word vectors for the SRU prior")
+    parser.add_argument(
+        "--zero-shot",
+        action="store_true",
+        help="birds: also train without the captions of 10 of the 50 captioned species and score their test "
+        "captions over all 200 species (how the prior treats species it has no queries for)",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=None, help="torch threads for training (default: the config's)")
+    args = parser.parse_args(argv)
+
+    rows, skipped, base = evaluate_priors(
+        args.domains, args.vectors, 60.0 if args.quick else None, args.seed, args.threads, args.zero_shot
+    )
+    import torch
 
     result = {
         "benchmark": "prior",
@@ -185,6 +198,44 @@ def main(argv: list[str] | None = None) -> dict:
         + ", ".join(f"{k} {v['test_acc1']:.3f} ({v['prior']})" for k, v in best.items())
     )
     return result
+
+
+def run(context: BenchContext) -> BenchJob:
+    yield Progress(0, 1, f"priors of {', '.join(context['domains'])}")
+    rows, skipped, base = evaluate_priors(
+        context["domains"], context["vectors"], context["max_seconds"], context.seed, None, context["zero_shot"]
+    )
+    table = Table(
+        "priors",
+        "Prior Acc@1 / Acc@3 without any question (dev and test)",
+        rows,
+        timing=("fit_seconds",),
+        note=f"encoder trained afresh with seed {context.seed}, max {base.max_seconds} s; "
+        + ("; ".join(skipped) if skipped else "no vectors skipped"),
+    )
+    best = {}
+    for row in rows:
+        key = f"{row['domain']}/{row['candidates']}"
+        if key not in best or row["test_acc1"] > best[key]["test_acc1"]:
+            best[key] = row
+    summary = "prior test Acc@1 (best): " + ", ".join(
+        f"{k} {v['test_acc1']:.3f} ({v['prior']})" for k, v in best.items()
+    )
+    return BenchOutput([table], summary=summary)
+
+
+BENCHMARK = Benchmark(
+    name="prior",
+    title="Priors p(y | x0) without any question: SRU encoder, pooled MiniLM, BM25",
+    run=run,
+    quick={"domains": ["faq"], "vectors": ["minilm"], "max_seconds": 45.0},
+    full={
+        "domains": ["birds", "faq", "banking"],
+        "vectors": ["minilm", "glove"],
+        "max_seconds": None,
+        "zero_shot": False,
+    },
+)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,9 @@ import sys
 import numpy as np
 
 from assistant.errors import DataMissingError
+from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, DataSet, Figure, Table
 from assistant.evaluation.cqa.protocol import RankerSettings, evaluate, final_table
-from assistant.progress import run_job
+from assistant.progress import Progress, run_job
 
 
 def _row(result: dict, model: str, strategy: str, k: int) -> dict | None:
@@ -151,6 +152,158 @@ def main(argv: list[str] | None = None) -> dict:
     print(json.dumps(result, indent=2))
     print("; ".join(summary) + f" (t = {args.t}); skipped: {', '.join(result['skipped']) or 'none'}")
     return result
+
+
+COLUMNS = (
+    "prior",
+    "gppl+imp@4",
+    "gppl+imp@10",
+    "gppl+eig@10",
+    "gppl+unpa@10",
+    "gppl+tp@10",
+    "gppl+random@10",
+    "bt+unc@10",
+    "mcd+imp@4",
+    "deep+unc@4",
+    "pairwisegp+eubo@10",
+)
+
+
+def _summary_row(dataset: str, merged: dict, peer: dict | None) -> dict:
+    """One row of the README's table: top-1 accuracy (%) per system after k comparisons."""
+    row: dict = {"dataset": dataset, "questions": merged["questions"]}
+    for column in COLUMNS:
+        if column == "prior":
+            r = _row(merged, "prior", "none", 0)
+        else:
+            (model, strategy), k = column.split("@")[0].split("+"), int(column.split("@")[1])
+            r = _row(
+                peer if model == "pairwisegp" and peer else merged, model, strategy, min(k, merged["interactions"])
+            )
+        row[column] = None if r is None else round(100 * r["accuracy"], 1)
+    if peer:
+        row["pairwisegp_questions"] = peer["questions"]
+        same = _row(peer, "gppl", "imp", peer["interactions"])
+        row["gppl+imp@10_same_questions"] = round(100 * same["accuracy"], 1)
+    return row
+
+
+def _final_rows(merged: dict) -> list[dict]:
+    n = merged["interactions"]
+    at = {k for k in (0, 1, 4, n) if k <= n}
+    tests = {(e["model"], e["strategy"]): e for e in merged["wilcoxon"]["tests"]}
+    rows = []
+    for r in merged["rows"]:
+        if r["interactions"] in at or r["model"] == "prior":
+            test = tests.get((r["model"], r["strategy"]), {})
+            rows.append(
+                {
+                    "model": r["model"],
+                    "strategy": r["strategy"],
+                    "interactions": r["interactions"],
+                    "accuracy": round(r["accuracy"], 4),
+                    "ndcg5": round(r["ndcg5"], 4),
+                    "questions": r["questions"],
+                    "ms_per_step": round(1000 * r["seconds_per_interaction"], 2),
+                    "p_accuracy_vs_best": test.get("accuracy_p_value"),
+                }
+            )
+    return rows
+
+
+def run(context: BenchContext) -> BenchJob:
+    import torch
+
+    from assistant.evaluation.plots import plot_ranking_curves
+
+    torch.set_num_threads(1)  # small MLP steps: one thread is faster on a busy 2-core machine
+    combos = [tuple(c) for c in context["combos"]]
+    datasets = [d for d in context["datasets"] if d in context.present]
+    tables, figures, summary, skipped = [], [], [], {}
+    summary_rows = []
+    n = context["interactions"]
+    for i, dataset in enumerate(datasets):
+        yield Progress(i, len(datasets), f"{dataset}")
+        common = {
+            "seed": context.seed,
+            "t": context["t"],
+            "data_dir": context.data_dir,
+            "split": context["split"],
+            "n_candidates": context["candidates"],
+        }
+        merged = yield from evaluate(
+            dataset, n, max_questions=context["max_questions"] or None, combos=combos, **common
+        )
+        peer = None
+        if context["pairwisegp"]:
+            cap = context["pairwisegp_max_questions"].get(dataset) or context["max_questions"] or None
+            peer = yield from evaluate(
+                dataset, n, max_questions=cap, combos=[("gppl", "imp"), ("pairwisegp", "eubo")], **common
+            )
+        merged["targets"] = check_targets(merged)
+        summary_rows.append(_summary_row(dataset, merged, peer))
+        tables.append(
+            Table(
+                dataset,
+                f"{dataset} ({context['split']}, t = {context['t']}): accuracy and NDCG@5 after k comparisons",
+                _final_rows(merged),
+                timing=("ms_per_step",),
+                note="p_accuracy_vs_best: Wilcoxon signed-rank test, per question, against the best row after the last comparison",
+            )
+        )
+        plot_ranking_curves(merged, context.figure_path(dataset))
+        figures.append(Figure(dataset, f"{dataset}: NDCG@5 and accuracy against comparisons (BO Figures 3-4)"))
+        prior, imp = summary_rows[-1]["prior"], summary_rows[-1]["gppl+imp@10"]
+        summary.append(f"{dataset} prior {prior}% -> GPPL+IMP@{n} {imp}%")
+        if peer:
+            summary[-1] += f" (PairwiseGP+EUBO {summary_rows[-1]['pairwisegp+eubo@10']}% on {peer['questions']} q.)"
+    note = (
+        "top-1 accuracy in %; pairwisegp+eubo: BoTorch's PairwiseGP warm-started with GPPL's prior mean (0.5 x the "
+        "standardised MiniLM cosine, through a mean module), default kernel and hyperpriors, fit_gpytorch_mll at every "
+        "step, on the first pairwisegp_questions test questions; gppl+imp@10_same_questions is ours on those"
+    )
+    tables.insert(
+        0,
+        Table(
+            "summary", "Top-1 accuracy (%) on the test questions, prior -> after k comparisons", summary_rows, note=note
+        ),
+    )
+    return BenchOutput(tables, figures, "; ".join(summary), skipped)
+
+
+def _present(name: str):
+    from assistant.evaluation.cqa.data import check_dataset
+
+    return lambda data_dir: check_dataset(name, data_dir)
+
+
+_COMBOS = [["gppl", s] for s in ("imp", "tp", "eig", "unpa", "random")] + [["bt", "unc"], ["bt", "random"]]
+
+BENCHMARK = Benchmark(
+    name="ranking_quality",
+    title="Pairwise ranking on community QA (BO's protocol), with PairwiseGP + EUBO as a peer row",
+    run=run,
+    quick={
+        "datasets": ["beer"],
+        "max_questions": 20,
+        "combos": [["gppl", "imp"], ["gppl", "random"], ["bt", "unc"]],
+        "pairwisegp_max_questions": {"beer": 8},
+    },
+    full={
+        "datasets": ["beer", "coffee", "semeval", "wikiqa"],
+        "max_questions": 0,
+        "split": "test",
+        "t": 0.3,
+        "interactions": 10,
+        "candidates": 100,
+        "combos": [*_COMBOS, ["mcd", "imp"], ["deep", "unc"]],
+        "pairwisegp": True,
+        "pairwisegp_max_questions": {"beer": 0, "coffee": 0, "semeval": 60, "wikiqa": 60},
+    },
+    datasets=tuple(
+        DataSet(d, _present(d), required=d in ("beer", "coffee")) for d in ("beer", "coffee", "semeval", "wikiqa")
+    ),
+)
 
 
 if __name__ == "__main__":

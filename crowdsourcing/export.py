@@ -14,6 +14,11 @@ matching HTML layout, so that the loop export -> MTurk -> ``clarify import mturk
 - unanswered: ``session, query, note, options``: a question a person handed on because nothing fitted
   (assistant.app.session, out of scope); the worker picks the label that answers it after all, or "none of the
   above" (a new label is needed) (form field ``choice``). ``options`` are the closest labels "key: name".
+- label_queries: ``query, label_1 ... label_K, label_name_1 ... label_name_K``; the worker picks the label
+  that answers a user's query, or "none of the above" (form field ``label``). The queries and candidate
+  labels come from the caller (``clarify learn suggest``: the queries whose labels would help the text
+  prior most, with its top-K labels); ``clarify import mturk --kind queries`` reads the picks back as
+  labelled queries.
 
 Pairs that already have crowd (not induced) annotations are left out unless ``skip_annotated`` is False.
 """
@@ -29,10 +34,11 @@ import numpy as np
 
 from assistant.errors import ConfigError, UnknownLabelError
 from assistant.store import Domain
-from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS
+from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS, neutralise_formula
 from crowdsourcing.scoring import BM25Scorer, RelevanceScorer, label_queries_text, rank
 
 EXPORT_KINDS = ("tags", "choices", "queries", "unanswered")
+LAYOUT_KINDS = (*EXPORT_KINDS, "label_queries")
 UNANSWERED_COLUMNS = ["session", "query", "note", "options"]
 LABEL_COLUMNS = ["label", "label_name", "label_text"]
 
@@ -127,8 +133,47 @@ def unanswered_tasks(domain: Domain, handed_on: Sequence[dict]) -> list[dict[str
     return rows
 
 
+def label_query_columns(per_task: int) -> list[str]:
+    return (
+        ["query"] + [f"label_{i}" for i in range(1, per_task + 1)] + [f"label_name_{i}" for i in range(1, per_task + 1)]
+    )
+
+
+def label_query_tasks(domain: Domain, items: Sequence[tuple[str, Sequence[int]]], per_task: int = 5) -> list[dict]:
+    """Rows of a labelling batch: one per (query, candidate label indices), at most ``per_task`` labels each."""
+    if not 1 <= per_task <= 20:
+        raise ConfigError(f"labels per task must be between 1 and 20, got {per_task}")
+    rows = []
+    for query, labels in items:
+        if not query.strip():
+            raise ConfigError("a query to label is empty")
+        keys = [domain.labels[y].key for y in list(labels)[:per_task]]
+        names = [domain.labels[y].name for y in list(labels)[:per_task]]
+        row = {"query": " ".join(query.split())}
+        row.update({f"label_{i + 1}": keys[i] if i < len(keys) else "" for i in range(per_task)})
+        row.update({f"label_name_{i + 1}": names[i] if i < len(names) else "" for i in range(per_task)})
+        rows.append(row)
+    return rows
+
+
+def export_label_queries(
+    domain: Domain, items: Sequence[tuple[str, Sequence[int]]], out: str | Path, per_task: int = 5
+) -> dict:
+    """Write a "label these queries" MTurk batch for ``items`` (query, candidate labels) to ``out``; summary."""
+    rows = label_query_tasks(domain, items, per_task)
+    if not rows:
+        raise ConfigError(f"no queries to label in domain {domain.name!r}")
+    columns = label_query_columns(per_task)
+    path = write_csv(rows, columns, out)
+    return {"file": str(path), "domain": domain.name, "kind": "label_queries", "tasks": len(rows), "columns": columns}
+
+
 def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str | Path) -> Path:
-    """Write ``rows`` as UTF-8 CSV with a header row, atomically (a temporary file, then renamed)."""
+    """Write ``rows`` as UTF-8 CSV with a header row, atomically (a temporary file, then renamed).
+
+    A cell a spreadsheet would run as a formula (see ``neutralise_formula``) gets a
+    leading apostrophe, as OWASP recommends; ``crowdsourcing.importers`` removes it when the results come back.
+    """
     out = Path(out)
     if not out.parent.exists():
         raise ConfigError(f"cannot write {out}: the folder {out.parent} does not exist; create it first")
@@ -139,7 +184,7 @@ def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str |
         with tmp.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(columns), quoting=csv.QUOTE_MINIMAL)
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows({k: neutralise_formula(str(v)) for k, v in row.items()} for row in rows)
         os.replace(tmp, out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -193,6 +238,20 @@ def export_tasks(
 def mturk_layout(kind: str, per_task: int = TAG_SLOTS) -> str:
     """A minimal MTurk HTML layout for ``kind`` tasks whose form fields the importer reads back."""
     header = "<h3>${label_name}</h3>\n<p>${label_text}</p>\n"
+    if kind == "label_queries":
+        radios = "\n".join(
+            f'<label><input type="radio" name="label" value="${{label_{i}}}" required> ${{label_name_{i}}}</label><br>'
+            for i in range(1, per_task + 1)
+        )
+        body = (
+            "<h3>A user typed:</h3>\n<p><b>${query}</b></p>\n<p>Which of these answers what the user wants?</p>\n"
+            f"{radios}\n"
+            f'<label><input type="radio" name="label" value="{NONE_OF_THE_ABOVE}" required> {NONE_OF_THE_ABOVE}'
+            "</label>\n"
+            "<script>document.querySelectorAll('input[name=label]').forEach(function (box) {\n"
+            "  if (!box.value) { box.parentNode.style.display = 'none'; } });</script>\n"
+        )
+        return f"<!-- Clarify {kind} task: fields are read back by `clarify import mturk --kind queries` -->\n{body}"
     if kind == "tags":
         boxes = "\n".join(
             f'<label><input type="checkbox" name="selected" value="${{tag_{i}}}"> ${{tag_{i}}}</label><br>'
@@ -225,5 +284,5 @@ def mturk_layout(kind: str, per_task: int = TAG_SLOTS) -> str:
             '<input type="text" name="query" size="80" required>\n'
         )
     else:
-        raise ConfigError(f"unknown task kind {kind!r}: use one of {', '.join(EXPORT_KINDS)}")
+        raise ConfigError(f"unknown task kind {kind!r}: use one of {', '.join(LAYOUT_KINDS)}")
     return f"<!-- Clarify {kind} task: fields are read back by `clarify import mturk` -->\n{header}{body}"

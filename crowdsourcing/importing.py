@@ -14,8 +14,10 @@ Three steps, so that the GUI's import wizard can show a preview before anything 
 Idempotency: the file's SHA-256 is recorded in the ``imports`` table; importing the same bytes again (for
 the same kind) changes nothing and reports "already imported". Across files, the UNIQUE keys of the
 annotations (label, question, answer, source, worker, task) and queries (label, text) keep an assignment
-that appears in two batch files from being counted twice. Rows without a worker or task (aggregated
-counts in a plain file) get the task ``file:<sha256 prefix>``, so that two different files add up.
+that appears in two batch files from being counted twice. Rows that name no task get a task key derived
+from their content (``crowdsourcing.plan.content_task``: label, tag and worker; for aggregated counts
+without a worker label, tag, answer and count), never from the file: the same rows again, reordered or in
+another file, are recognised as already imported, while different counts add up.
 
 Crowd annotations for a question that was induced automatically replace its induced annotations: the
 'induced' rows of that question are deleted and the question is marked as no longer induced.
@@ -23,6 +25,7 @@ Crowd annotations for a question that was induced automatically replace its indu
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Generator
 from pathlib import Path
@@ -194,8 +197,8 @@ def import_file(
     ClarifyError subclasses for a missing domain or bad options; in every such case nothing is written.
     """
     paths.check_domain_name(domain)
-    if alpha < 0:
-        raise ConfigError(f"smoothing alpha must be >= 0, got {alpha}")
+    if not (math.isfinite(alpha) and alpha >= 0):
+        raise ConfigError(f"smoothing alpha must be a finite number >= 0, got {alpha}")
     _check_split(default_split)
     template_set = _templates(templates)
     name = Path(path).name

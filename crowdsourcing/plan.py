@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass, field
 
 from assistant.errors import Problem
@@ -74,8 +75,12 @@ def add_problem(plan: ImportPlan, line: int | None, column: str | None, message:
     plan.problems.append(Problem(plan.parsed.filename, line, column, message))
 
 
-def default_task(plan: ImportPlan, task: str) -> str:
-    return task or f"file:{plan.parsed.sha256[:12]}"
+def content_task(*parts: str) -> str:
+    """The task key of a row whose file names no task: derived from what the row says (label, tag and worker;
+    for aggregated counts label, tag, answer and count), never from the file, so that the same rows in
+    another order or in another file are recognised instead of counted twice."""
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+    return f"row:{digest}"
 
 
 def stored_annotations(kb: KnowledgeBase | None, source: str) -> set[tuple[str, str, str, str, str]]:

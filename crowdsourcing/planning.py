@@ -7,8 +7,8 @@ repeated answers collapsed. The plan lists what ``crowdsourcing.importing.apply_
 problem with file, line and column, the workers' ratings for the agreement report and one preview row per
 record for the GUI's import wizard.
 
-Rows without a worker or task (aggregated counts in a plain file) get the task ``file:<sha256 prefix>``,
-so that two different files add up while the same file imported twice does not.
+Rows that name no task get a task key derived from their content (``crowdsourcing.plan.content_task``), so
+that the same rows imported again, in any order and from any file, are not counted twice.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from assistant.store import KnowledgeBase, Question
 from crowdsourcing.agreement import Rating
 from crowdsourcing.importers import NOT_APPLICABLE, TagRecord
 from crowdsourcing.importers.base import fold
-from crowdsourcing.plan import ImportPlan, PreviewRow, add_problem, default_task, stored_annotations
+from crowdsourcing.plan import ImportPlan, PreviewRow, add_problem, content_task, stored_annotations
 from crowdsourcing.tags import merge_tags, normalize_tag, tag_key
 from crowdsourcing.templates import TemplateSet
 from crowdsourcing.validation import LabelMatcher
@@ -148,6 +148,7 @@ def plan_tags(
     known = {**by_tag, **new_questions}
 
     stored = stored_annotations(kb, plan.source)
+    stored_slots = {(key, tag, worker, task) for key, tag, _, worker, task in stored if worker}
     planned: dict[tuple, list] = {}  # slot -> [key, tag, answer, count, worker, task, preview row indices]
     for record, key, goal in resolved:
         line = record.origin.line
@@ -177,8 +178,9 @@ def plan_tags(
             plan.not_applicable += 1
             plan.rows.append(PreviewRow(line, record.kind, key, question.tag, answer, record.worker, "not applicable"))
             continue
-        task = default_task(plan, record.task)
+        task = record.task
         if record.worker:
+            task = task or content_task(key, question.tag, record.worker)
             slot = (key, question.tag, record.worker, task)
             if slot in planned:
                 plan.duplicates += 1
@@ -196,8 +198,11 @@ def plan_tags(
         planned[slot][6].append(len(plan.rows))
         plan.rows.append(PreviewRow(line, record.kind, key, question.tag, answer, record.worker, "new"))
 
-    for key, tag, answer, count, worker, task, row_indices in planned.values():
-        if (key, tag, answer, worker, task) in stored:
+    for entry in planned.values():
+        key, tag, answer, count, worker, task, row_indices = entry
+        if not task:  # aggregated counts without a task: keyed by what the file says, whatever its row order
+            task = entry[5] = content_task(key, tag, answer, repr(float(count)))
+        if (key, tag, answer, worker, task) in stored or (worker and (key, tag, worker, task) in stored_slots):
             plan.existing += 1
             for i in row_indices:
                 plan.rows[i] = replace(plan.rows[i], status="exists")

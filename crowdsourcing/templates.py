@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+
+import regex
 
 from assistant.errors import ConfigError
 
@@ -24,11 +27,44 @@ def display_text(raw: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+MAX_TEMPLATE_BYTES = 1024 * 1024
+# A user's regex runs at most this long per tag: a pattern such as (a|aa)+$ backtracks for minutes on a
+# longer tag. The `regex` module enforces it (the standard `re` cannot be interrupted).
+MATCH_TIMEOUT_SECONDS = 0.25
+_FORMATTER = string.Formatter()
+
+
 @dataclass(frozen=True)
 class TemplateRule:
-    pattern: re.Pattern[str]
+    pattern: regex.Pattern[str]
     binary: str | None = None
     choice: str | None = None
+
+
+def _check_template(template: object, pattern: regex.Pattern[str], where: str) -> str | None:
+    """``template`` if it is a usable format string whose placeholders the rule provides, else ConfigError."""
+    if template is None:
+        return None
+    if not isinstance(template, str):
+        raise ConfigError(f"{where}: a template must be a string, got {type(template).__name__}")
+    provided = {*pattern.groupindex, "tag", "value"}
+    try:
+        fields = [(name, spec, conv) for _, name, spec, conv in _FORMATTER.parse(template) if name is not None]
+    except ValueError as exc:
+        raise ConfigError(f"{where}: bad template {template!r} ({exc}); write placeholders as {{tag}}") from exc
+    for name, spec, conversion in fields:
+        if name not in provided:
+            raise ConfigError(
+                f"{where}: template {template!r} uses {{{name}}}, which the rule does not provide: use {{tag}}, "
+                f"{{value}} or a named group of the regex ({', '.join(sorted(provided))})"
+            )
+        if any(len(digits) > 3 for digits in re.findall(r"\d+", spec or "")):
+            raise ConfigError(f"{where}: the format {spec!r} in template {template!r} is too wide (at most 999)")
+        try:
+            _FORMATTER.format_field(_FORMATTER.convert_field("x", conversion), spec)
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"{where}: bad format in template {template!r} ({exc})") from exc
+    return template
 
 
 class TemplateSet:
@@ -46,15 +82,18 @@ class TemplateSet:
             raise ConfigError(f"template set {name!r}: expected a JSON object with a 'rules' list")
         rules = []
         for i, item in enumerate(data["rules"], start=1):
-            if not isinstance(item, dict) or "match" not in item:
-                raise ConfigError(f"template set {name!r}, rule {i}: each rule needs a 'match' regular expression")
+            where = f"template set {name!r}, rule {i}"
+            if not isinstance(item, dict) or not isinstance(item.get("match"), str):
+                raise ConfigError(f"{where}: each rule needs a 'match' regular expression (a string)")
             if not item.get("binary") and not item.get("choice"):
-                raise ConfigError(f"template set {name!r}, rule {i}: give a 'binary' or a 'choice' template")
+                raise ConfigError(f"{where}: give a 'binary' or a 'choice' template")
             try:
-                pattern = re.compile(item["match"])
-            except re.error as exc:
-                raise ConfigError(f"template set {name!r}, rule {i}: bad regular expression: {exc}") from exc
-            rules.append(TemplateRule(pattern, item.get("binary"), item.get("choice")))
+                pattern = regex.compile(item["match"])
+            except (regex.error, ValueError, OverflowError, RecursionError) as exc:
+                raise ConfigError(f"{where}: bad regular expression: {exc}") from exc
+            binary = _check_template(item.get("binary"), pattern, where)
+            choice = _check_template(item.get("choice"), pattern, where)
+            rules.append(TemplateRule(pattern, binary, choice))
         return cls(rules, name)
 
     @classmethod
@@ -62,11 +101,23 @@ class TemplateSet:
         """Read a template set from a JSON file."""
         path = Path(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            if path.exists() and not path.is_file():
+                raise ConfigError(f"template file {path} is not a regular file: give the path of a JSON template set")
+            if path.stat().st_size > MAX_TEMPLATE_BYTES:
+                raise ConfigError(f"template file {path} is larger than 1 MiB: that is not a template set")
+            data = json.loads(path.read_bytes().decode("utf-8-sig"))
+        except ConfigError:
+            raise
         except FileNotFoundError as exc:
             raise ConfigError(f"template file {path} does not exist: give the path of a JSON template set") from exc
+        except OSError as exc:
+            raise ConfigError(f"cannot read the template file {path}: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"template file {path} is not UTF-8 text: save it as UTF-8") from exc
         except json.JSONDecodeError as exc:
             raise ConfigError(f"template file {path} is not valid JSON: {exc}") from exc
+        except (ValueError, RecursionError) as exc:  # an integer of more than 4,300 digits, deep nesting
+            raise ConfigError(f"template file {path} is not a template set ({str(exc).split(':')[0]})") from exc
         return cls.from_dict(data, path.stem)
 
     @classmethod
@@ -83,7 +134,13 @@ class TemplateSet:
             template = rule.binary if kind == "binary" else rule.choice
             if template is None:
                 continue
-            match = rule.pattern.search(tag)
+            try:
+                match = rule.pattern.search(tag, timeout=MATCH_TIMEOUT_SECONDS)
+            except TimeoutError as exc:
+                raise ConfigError(
+                    f"the regular expression {rule.pattern.pattern!r} of template set {self.name!r} took more than "
+                    f"{MATCH_TIMEOUT_SECONDS} s on tag {tag[:60]!r} (it backtracks): simplify it"
+                ) from exc
             if match is None:
                 continue
             fields = {k: display_text(v) for k, v in match.groupdict().items() if v is not None}
@@ -91,10 +148,8 @@ class TemplateSet:
             fields["tag"] = display_text(tag)
             try:
                 text = template.format(**fields)
-            except (KeyError, IndexError) as exc:
-                raise ConfigError(
-                    f"template {template!r} of set {self.name!r} uses a placeholder the rule does not capture: {exc}"
-                ) from exc
+            except (KeyError, IndexError, ValueError, TypeError) as exc:  # checked at load; kept as a guard
+                raise ConfigError(f"template {template!r} of set {self.name!r} cannot be filled in: {exc}") from exc
             return text[:1].upper() + text[1:]
         raise ConfigError(
             f"no {kind} template in set {self.name!r} matches tag {tag!r}: add a catch-all rule such as "

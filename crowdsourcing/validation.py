@@ -28,6 +28,11 @@ def clean_text(value: object) -> str:
     return " ".join(str(value).split()) if value is not None else ""
 
 
+def shorten(text: str, width: int = 40) -> str:
+    """``text`` cut to ``width`` characters for a message (a hostile field can be megabytes long)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def binary_answer(raw: str) -> str | None:
     """'yes' / 'no' for the accepted spellings of a binary answer, else None."""
     folded = clean_text(raw).casefold()
@@ -46,17 +51,22 @@ def normalize_split(raw: str) -> str | None:
     return folded if folded in SPLITS else None
 
 
+# How many people one row may stand for. Counts are summed into float32 arrays: a count near 3.4e38 there
+# becomes inf and p_hat NaN, and no crowd batch is anywhere near a million answers per row.
+MAX_COUNT = 1_000_000
+
+
 def parse_count(raw: object) -> float | None:
-    """A positive finite number of annotators, or None ('' means 1)."""
+    """A finite number of annotators in (0, MAX_COUNT], or None ('' means 1)."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return 1.0
     if isinstance(raw, bool):
         return None
     try:
         value = float(raw)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int too large for a float
         return None
-    return value if math.isfinite(value) and value > 0 else None
+    return value if math.isfinite(value) and 0 < value <= MAX_COUNT else None
 
 
 class LabelMatcher:

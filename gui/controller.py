@@ -30,6 +30,7 @@ class _State:
     kb: Any = None
     session: Any = None
     config: Any = None
+    notify: Callable[[str], None] | None = None  # hears "the knowledge base is busy ...; retrying"
 
     def close(self) -> None:
         self.session = None
@@ -44,6 +45,7 @@ class _State:
         self.registry = registry
         self.config = config
         self.kb = open_session_log(registry.name)
+        self.kb.on_busy = self.notify  # an import holds the write lock: the answer waits, and the window says so
 
     def need_session(self) -> Any:
         if self.session is None:
@@ -61,10 +63,11 @@ class _SessionRunner(QObject):
 
     done = Signal(int, object)
     failed = Signal(int, object, str)
+    notice = Signal(str)
 
     def __init__(self) -> None:
         super().__init__()
-        self.state = _State()
+        self.state = _State(notify=self.notice.emit)
 
     @Slot(int, object)
     def execute(self, ticket: int, request: Callable[[_State], Any]) -> None:
@@ -82,6 +85,7 @@ class SessionController(QObject):
     snapshotChanged = Signal(object)  # SessionSnapshot | None
     busyChanged = Signal(bool)
     errorOccurred = Signal(str, str, str)  # title, message (what went wrong and what to do), details
+    busyNotice = Signal(str)  # the knowledge base is busy (another program writes); the action waits and retries
     sessionsListed = Signal(list)  # list[assistant.app.session.SessionSummary]
     _request = Signal(int, object)
 
@@ -94,6 +98,7 @@ class SessionController(QObject):
         self._request.connect(self._runner.execute)
         self._runner.done.connect(self._on_done)
         self._runner.failed.connect(self._on_failed)
+        self._runner.notice.connect(self.busyNotice)
         self._thread.start()
         app = QCoreApplication.instance()
         if app is not None:  # also when the app quits without closing the window
@@ -179,6 +184,15 @@ class SessionController(QObject):
         self.config = config
         self._send("Open domain", request, lambda _: self._publish(None))
 
+    def swap_registry(self, registry: Any) -> None:
+        """Use ``registry`` (fresh models of the same domain) from the next new session on; the conversation in
+        progress keeps the models it started with."""
+
+        def request(state: _State) -> None:
+            state.registry = registry
+
+        self._send("Fresh models", request, None)
+
     def set_config(self, config: Any) -> None:
         """Session settings for the next new session."""
         self.config = config
@@ -229,11 +243,21 @@ class SessionController(QObject):
     def prefer(self, choice: str) -> bool:
         return self._do("Compare", lambda s: s.prefer(choice))
 
+    def done(self) -> bool:
+        """End the comparisons: the current best is proposed (the person then accepts or rejects it)."""
+        return self._do("Done comparing", lambda s: s.done())
+
     def accept(self) -> bool:
         return self._do("Accept the answer", lambda s: s.accept())
 
     def reject(self, reason: str = "") -> bool:
         return self._do("Reject the answer", lambda s: s.reject(reason))
+
+    def choose(self, candidate_id: str) -> bool:
+        return self._do("Take another answer", lambda s: s.choose(candidate_id))
+
+    def give_up(self) -> bool:
+        return self._do("Give up", lambda s: s.give_up())
 
     def show_closest(self) -> bool:
         return self._do("Show the closest answers", lambda s: s.show_closest())

@@ -42,10 +42,15 @@ attribute. The panel on the right shows the ten most likely answers and how each
 <li><b>Skip to shortlist</b> stops the questions at any time.</li>
 </ol>
 <h3>Comparing</h3>
-<p>Two candidates appear side by side: choose <b>Left is better</b> (&larr;, L), <b>Right is better</b>
-(&rarr;, R) or <b>Equally good</b> (=, E). The bar shows how confident the ranker is in its current best.
-<b>Done</b> accepts the current best at once. Then accept or reject the final answer; a rejection is
-logged as a failure.</p>
+<p>Two answers appear side by side, each headed by the question it answers: choose <b>Left is better</b>
+(&larr; or L), <b>Right is better</b> (&rarr; or R), <b>Equally good</b> (E or =) or <b>Neither is relevant</b>
+(N: both are set aside; when every answer is set aside, Clarify asks a few more questions without them).
+The bar shows how sure Clarify is that its current best (&#9733;) is the best of these answers; the list
+below shows each answer's chance. What you say holds: an answer you preferred always stays above the one it
+beat. <b>Done</b> stops comparing and shows Clarify's best.</p>
+<p>Then Clarify asks <b>Accept this answer?</b> If not, <b>Reject</b> lets you take another of the compared
+answers, answer more questions (without the rejected one), or give up. <b>Undo</b> takes back every step,
+also the last one.</p>
 <h3>Everywhere</h3>
 <table cellpadding="3">
 <tr><td><b>Ctrl+N</b></td><td>new question</td></tr>
@@ -54,7 +59,7 @@ logged as a failure.</p>
 <tr><td><b>Ctrl+I</b></td><td>import crowd data</td></tr>
 <tr><td><b>Ctrl+,</b></td><td>session settings</td></tr>
 <tr><td><b>F1</b></td><td>this help</td></tr>
-<tr><td><b>Ctrl+Q</b></td><td>quit</td></tr>
+<tr><td><b>Ctrl+Q</b></td><td>quit (Ctrl+C in the terminal that started Clarify does the same)</td></tr>
 </table>
 <p>Every answer is saved as you give it: an interrupted conversation can be resumed from the
 <b>History</b> page. The <b>Lab</b> page runs the simulator evaluation, trains the models with live learning
@@ -240,3 +245,15 @@ def session_config(settings: QSettings):
         return SessionConfig(**{**default.__dict__, **values})
     except ClarifyError:
         return default
+
+
+def open_about(parent: QWidget) -> QMessageBox:
+    """The About box (non-modal; deletes itself when closed)."""
+    box = QMessageBox(parent)
+    box.setObjectName("aboutDialog")
+    box.setWindowTitle(f"About {APP_NAME}")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(about_html())
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+    return box

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from assistant.app.crowd import ImportReport, import_job, preview_job, preview_report
+from assistant.app.crowd import COLUMNS, ImportReport, import_impact_job, import_job, preview_job, preview_report
 from gui.dialogs import error_text
 from gui.qt_models import PreviewRowsModel, ProblemsModel
 from gui.widgets import make_table, stretch_column
@@ -41,7 +41,59 @@ FORMAT_LABELS = {
     "labelstudio": "Label Studio export (JSON)",
     "csv": "Plain CSV / TSV / JSON Lines",
 }
-KIND_LABELS = {"": "guess from the file", "queries": "queries", "tags": "tag answers", "labels": "labels"}
+KIND_LABELS = {
+    "": "guess from the column names",
+    "queries": "example questions (queries)",
+    "tags": "crowd answers about tags",
+    "labels": "labels (the answers Clarify chooses among)",
+}
+COLUMN_HELP = {
+    "queries": "one example question per row and the label it is about",
+    "tags": "one crowd answer per row: the label, the tag asked about and the answer (yes/no, or an option)",
+    "labels": "one label per row (repeat a row to give a label several answer texts)",
+}
+FORMAT_HELP = {
+    "mturk": "An MTurk batch results file of Clarify's tasks: each row's Input.* columns say what was asked, "
+    "its Answer.* columns what the worker answered.",
+    "labelstudio": "A Label Studio JSON export of a Clarify labelling project (one task per label and tag).",
+}
+# The engine's messages are written for the terminal too; the wizard says the same in its own words.
+_FOR_PEOPLE = (
+    (
+        r"pass --kind \w+(?:,? (?:or )?(?:--kind )?\w+)*",
+        "choose what the file holds under “Contents” on the first page",
+    ),
+    (r"(?:with|:)? ?`clarify import csv [^`]*--kind labels`", " with the import wizard (Contents: labels)"),
+    (r"--kind labels", "Contents: labels"),
+    (r" ?\(see `clarify domain stats [^`]*`\)", ""),
+    (r"`clarify domain list`", "the domain list in the toolbar"),
+    (r"see `clarify export tasks --help` for the task layout Clarify reads back", "use a batch of Clarify's own tasks"),
+)
+
+
+def for_people(message: str) -> str:
+    """An engine message with the terminal's commands and flags put in the wizard's words."""
+    import re
+
+    for pattern, words in _FOR_PEOPLE:
+        message = re.sub(pattern, words, message)
+    return message
+
+
+def expected_columns(fmt: str, kind: str) -> str:
+    """What the wizard expects of a file of format ``fmt`` holding ``kind`` ('' = tell from the columns)."""
+    if fmt in FORMAT_HELP:
+        return FORMAT_HELP[fmt]
+    if not kind:
+        return (
+            "A CSV, TSV or JSON Lines file whose column names say what it holds: a “tag” column means crowd "
+            "answers about tags, a “name” or “answer” column means labels, otherwise example questions "
+            "(columns “label” and “text”)."
+        )
+    required, optional = COLUMNS[kind]
+    names = ", ".join(f"“{c}”" for c in required)
+    extra = ", ".join(f"“{c}”" for c in optional)
+    return f"Columns {names} ({COLUMN_HELP[kind]}); optional: {extra}."
 
 
 def guess_format(path: str) -> str:
@@ -71,6 +123,16 @@ def report_html(report: ImportReport) -> str:
         f"<tr><td><b>{escape(heading)}</b></td><td>{escape(text)}</td></tr>" for heading, text in report.summary(20)
     )
     return f"{head}<table cellpadding='3'>{rows}</table>"
+
+
+def _in_words(problem: Any) -> Any:
+    """A problem with its message in the wizard's words (problems are frozen dataclasses)."""
+    import dataclasses
+
+    try:
+        return dataclasses.replace(problem, message=for_people(problem.message))
+    except (TypeError, ValueError):
+        return problem
 
 
 class SourcePage(QWizardPage):
@@ -109,9 +171,15 @@ class SourcePage(QWizardPage):
         if current:
             self.domain.setCurrentText(current)
         self.domain.editTextChanged.connect(lambda _: self.completeChanged.emit())
+        self.columns = QLabel(self)
+        self.columns.setObjectName("expectedColumns")
+        self.columns.setWordWrap(True)
+        self.format.currentIndexChanged.connect(self._show_columns)
+        self.kind.currentIndexChanged.connect(self._show_columns)
+        self._show_columns()
         hint = QLabel(
-            "A new domain name creates the domain (labels files only). Nothing is written before you confirm "
-            "the preview.",
+            "A new domain name creates the domain (from a file of labels only). Nothing is written before you "
+            "confirm the preview.",
             self,
         )
         hint.setWordWrap(True)
@@ -122,7 +190,11 @@ class SourcePage(QWizardPage):
         form.addRow("F&ormat:", self.format)
         form.addRow("&Contents:", self.kind)
         form.addRow("&Domain:", self.domain)
+        form.addRow("Expected:", self.columns)
         form.addRow(hint)
+
+    def _show_columns(self) -> None:
+        self.columns.setText(expected_columns(str(self.format.currentData()), str(self.kind.currentData() or "")))
 
     def browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -169,6 +241,9 @@ class PreviewPage(QWizardPage):
         self.summary = QLabel(self)
         self.summary.setObjectName("previewSummary")
         self.summary.setWordWrap(True)
+        self.impact = QLabel(self)
+        self.impact.setObjectName("importImpact")
+        self.impact.setWordWrap(True)
         self.progress = ProgressPanel(self, "preview")
         self.problems_model = ProblemsModel(self)
         self.problems = make_table("previewProblems", "Problems found in the file", self)
@@ -189,14 +264,17 @@ class PreviewPage(QWizardPage):
         split.addWidget(self.report)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
+        layout.addWidget(self.impact)
         layout.addWidget(self.progress)
         layout.addWidget(split, 1)
         self.plan: Any = None
         self.worker: JobWorker | None = None
+        self.impact_worker: JobWorker | None = None
 
     def initializePage(self) -> None:
         self.plan = None
         self.progress.setVisible(True)
+        self.impact.setText("")
         self.problems_model.set_records([])
         self.rows_model.set_records([])
         self.report.clear()
@@ -212,7 +290,7 @@ class PreviewPage(QWizardPage):
 
     def show_plan(self, plan: Any) -> None:
         self.plan = plan
-        self.problems_model.set_records(plan.problems)
+        self.problems_model.set_records([_in_words(p) for p in plan.problems])
         self.rows_model.set_records(plan.rows)
         self.problems.setVisible(bool(plan.problems))
         if plan.problems:
@@ -234,13 +312,26 @@ class PreviewPage(QWizardPage):
                 if plan.problems
                 else ""
             )
-            self.report.setHtml(heading + report_html(preview_report(plan)))
+            report = preview_report(plan)
+            self.report.setHtml(heading + report_html(report))
+            if plan.ok and plan.already_imported is None:
+                self._check_impact(report.domain, dict(report.added))
         except Exception as exc:  # the preview report is a convenience; the rows and problems are what matter
             self.report.setPlainText(f"(no preview report: {exc})")
         self.completeChanged.emit()
 
+    def _check_impact(self, domain: str, added: dict[str, int]) -> None:
+        """Say what the import will make older than the data and how long catching up takes."""
+        self.impact.setText("<i>Checking what the import changes for the models…</i>")
+        worker = JobWorker(lambda: import_impact_job(domain, added), "What the import changes")
+        self.impact_worker = worker
+        worker.succeeded.connect(lambda text: self.impact.setText(f"<b>What changes:</b> {escape(text)}"))
+        worker.failed.connect(lambda exc, _: self.impact.setText(""))
+        self.wizard_.pool.start(worker)
+
     def show_error(self, exc: BaseException, details: str) -> None:
         message, more = error_text(exc)
+        message = for_people(message)
         self.summary.setText(f"<b style='color:#b3261e'>Cannot preview this file.</b> {escape(message)}")
         self.report.setPlainText(more or "")
         self.completeChanged.emit()
@@ -285,7 +376,7 @@ class ResultPage(QWizardPage):
 
     def show_error(self, exc: BaseException, details: str) -> None:
         message, more = error_text(exc)
-        self._ended(f"Nothing was imported. {message}" + (f"\n\n{more}" if more else ""))
+        self._ended(f"Nothing was imported. {for_people(message)}" + (f"\n\n{for_people(more)}" if more else ""))
 
     def _ended(self, text: str) -> None:
         self.failed = True

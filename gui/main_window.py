@@ -19,18 +19,21 @@ from assistant.app.crowd import ImportReport
 from assistant.app.domains import DomainLoader, available_domains, open_domain
 from gui import APP_NAME, ORGANIZATION
 from gui.controller import SessionController
-from gui.dialogs import HelpDialog, SettingsDialog, about_html, session_config, show_error, show_exception
+from gui.dialogs import HelpDialog, SettingsDialog, open_about, session_config, show_error, show_exception
 from gui.domain_picker import DomainPicker
+from gui.model_updates import ModelUpdater
 from gui.pages.ask import AskPage
 from gui.pages.compare import ComparePage
 from gui.pages.history import HistoryPage
 from gui.pages.lab import LabPage
 from gui.pages.summarize import SummarizePage
 from gui.snapshot import SessionSnapshot
+from gui.transcript import status_line
 from gui.workers import JobWorker, WorkerPool, is_running, run_with_dialog
 
 DEFAULT_DOMAIN = "faq"
 PAGES = ("ask", "compare", "history", "lab")
+CLOSE_WAIT_MS = 600  # closing waits at most this long for running jobs (and half of it for the session)
 
 
 class MainWindow(QMainWindow):
@@ -61,6 +64,7 @@ class MainWindow(QMainWindow):
         self._last_phase: str | None = None
         self.last_error: tuple[str, str] | None = None
         self.help_dialog: HelpDialog | None = None
+        self.stuck: list[JobWorker] = []
 
         self.ask_page = AskPage(self.controller, self)
         self.compare_page = ComparePage(self.controller, self)
@@ -83,17 +87,25 @@ class MainWindow(QMainWindow):
         self._make_toolbar()
         self.status_domain = QLabel(self)
         self.status_domain.setObjectName("statusDomain")
+        self.updater = ModelUpdater(self.pool, self.report_error, self)
+        self.updater.reloaded.connect(self._reloaded)
+        self.updater.message.connect(lambda text: self.statusBar().showMessage(text, 20000))
+        self.statusBar().addPermanentWidget(self.updater.panel)
         self.statusBar().addPermanentWidget(self.status_domain)
         self.statusBar().showMessage("Welcome to Clarify. Pick a domain, type a question and press Ask.")
 
         self.ask_page.askRequested.connect(self.ask)
         self.ask_page.compareRequested.connect(lambda: self.show_page("compare"))
         self.compare_page.newQuestionRequested.connect(self.new_question)
+        self.compare_page.summarizeAnswersRequested.connect(self.summarize_answers)
         self.history_page.resumed.connect(lambda sid: self.statusBar().showMessage(f"Resuming session {sid}…", 4000))
         self.lab_page.modelsChanged.connect(self.models_changed)
         self.controller.snapshotChanged.connect(self._snapshot_changed)
         self.controller.errorOccurred.connect(self._controller_error)
         self.controller.busyChanged.connect(self._busy_changed)
+        self.controller.busyNotice.connect(
+            lambda message: self.statusBar().showMessage(message[:1].upper() + message[1:])
+        )
 
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 820)
@@ -124,19 +136,11 @@ class MainWindow(QMainWindow):
         self.new_action = self._action(
             "&New question", "newAction", QKeySequence(keys.New), self.new_question, "Start a new question (Ctrl+N)"
         )
-        self.undo_action = self._action(
-            "&Undo",
-            "undoAction",
-            QKeySequence(keys.Undo),
-            self.undo,
-            "Take back the last answer or comparison (Ctrl+Z)",
-        )
+        undo_tip = "Take back the last step: an answer, a comparison, a decision (Ctrl+Z)"
+        self.undo_action = self._action("&Undo", "undoAction", QKeySequence(keys.Undo), self.undo, undo_tip)
+        import_tip = "Import crowd files (MTurk, Label Studio, CSV/TSV/JSON Lines) into a domain"
         self.import_action = self._action(
-            "&Import crowd data…",
-            "importAction",
-            "Ctrl+I",
-            self.open_import_wizard,
-            "Import MTurk, Label Studio or plain files",
+            "&Import crowd data…", "importAction", "Ctrl+I", self.open_import_wizard, import_tip
         )
         self.settings_action = self._action(
             "&Settings…",
@@ -165,6 +169,13 @@ class MainWindow(QMainWindow):
             for i, (page, title) in enumerate(zip(PAGES, ("&Ask", "&Compare", "&History", "&Lab")))
         ]
         self.refresh_action = self._action("&Refresh domains", "refreshDomainsAction", None, self.refresh_domains)
+        self.update_action = self._action(
+            "&Update the models",
+            "updateModelsAction",
+            None,
+            lambda: self.domain and self.updater.start(self.domain),
+            "Bring the models up to date with the data (in the background; the current ones keep answering)",
+        )
 
     def _make_menus(self) -> None:
         bar = self.menuBar()
@@ -172,6 +183,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.new_action)
         file_menu.addAction(self.import_action)
         file_menu.addAction(self.refresh_action)
+        file_menu.addAction(self.update_action)
         file_menu.addSeparator()
         file_menu.addAction(self.settings_action)
         file_menu.addSeparator()
@@ -220,19 +232,12 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        running = self.pool.running
-        if running and not getattr(self, "_force_close", False):
-            answer = QMessageBox.question(
-                self,
-                "Quit Clarify",
-                f"{len(running)} job(s) are still running ({', '.join(w.title for w in running)}). Cancel them and quit?",
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                event.ignore()
-                return
+        """Closing always ends the app within a second: running jobs are cancelled (what they trained is
+        kept in their checkpoints) and waited for briefly; ``stuck`` lists those that did not stop (the app
+        then exits without them, see ``gui.app.main``)."""
         self.save_settings()
-        self.pool.shutdown()
-        self.controller.shutdown()
+        self.stuck = self.pool.shutdown(timeout_ms=CLOSE_WAIT_MS)
+        self.controller.shutdown(timeout_ms=CLOSE_WAIT_MS // 2)
         event.accept()
 
     # ---- domains ------------------------------------------------------------------------------------------
@@ -283,17 +288,28 @@ class MainWindow(QMainWindow):
         self.domain_picker.select(name)
         self.controller.attach(registry, session_config(self.settings))
         self.lab_page.set_domain(name)
+        self.summarize_page.set_domain(name)
         self.settings.setValue("app/last_domain", name)
         self.setWindowTitle(f"{APP_NAME} — {name}")
+        notice = getattr(registry, "notice", "")
         domain = getattr(registry, "domain", None)
         self.history_page.model.label_names = {lab.key: lab.name for lab in getattr(domain, "labels", ())}
         if domain is not None:
             self.status_domain.setText(f"{name}: {domain.num_labels} labels, {len(domain.questions)} questions")
-        self.statusBar().showMessage(f"{name} is ready: type a question and press Ask.", 6000)
+        self.statusBar().showMessage(notice or f"{name} is ready: type a question and press Ask.", 6000)
         self.history_page.refresh()
         callbacks, self._after_open = self._after_open, []
         for callback in callbacks:
             callback()
+        self.updater.offer(name, registry)
+
+    def _reloaded(self, name: str, registry: Any) -> None:
+        """Fresh models of ``name`` (new data, or updated models): used from the next question on."""
+        self.registries[name] = registry
+        if name == self.domain:
+            self.controller.swap_registry(registry)
+            domain = registry.domain
+            self.status_domain.setText(f"{name}: {domain.num_labels} labels, {len(domain.questions)} questions")
 
     def _open_failed(self, name: str, exc: BaseException, details: str) -> None:
         self.opening = None
@@ -312,12 +328,11 @@ class MainWindow(QMainWindow):
         )
 
     def models_changed(self, name: str) -> None:
-        """A model of ``name`` was retrained (Lab) or its data changed (import): reload it on next use."""
-        self.registries.pop(name, None)
-        if name == self.domain:
-            self.statusBar().showMessage(
-                f"The models of {name} changed: they are reloaded for the next question.", 8000
-            )
+        """A model of ``name`` was retrained (Lab) or its data changed (import): load it afresh in the
+        background; until then the models loaded now keep answering."""
+        if name in self.registries:
+            self.updater.reload(name)
+            self.statusBar().showMessage(f"The models of {name} changed: loading them for the next question.", 8000)
 
     # ---- conversation ---------------------------------------------------------------------------------
     def ask(self, query: str) -> None:
@@ -357,23 +372,7 @@ class MainWindow(QMainWindow):
         self._last_phase = phase
         if snapshot is None:
             return
-        if phase == "clarifying" and snapshot.question is not None:
-            top = snapshot.posterior[0] if snapshot.posterior else None
-            best = f"; most likely: {top.name} ({100 * top.probability:.0f}%)" if top else ""
-            message = f"Session {snapshot.session_id} · question {snapshot.question.turn}{best}"
-        elif phase == "comparing":
-            message = (
-                f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1} · confidence "
-                f"{100 * (snapshot.confidence or 0):.0f}%"
-            )
-        elif phase == "decided":
-            message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
-        elif phase == "out_of_scope":
-            message = f"Session {snapshot.session_id} saved as out of scope: nothing here fits"
-        elif phase == "finished":
-            message = f"Session {snapshot.session_id} saved: answered with {snapshot.final.label_name if snapshot.final else '?'}"
-        else:
-            message = f"Session {snapshot.session_id} saved as a failure"
+        message = status_line(snapshot)
         self.statusBar().showMessage(message)
         if phase in ("finished", "failed", "out_of_scope"):
             self.history_page.refresh()
@@ -390,8 +389,15 @@ class MainWindow(QMainWindow):
             "compare": self.compare_page,
             "history": self.history_page,
             "lab": self.lab_page,
+            "summarize": self.summarize_page,
         }[name]
         self.tabs.setCurrentWidget(widget)
+
+    def summarize_answers(self, request: tuple) -> None:
+        """The Compare page's "Summarize these answers": the FAQ's answers on the Summarize page."""
+        question, query, answers = request
+        self.show_page("summarize")
+        self.summarize_page.open_answers(question, query, list(answers))
 
     def _page_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.history_page:
@@ -404,14 +410,7 @@ class MainWindow(QMainWindow):
         self.help_dialog.raise_()
 
     def show_about(self) -> QMessageBox:
-        box = QMessageBox(self)
-        box.setObjectName("aboutDialog")
-        box.setWindowTitle(f"About {APP_NAME}")
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.setText(about_html())
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        return box
+        return open_about(self)
 
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.settings, self)

@@ -201,8 +201,24 @@ class ShortlistModel(RecordTableModel):
         Column("#", lambda r: r.rank, align=RIGHT),
         Column("Candidate", lambda r: ("★ " if r.best else "") + r.title, tooltip=lambda r: _snippet(r.text, 400)),
         Column("Answer", lambda r: _snippet(r.text), tooltip=lambda r: _snippet(r.text, 600)),
-        Column("Utility", lambda r: r.score, number(2), RIGHT, tooltip=lambda r: "the ranker's posterior mean"),
+        Column(
+            "Chance best",
+            lambda r: r.chance,
+            align=RIGHT,
+            bar=True,
+            display=lambda r: "not relevant" if r.ruled_out else percent(r.chance),
+            tooltip=lambda r: (
+                "you said it is not relevant"
+                if r.ruled_out
+                else "how likely this is the best of these answers, from the clarifier's belief and your comparisons"
+            ),
+        ),
     )
+
+    def extra_data(self, record: Any, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and record.ruled_out:
+            return QBrush(QColor("#888888"))
+        return None
 
 
 # ---- results ------------------------------------------------------------------------------------------

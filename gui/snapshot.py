@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.app.session import FinalAnswer, QuestionView
-from assistant.app.session_views import OutOfScopeView
+from assistant.app.session_records import OutOfScopeView
+from assistant.app.summaries import faq_answers
 
 POSTERIOR_SIZE = 10
 
@@ -39,14 +40,16 @@ class CandidateView:
 
 @dataclass(frozen=True)
 class ShortlistRow:
-    """A ranking candidate in the order of the ranker's posterior mean utility."""
+    """A compared candidate in the ranker's order (best first): its chance of being the best answer (in
+    [0, 1]) and whether the person called it not relevant."""
 
     rank: int
     id: str
     title: str
     text: str
-    score: float
+    chance: float
     best: bool
+    ruled_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,13 @@ class SessionSnapshot:
     can_add_words: bool
     transcript: tuple[dict[str, Any], ...] = field(default=())
     candidate_titles: dict[str, str] = field(default_factory=dict)
+    decided_reason: str | None = None
+    rejected: FinalAnswer | None = None
+    rejection_reason: str = ""
+    alternatives: tuple[CandidateView, ...] = ()
+    ruled_out_labels: tuple[str, ...] = ()  # names of shortlisted labels the answers ruled out
+    # (FAQ question, query, answers) when the proposed FAQ has several answers: "Summarize these answers"
+    answers_to_summarize: tuple[str, str, tuple[str, ...]] | None = None
     nothing_fits: OutOfScopeView | None = None  # the out-of-scope ending (phase "out_of_scope")
     handed_off: bool = False
 
@@ -93,10 +103,11 @@ def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
     ranking = getattr(session, "ranking", None)
     if ranking is None:
         return ()
-    scores = ranking.scores()
+    chances = ranking.chances()
+    ruled_out = ranking.ruled_out
     best = ranking.best_index
     return tuple(
-        ShortlistRow(rank + 1, str(c.id), str(c.title), str(c.text), float(scores[i]), i == best)
+        ShortlistRow(rank + 1, str(c.id), str(c.title), str(c.text), float(chances[i]), i == best, bool(ruled_out[i]))
         for rank, i in enumerate(ranking.ranking())
         for c in [ranking.candidates[i]]
     )
@@ -149,6 +160,24 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         can_add_words=session.can_add_words,
         transcript=transcript,
         candidate_titles=titles,
+        decided_reason=session.decided_reason,
+        rejected=session.rejected,
+        rejection_reason=session.rejection_reason,
+        alternatives=tuple(_candidate(c) for c in session.alternatives),
+        ruled_out_labels=tuple(_label_name(session, key) for key in session.ruled_out_labels),
+        answers_to_summarize=_answers_to_summarize(session),
         nothing_fits=session.nothing_fits,
-        handed_off=bool(getattr(session, "handed_off", False)),
+        handed_off=session.handed_off,
     )
+
+
+def _label_name(session: Any, key: str) -> str:
+    try:
+        return str(session.domain.labels[session.domain.label_index(key)].name)
+    except Exception:  # a label gone since the session was logged
+        return key
+
+
+def _answers_to_summarize(session: Any) -> tuple[str, str, tuple[str, ...]] | None:
+    found = faq_answers(session) if session.phase in ("decided", "finished", "failed") else None
+    return None if found is None else (found[0], found[1], tuple(found[2]))

@@ -78,20 +78,34 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
             reason += f": {float(event['coverage']):.0%} sure the answer is shortlisted"
         return _bubble(f"Here is my shortlist ({escape(reason)}). Which of these is better?", user=False)
     if kind == "more":
-        return _bubble("Ask me more questions.", user=True)
+        without = event.get("exclude") or []
+        extra = f" (not “{title(without[0])}”)" if without else ""
+        return _bubble(f"Ask me more questions{extra}.", user=True)
+    if kind == "back":
+        return _bubble("None of those answers fits: I will ask a few more questions without them.", user=False)
     if kind == "compare":
         left, right, preferred = event.get("left", ""), event.get("right", ""), event.get("preferred")
         if preferred == "tie":
             return _bubble(f"“{title(left)}” and “{title(right)}” are equally good.", user=True)
+        if preferred == "neither":
+            return _bubble(f"Neither “{title(left)}” nor “{title(right)}” is relevant.", user=True)
         better, worse = (left, right) if preferred == "left" else (right, left)
         return _bubble(f"“{title(better)}” is better than “{title(worse)}”.", user=True)
     if kind == "decided":
-        return _note("the ranker is confident enough: an answer is proposed")
+        return _note("an answer is proposed")
+    if kind == "done":
+        return _bubble("That is enough comparing: show me your best answer.", user=True)
     if kind == "accept":
         return _bubble("That answers it, thanks.", user=True)
     if kind == "reject":
         reason = event.get("reason") or ""
-        return _bubble("None of these answers it." + (f" ({escape(reason)})" if reason else ""), user=True)
+        return _bubble("Not this one." + (f" ({escape(reason)})" if reason else ""), user=True)
+    if kind == "choose":
+        return _bubble(f"I will take “{title(event.get('candidate', ''))}” instead.", user=True)
+    if kind == "give_up":
+        return _bubble("I give up on this one.", user=True)
+    if kind == "exhausted":
+        return _note("every answer was ruled out")
     if kind == "undo":
         return _note("↶ undo: the last step was taken back")
     if kind == "out_of_scope":
@@ -110,7 +124,34 @@ def transcript_html(snapshot: SessionSnapshot | None) -> str:
         return _table([_note("Your conversation will appear here.")])
     titles = snapshot.candidate_titles
     parts = [event_html(event, titles) for event in snapshot.transcript]
-    if snapshot.final is not None:
-        verdict = "Answer accepted" if snapshot.phase == "finished" else "Logged as a failure"
-        parts.append(_note(f"{verdict}: {escape(snapshot.final.label_name)}"))
+    if snapshot.final is not None and snapshot.phase == "finished":
+        parts.append(_note(f"Answer accepted: {escape(snapshot.final.label_name)}"))
+    elif snapshot.phase == "failed":
+        parts.append(_note("Ended without an answer"))
     return _table(parts)
+
+
+def status_line(snapshot: SessionSnapshot) -> str:
+    """The status bar's line about a session."""
+    if snapshot.phase == "clarifying" and snapshot.question is not None:
+        top = snapshot.posterior[0] if snapshot.posterior else None
+        best = f"; most likely: {top.name} ({100 * top.probability:.0f}%)" if top else ""
+        message = f"Session {snapshot.session_id} · question {snapshot.question.turn}{best}"
+    elif snapshot.phase == "comparing":
+        message = (
+            f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1} · Clarify is "
+            f"{100 * (snapshot.confidence or 0):.0f}% sure of its best answer"
+        )
+    elif snapshot.phase == "decided":
+        message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
+    elif snapshot.phase == "rejected":
+        message = f"Session {snapshot.session_id} · take another answer, ask more questions or give up"
+    elif snapshot.phase == "out_of_scope":
+        message = f"Session {snapshot.session_id} saved as out of scope: nothing here fits"
+    elif snapshot.phase == "finished":
+        message = (
+            f"Session {snapshot.session_id} saved: answered with {snapshot.final.label_name if snapshot.final else '?'}"
+        )
+    else:
+        message = f"Session {snapshot.session_id} saved without an answer"
+    return message

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -42,7 +42,17 @@ BAR_COLOR = QColor("#8fb8e8")
 
 
 class ProbabilityBarDelegate(QStyledItemDelegate):
-    """Draws a horizontal bar behind the text of cells whose BAR_ROLE is a number in [0, 1]."""
+    """Draws a horizontal bar for cells whose BAR_ROLE is a number in [0, 1], beside their text: the bar
+    fills the part of the cell the (right-aligned) text leaves free, so it never covers a digit."""
+
+    TEXT_GAP = 6
+    BAR_WIDTH = 64
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        if index.data(BAR_ROLE) is not None:
+            size.setWidth(size.width() + self.BAR_WIDTH)
+        return size
 
     def paint(
         self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
@@ -51,7 +61,9 @@ class ProbabilityBarDelegate(QStyledItemDelegate):
         if value is not None:
             if option.state & QStyle.StateFlag.State_Selected:
                 painter.fillRect(option.rect, option.palette.highlight())
-            rect = QRect(option.rect.adjusted(2, 3, -2, -3))
+            text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+            reserved = option.fontMetrics.horizontalAdvance(text + "  ") + self.TEXT_GAP
+            rect = QRect(option.rect.adjusted(3, 4, -reserved, -4))
             rect.setWidth(max(0, int(rect.width() * min(1.0, max(0.0, float(value))))))
             painter.save()
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)

@@ -24,6 +24,9 @@ from assistant.errors import Cancelled
 from assistant.progress import Progress, run_job
 
 BATCH_SECONDS = 0.05
+# Cancel ends a job at its next step; one that does not get there in time (stuck in a long call) is
+# abandoned: the person is told it is cancelled at once, and whatever it returns later is ignored.
+ABANDON_MS = 800
 JobFactory = Callable[[], Generator[Progress, None, Any]]
 
 
@@ -92,10 +95,23 @@ class JobWorker(QThread):
         self.last_progress: Progress | None = None
         self.result: Any = None
         self.outcome: str | None = None  # 'succeeded' | 'failed' | 'cancelled' once finished
+        self._ended = threading.Lock()  # the first of the job's end and ``abandon`` to take it reports
+        self.abandoned = False
 
     def cancel(self) -> None:
         """Ask the job to stop after its current step."""
         self._cancel.set()
+
+    def abandon(self) -> bool:
+        """Report the job cancelled now, although its thread may still be running (its result will be
+        ignored); False when it has already ended. Call from the GUI thread."""
+        self._cancel.set()
+        if not self._ended.acquire(blocking=False):
+            return False
+        self.abandoned = True
+        self.outcome = "cancelled"
+        self.cancelled.emit()
+        return True
 
     @property
     def cancel_requested(self) -> bool:
@@ -120,18 +136,25 @@ class JobWorker(QThread):
                 raise Cancelled("the job was cancelled before it started")
             result = run_job(self.make_job(), self._on_progress, self._cancel.is_set)
         except Cancelled:
-            self._flush()
-            self.outcome = "cancelled"
-            self.cancelled.emit()
+            if self._end():
+                self.outcome = "cancelled"
+                self.cancelled.emit()
         except BaseException as exc:  # reported to the GUI thread, never raised into Qt
-            self._flush()
-            self.outcome = "failed"
-            self.failed.emit(exc, traceback.format_exc())
+            if self._end():
+                self.outcome = "failed"
+                self.failed.emit(exc, traceback.format_exc())
         else:
-            self._flush()
-            self.result = result
-            self.outcome = "succeeded"
-            self.succeeded.emit(result)
+            if self._end():
+                self.result = result
+                self.outcome = "succeeded"
+                self.succeeded.emit(result)
+
+    def _end(self) -> bool:
+        """Flush the progress and claim the report (False: the job was abandoned, report nothing)."""
+        if not self._ended.acquire(blocking=False):
+            return False
+        self._flush()
+        return True
 
 
 class WorkerPool(QObject):
@@ -156,11 +179,14 @@ class WorkerPool(QObject):
     def running(self) -> list[JobWorker]:
         return [w for w in self.workers if is_running(w)]
 
-    def shutdown(self, timeout_ms: int = 10000) -> None:
+    def shutdown(self, timeout_ms: int = 10000) -> list[JobWorker]:
+        """Cancel every job and wait for them, ``timeout_ms`` in all; returns those still running."""
         for worker in list(self.workers):
             worker.cancel()
+        deadline = time.monotonic() + timeout_ms / 1000
         for worker in list(self.workers):
-            worker.wait(timeout_ms)
+            worker.wait(max(0, int(1000 * (deadline - time.monotonic()))))
+        return self.running
 
 
 def describe(record: Progress) -> str:
@@ -223,10 +249,14 @@ class ProgressPanel(QWidget):
         self.message.setText(describe(record))
 
     def cancel(self) -> None:
-        if self.worker is not None and is_running(self.worker):
-            self.worker.cancel()
+        """Cancel the job: at its next step, or, if it does not get there within ``ABANDON_MS``, at once
+        (the job is abandoned)."""
+        worker = self.worker
+        if worker is not None and is_running(worker) and not worker.abandoned:
+            worker.cancel()
             self.cancel_button.setEnabled(False)
-            self.message.setText("cancelling after the current step…")
+            self.message.setText("cancelling…")
+            QTimer.singleShot(ABANDON_MS, lambda: is_running(worker) and worker.abandon())
 
     def _finish(self, text: str) -> None:
         self.bar.setRange(0, 1000)
@@ -259,6 +289,7 @@ class ProgressDialog(QDialog):
         self.worker = worker
         worker.progressed.connect(self._metrics)
         worker.finished.connect(self.accept)
+        worker.cancelled.connect(self.accept)  # also when abandoned: its thread may end later
 
     def _metrics(self, batch: list[Progress]) -> None:
         from gui.widgets import LearningCurve, curve_records  # pyqtgraph only once a job reports metrics
@@ -306,6 +337,7 @@ def run_with_dialog(
     if on_cancel is not None:
         worker.cancelled.connect(on_cancel)
     worker.finished.connect(dialog.deleteLater)
+    worker.cancelled.connect(dialog.deleteLater)
     dialog.open()
     pool.start(worker)
     return worker

@@ -46,16 +46,46 @@ def data_hash(parts: Iterable[object]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _atomic_write(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
+def atomic_write(path: Path, write) -> None:
+    """Write through a temporary file in the same folder, flushed to disk, then renamed over ``path``: a
+    crash or a full disk leaves the old file or the new one, never half of one."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
+    except OSError as exc:
+        raise CheckpointError(
+            f"cannot write {path} ({exc.strerror or exc}): check the folder and the free space"
+        ) from exc
     os.close(fd)
     try:
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; checkpoints are ordinary files
         write(tmp)
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except Exception as exc:  # OSError, or torch's RuntimeError for a failed write (disk full)
+        raise CheckpointError(
+            f"cannot write {path} ({exc}): check the folder and the free space; nothing was replaced"
+        ) from exc
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def write_json_atomic(path: str | Path, data: object) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (small files that sit beside checkpoints)."""
+    text = json.dumps(data, indent=2)
+    atomic_write(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def read_json(path: str | Path) -> dict | None:
+    """The JSON object in ``path``; None when it is absent, unreadable, not UTF-8, not JSON or not an object
+    (callers treat a damaged file like a missing one and rebuild it)."""
+    try:
+        data = json.loads(Path(path).read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError):  # ValueError: JSONDecodeError, UnicodeDecodeError, huge ints
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def save_checkpoint(
@@ -72,19 +102,18 @@ def save_checkpoint(
         "data_hash": data,
         "metrics": metrics or {},
     }
-    _atomic_write(path.with_suffix(".pt"), lambda tmp: torch.save(state_dict, tmp))
-    _atomic_write(path.with_suffix(".json"), lambda tmp: Path(tmp).write_text(json.dumps(sidecar, indent=2)))
+    # weights first, sidecar last: a sidecar never describes weights that are not there yet
+    atomic_write(path.with_suffix(".pt"), lambda tmp: torch.save(state_dict, tmp))
+    write_json_atomic(path.with_suffix(".json"), sidecar)
 
 
 def read_sidecar(path: str | Path) -> dict | None:
-    """The JSON sidecar of a checkpoint, or None if there is none."""
-    sidecar = Path(path).with_suffix(".json")
-    if not sidecar.is_file():
+    """The JSON sidecar of a checkpoint; None if there is none or it is damaged (not UTF-8, not JSON, not an
+    object with a 'config' object): a damaged checkpoint counts as missing and is retrained."""
+    sidecar = read_json(Path(path).with_suffix(".json"))
+    if sidecar is None or not isinstance(sidecar.get("config"), dict):
         return None
-    try:
-        return json.loads(sidecar.read_text())
-    except json.JSONDecodeError:
-        return None
+    return sidecar
 
 
 def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple[dict, dict]:
@@ -92,6 +121,11 @@ def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple
     path = Path(path)
     weights = path.with_suffix(".pt")
     sidecar = read_sidecar(path)
+    if sidecar is None and path.with_suffix(".json").exists():
+        raise CheckpointError(
+            f"{path.with_suffix('.json')} is damaged (not a checkpoint description): delete it and {weights}, then "
+            "retrain (see `clarify prepare --help`)"
+        )
     if not weights.is_file() or sidecar is None:
         raise CheckpointError(f"no trained model at {weights}: train it (see `clarify prepare --help`)")
     if sidecar.get("format") != FORMAT_VERSION:
@@ -104,5 +138,13 @@ def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple
     try:
         state = torch.load(weights, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises several types for damaged files
-        raise CheckpointError(f"cannot read {weights} ({exc}): delete it and retrain") from exc
+        raise CheckpointError(f"cannot read {weights} ({_short(exc)}): delete it and retrain") from exc
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise CheckpointError(f"{weights} holds no model weights (a wrong or damaged file): delete it and retrain")
     return state, sidecar
+
+
+def _short(exc: Exception) -> str:
+    """An exception's message on one line and short (torch's may span many lines)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 200 else text[:199] + "…"

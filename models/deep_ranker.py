@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from models.checkpoint import load_checkpoint, save_checkpoint
+from models.errors import CheckpointError
 
 
 def pair_features(question: np.ndarray, candidates: np.ndarray) -> np.ndarray:
@@ -110,7 +111,13 @@ def load_ranker(path: Path, expected_data: str | None = None) -> tuple[SiameseRa
     """(model in eval mode, meta) from ``save_ranker``'s checkpoint; CheckpointError if absent, or stale
     (trained on other data than ``expected_data``)."""
     state, sidecar = load_checkpoint(path, expected_data)
-    model = SiameseRanker(**sidecar["config"]["net"])
-    model.load_state_dict(state)
+    try:
+        model = SiameseRanker(**sidecar["config"]["net"])
+        model.load_state_dict(state)
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:  # a sidecar or .pt of something else
+        raise CheckpointError(
+            f"{path} is not a ranker checkpoint of this version ({exc}): delete it and retrain"
+        ) from exc
     model.eval()
-    return model, sidecar["config"].get("meta", {})
+    meta = sidecar["config"].get("meta")
+    return model, meta if isinstance(meta, dict) else {}

@@ -36,7 +36,7 @@ import torch
 from torch import nn
 
 from models.errors import CheckpointError, ModelConfigError
-from models.sru_loader import import_sru
+from models.sru_loader import compiled, import_sru
 
 PAD_ID = 0
 _GLOVE_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
@@ -222,12 +222,14 @@ class BiSRU(nn.Module):
     """A stack of bidirectional ``sru.SRUCell`` layers: [L, B, In] -> [L, B, 2H].
 
     Under ``torch.no_grad()`` (and on GPU) each cell runs sru's own compiled recurrence; with gradients on
-    CPU, ``_train_recurrence`` (sru's maths, batched over time steps more efficiently).
+    CPU, or when the compiled op could not be built (``models.sru_loader``), ``_train_recurrence`` (sru's
+    maths, batched over time steps more efficiently).
     """
 
     def __init__(self, input_size: int, hidden: int, layers: int, dropout: float) -> None:
         super().__init__()
         sru = import_sru()
+        self.compiled = compiled()
         self.hidden = hidden
         self.dropout = dropout
         self.cells = nn.ModuleList(
@@ -244,7 +246,7 @@ class BiSRU(nn.Module):
     def forward(self, x: torch.Tensor, mask_pad: torch.Tensor | None) -> torch.Tensor:
         """x [L, B, In], mask_pad [L, B] bool (True = padding) -> h [L, B, 2H] (0 at padding)."""
         for cell in self.cells:
-            if torch.is_grad_enabled() and not x.is_cuda:
+            if not x.is_cuda and (torch.is_grad_enabled() or not self.compiled):
                 # project real tokens only: padding is most of a batch of mixed lengths
                 valid = ~mask_pad if mask_pad is not None else torch.ones(x.shape[:2], dtype=torch.bool)
                 packed = cell.compute_U(x[valid])

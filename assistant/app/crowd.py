@@ -13,10 +13,12 @@ from assistant.store import SPLITS, KnowledgeBase, SessionLog
 from crowdsourcing.export import EXPORT_KINDS, export_tasks, mturk_layout, write_csv
 from crowdsourcing.importers import KINDS
 from crowdsourcing.importers.base import SEPARATOR, TAG_SLOTS
+from crowdsourcing.importers.plain import COLUMNS
 from crowdsourcing.importing import DEFAULT_ALPHA, import_file, preview_import
 from crowdsourcing.report import ImportReport, preview_report
 
 __all__ = [
+    "COLUMNS",
     "DEFAULT_ALPHA",
     "EXPORT_KINDS",
     "KINDS",
@@ -50,6 +52,17 @@ def import_job(
 ) -> Generator[Progress, None, ImportReport]:
     """Import a crowd file into the domain, all-or-nothing; returns the ``ImportReport``."""
     return (yield from import_file(path, domain, fmt, kind, templates, alpha, default_split))
+
+
+def import_impact_job(domain: str, added: dict[str, int]) -> Generator[Progress, None, str]:
+    """What importing a file that adds ``added`` would make older than the data, and how long catching up
+    takes (``assistant.app.updates.import_impact``)."""
+    from assistant.app.updates import import_impact
+
+    yield Progress(0, 1, "checking what the import changes for the models")
+    text = import_impact(domain, added)
+    yield Progress(1, 1, "checked")
+    return text
 
 
 def export_job(
@@ -89,9 +102,11 @@ def handed_on_questions(kb: KnowledgeBase) -> list[dict]:
     log = SessionLog(kb)
     found = []
     for summary in reversed(log.list("out_of_scope")):
-        handoffs = [entry for entry in log.transcript(summary.id) if entry["kind"] == "handoff"]
-        if handoffs:
-            last = handoffs[-1]
+        entries = log.transcript(summary.id)
+        handoffs = [i for i, entry in enumerate(entries) if entry["kind"] == "handoff"]
+        # a hand-off the person took back (undo) is not exported
+        if handoffs and not any(entry["kind"] == "undo" for entry in entries[handoffs[-1] + 1 :]):
+            last = entries[handoffs[-1]]
             found.append(
                 {
                     "session": summary.id,

@@ -6,15 +6,18 @@ missing), opening it for conversations, and importing crowd files into it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from assistant import paths
 from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.registry import ModelRegistry
+from assistant.app.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
 from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
-from assistant.errors import DomainNotFoundError
+from assistant.errors import ConfigError, DomainNotFoundError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, built_domains
 from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
@@ -28,6 +31,8 @@ __all__ = [
     "domain_stats",
     "open_domain",
     "prepare",
+    "ready_registry",
+    "release_job",
 ]
 
 
@@ -62,9 +67,16 @@ def build_job(name: str) -> Generator[Progress, None, dict]:
 
 
 def prepare(
-    name: str, candidate_settings: tuple[str, ...] | None = None, seed: int = 0, text_prior: str = "sru"
+    name: str,
+    candidate_settings: tuple[str, ...] | None = None,
+    seed: int = 0,
+    text_prior: str = "sru",
+    use_release: bool = True,
+    release_dir: Path = RELEASE_DIR,
 ) -> Generator[Progress, None, list[str]]:
-    """Build the domain if needed and train whatever is missing; returns what was trained."""
+    """Build the domain if needed, install the release models shipped with Clarify when they fit
+    (``assistant.app.release``; ``use_release``), and train whatever is still missing; returns what was done
+    ('release models', 'encoder', 'policy-all-learned-quick', ...)."""
     if not paths.domain_db_path(name).exists():
         if name not in BUNDLED_DOMAINS:
             raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
@@ -77,6 +89,15 @@ def prepare(
         candidate_settings = ("all", "captioned") if has_uncaptioned else ("all",)
     trained = []
     todo = registry.missing(candidate_settings)
+    if todo and use_release:
+        usable, why = check_release(registry, release_dir)
+        if why:
+            yield Progress(0, 0, why if usable else f"training: {why}")
+        if usable:
+            install_release(name, release_dir)
+            registry = ModelRegistry(name, text_prior=text_prior)
+            trained.append("release models")
+            todo = registry.missing(candidate_settings)
     if "encoder" in todo:
         yield from train_encoder_job(registry, seed)
         trained.append("encoder")
@@ -92,6 +113,10 @@ def prepare(
             _, cands, variant, pace = item.split("-", 3)
             yield from train_policy_job(registry, cands, variant, seed=seed, pace=pace)
         trained.append(item)
+    from assistant.app.updates import update_models_job
+
+    plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
+    trained += [f"{u.model} ({u.mode})" for u in plan.updates]
     return trained
 
 
@@ -100,18 +125,60 @@ def _built_by_an_older_clarify(name: str) -> bool:
         return kb.lacks_heldout_answers()
 
 
-def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
-    """Prepare ``name`` (build + train what is missing), then load and warm up its models; returns the
-    ready ``ModelRegistry``.
+def text_encoder_op() -> Generator[Progress, None, str]:
+    """Make sure sru's compiled op is ready (normally built at installation; a build cut short by a killed
+    process is detected and redone), reporting progress so that Cancel works while it builds; returns a
+    one-line notice when Clarify has to run without it (slower), else ''."""
+    from models.sru_loader import build_steps
 
-    When the domain is built and the models for ``candidates`` are there, the registry that checked them
-    is used as it is (``prepare`` would load them a second time).
+    steps = build_steps()
+    while True:
+        try:
+            message = next(steps)
+        except StopIteration as done:
+            status = done.value
+            return "" if status.compiled else f"{status.notice}: the text encoder runs without it (slower)."
+        yield Progress(0, 0, message)
+
+
+def ready_registry(name: str, candidates: str = "all", text_prior: str = "sru") -> Generator[Progress, None, Any]:
+    """The ``ModelRegistry`` of ``name`` with its models for ``candidates``, preparing the domain first when it
+    is not built or lacks them (`clarify ask` on a fresh home).
+
+    When the domain is built and the models are there, the registry that checked them is used as it is
+    (``prepare`` would load them a second time).
     """
-    yield Progress(0, 0, f"checking the models of {name}")
     exists = paths.domain_db_path(name).exists()
-    registry = ModelRegistry(name) if exists and not _built_by_an_older_clarify(name) else None
+    registry = ModelRegistry(name, text_prior=text_prior) if exists and not _built_by_an_older_clarify(name) else None
     if registry is None or registry.missing((candidates,)):
-        yield from prepare(name)
-        registry = ModelRegistry(name)
-    yield from registry.warm_up(candidates)
+        yield from prepare(name, text_prior=text_prior)
+        registry = ModelRegistry(name, text_prior=text_prior)
     return registry
+
+
+def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
+    """Prepare ``name`` (build + install the release models or train what is missing), then load and warm up
+    its models; returns the ready ``ModelRegistry`` (its ``notice`` says what runs in a slower way, if
+    anything)."""
+    yield Progress(0, 0, "checking the text encoder")
+    notice = yield from text_encoder_op()
+    yield Progress(0, 0, f"checking the models of {name}")
+    registry = yield from ready_registry(name, candidates)
+    yield from registry.warm_up(candidates)
+    registry.notice = notice
+    registry.stale((candidates,))  # found on loading: the app updates them in the background
+    return registry
+
+
+def release_job(name: str, release_dir: Path = RELEASE_DIR) -> Generator[Progress, None, dict]:
+    """Train the models of bundled domain ``name`` from ``RELEASE_SEED`` in the current (fresh) home and write
+    them with their manifest into ``release_dir/name``; returns the manifest."""
+    if paths.models_dir(name).exists() and any(paths.models_dir(name).iterdir()):
+        raise ConfigError(
+            f"{paths.models_dir(name)} already holds models: build release models in a fresh CLARIFY_HOME "
+            "(`make release-models` does)"
+        )
+    start = time.monotonic()
+    done = yield from prepare(name, seed=RELEASE_SEED, use_release=False)
+    yield from ModelRegistry(name).warm_up()  # writes text-embeddings.npz
+    return write_release(name, release_dir, done, time.monotonic() - start)

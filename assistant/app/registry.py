@@ -8,14 +8,16 @@ Trained parts live in ``paths.models_dir(domain)``:
   training queries) and answer-model variant ("learned" lambda, or lambda = 1 for the baseline):
   ``policy-<candidates>-<variant>.pt`` with the fine-tuned lambda, w and b.
 
-``ModelRegistry.missing`` says what is absent or stale; ``ModelRegistry.clarifier`` assembles a ready
-``Clarifier`` for conversations. Training, evaluation and ``prepare`` are jobs in ``assistant.app.research``
-and ``assistant.app.domains``.
+``ModelRegistry.missing`` says what is absent, ``ModelRegistry.stale`` what is older than the data: after
+an import the models it made stale keep serving (a conversation needs *some* trained models, and slightly
+older ones are nearly as good) until new ones are trained (``assistant.app.updates``). ``ModelRegistry.clarifier``
+assembles a ready ``Clarifier`` for conversations. Training, evaluation and ``prepare`` are jobs in
+``assistant.app.research``, ``assistant.app.updates`` and ``assistant.app.domains``.
 """
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Generator
 from pathlib import Path
 
@@ -31,7 +33,7 @@ from assistant.priors.combined import CombinedPrior, fit_mention_weight
 from assistant.progress import Progress
 from assistant.simulation.protocol import SimulationProtocol, agent_view, simulation_protocol
 from assistant.store import Domain, KnowledgeBase
-from models.checkpoint import data_hash, read_sidecar
+from models.checkpoint import data_hash, read_json, read_sidecar, write_json_atomic
 
 CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
@@ -92,7 +94,9 @@ class ModelRegistry:
     assembles the clarifier real conversations use. Training and evaluation are jobs elsewhere
     (``assistant.app.research``) that use a registry; the registry itself never trains."""
 
-    def __init__(self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru") -> None:
+    def __init__(
+        self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru", allow_stale: bool = True
+    ) -> None:
         if text_prior not in TEXT_PRIORS:
             raise ConfigError(f"unknown text prior {text_prior!r}: use one of {', '.join(TEXT_PRIORS)}")
         self.name = domain_name
@@ -106,6 +110,9 @@ class ModelRegistry:
         self._text_encoder = None
         self._clarifiers: dict[tuple, Clarifier] = {}
         self._priors: dict[int, CombinedPrior] = {}
+        self.notice = ""  # one line for the person when something runs in a slower way
+        self.allow_stale = allow_stale  # serve models older than the data (research jobs refuse them)
+        self._stale: set[str] = set()
 
     @property
     def protocol(self) -> SimulationProtocol:
@@ -118,6 +125,7 @@ class ModelRegistry:
         """Drop the loaded models (after training new ones): the next use loads them again. ``prior``: the text
         prior too (a new encoder), not only the policies."""
         self._clarifiers.clear()
+        self._stale = {k for k in self._stale if k == "encoder" and not prior}
         if prior:
             self._encoder = None
             self._priors.clear()
@@ -145,7 +153,9 @@ class ModelRegistry:
             else:
                 from assistant.priors.sru import load_encoder_prior
 
-                self._encoder = load_encoder_prior(self.domain, self.agent_domain)
+                self._encoder = load_encoder_prior(self.domain, self.agent_domain, allow_stale=self.allow_stale)
+                if self._encoder.stale:
+                    self._stale.add("encoder")
         return self._encoder
 
     def combined_prior(self, domain: Domain | None = None) -> CombinedPrior:
@@ -175,16 +185,16 @@ class ModelRegistry:
             "prior.json" if self.text_prior == "sru" else f"prior-{self.text_prior}.json"
         )
         stamp = self.encoder_hash()
-        if path.is_file():
-            saved = json.loads(path.read_text())
-            if saved.get("encoder") == stamp:
-                return float(saved["beta"])
+        saved = read_json(path) or {}  # a damaged file is refitted (and rewritten) like a missing one
+        beta = saved.get("beta")
+        if saved.get("encoder") == stamp and isinstance(beta, int | float) and math.isfinite(beta):
+            return float(beta)
         agent = self.agent_domain
         texts, labels = agent.queries("dev")
         if not texts:
             return 0.0
         beta, nll = fit_mention_weight(self._make_prior(agent, 0.0), texts, labels)
-        path.write_text(json.dumps({"encoder": stamp, "beta": beta, "dev_nll": nll}, indent=2))
+        write_json_atomic(path, {"encoder": stamp, "beta": beta, "dev_nll": nll})
         return beta
 
     def encoder_hash(self) -> str:
@@ -215,6 +225,11 @@ class ModelRegistry:
         fix = (
             f"train it: `clarify train policy {self.name} --candidates {candidates} --variant {variant} --pace {pace}`"
         )
+        saved = (read_sidecar(path) or {}).get("data_hash")
+        if self.allow_stale and saved is not None and saved != data:
+            loaded = load_policy(path, None, fix)
+            self._stale.add(f"policy-{candidates}-{variant}-{pace}")
+            return loaded
         return load_policy(path, data, fix)
 
     def policy_checkpoint(
@@ -240,9 +255,15 @@ class ModelRegistry:
             if v == "learned" or p == self.default_pace
         ]
 
+    def stale(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
+        """The models that serve although they are older than the data ('encoder', 'policy-all-learned-quick', ...)."""
+        self.missing(candidate_settings)  # loads them: staleness is found on loading
+        return sorted(self._stale)
+
     def missing(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
-        """What still has to be trained or tuned, in order: 'encoder', 'policy-all-learned-quick', ...,
-        'coverage-all-quick' (the coverage rule of a learned policy)."""
+        """What has no usable model at all (also what is stale, unless the registry serves stale models), in
+        order: 'encoder', 'policy-all-learned-quick', ..., 'coverage-all-quick' (the coverage rule of a
+        learned policy)."""
         needed = self.required_policies(candidate_settings)
         coverages = [f"coverage-{c}-{p}" for c, v, p in needed if v == "learned"]
         if self.has_out_of_scope_queries:  # tuned after the coverage rule it stops with
@@ -281,7 +302,7 @@ class ModelRegistry:
     def save_out_of_scope(self, candidates: str, pace: str, model: OutOfScopeModel, details: dict) -> None:
         settings = self._stop_settings()
         settings[self._stop_key(candidates, pace) + "/out_of_scope"] = {"model": model.to_dict(), **details}
-        self._stop_settings_path().write_text(json.dumps(settings, indent=2))
+        write_json_atomic(self._stop_settings_path(), settings)
         self._clarifiers.clear()
 
     def coverage(self, candidates: str = "all", pace: str | None = None) -> float:
@@ -298,7 +319,7 @@ class ModelRegistry:
     def save_coverage(self, candidates: str, pace: str, coverage: float, details: dict) -> None:
         settings = self._stop_settings()
         settings[self._stop_key(candidates, pace)] = {"coverage": coverage, **details}
-        self._stop_settings_path().write_text(json.dumps(settings, indent=2))
+        write_json_atomic(self._stop_settings_path(), settings)
         self._clarifiers.clear()
 
     def _stop_key(self, candidates: str, pace: str) -> str:
@@ -312,7 +333,8 @@ class ModelRegistry:
 
     def _stop_settings(self) -> dict:
         path = self._stop_settings_path()
-        return json.loads(path.read_text()) if path.is_file() else {}
+        saved = read_json(path)  # a damaged file is retuned like a missing one
+        return saved if isinstance(saved, dict) else {}
 
     def warm_up(self, candidates: str = "all") -> Generator[Progress, None, None]:
         """Load the models, embed every text the comparison phase may show (cached on disk) and load the

@@ -45,6 +45,7 @@ from assistant.simulation.noise import UserNoise
 from assistant.simulation.queries import TRAINING_SPLIT, VagueQueryMix, vague_episodes
 from assistant.simulation.user import SimulatedUser
 from assistant.store import Domain
+from assistant.training.encoder import data_sizes
 from assistant.training.policy import PolicyConfig, PolicyResult, fit_answer_scale, train_policy
 
 __all__ = [  # what the GUI's Lab page uses
@@ -73,6 +74,8 @@ DEV_SEED_OFFSET = 7919
 POLICY_EPISODES = 4000
 # The comparison phase's shortlist in a session (``SessionConfig.shortlist_size``): what the coverage rule covers.
 SHORTLIST_SIZE = 5
+# Dev vague episodes the coverage rule is tuned on.
+COVERAGE_EPISODES = 1000
 # What ``clarify evaluate --queries`` accepts besides a file.
 QUERY_SETTINGS = ("crowd", "vague")
 
@@ -119,12 +122,39 @@ def train_policy_job(
     seed: int = 0,
     pace: str | None = None,
     mix: VagueQueryMix | None = None,
+    fine_tune: bool = False,
 ) -> Generator[Progress, None, PolicyResult]:
     """Train (and save) the policy for a candidate setting, variant and pace on dev-split episodes whose
     first queries come from the vague query mix (``assistant.simulation.queries``). ``config`` None: the
-    pace's settings (``pace_config``); given: used as it is."""
+    pace's settings (``pace_config``); given: used as it is. ``fine_tune``: start from the current policy
+    (after new data) instead of afresh."""
     yield Progress(0, 0, "loading the models")
     registry = _registry(registry)
+    pace = check_pace(pace or registry.default_pace)
+    result = yield from fit_policy(registry, candidates, variant, config, seed, pace=pace, mix=mix, fine_tune=fine_tune)
+    last = result.history[-50:]
+    metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
+    path, data = registry.policy_checkpoint(candidates, variant, pace)
+    summary = {**result.summary(), "pace": pace, "trained_on": data_sizes(registry.domain), "fine_tuned": fine_tune}
+    save_policy(path, result.net, result.lam, result.w, result.b, summary, data, metrics)
+    registry.forget_models(prior=False)
+    return result
+
+
+def fit_policy(
+    registry: ModelRegistry,
+    candidates: str = "all",
+    variant: str = "learned",
+    config: PolicyConfig | None = None,
+    seed: int = 0,
+    user_answers: np.ndarray | None = None,
+    pace: str | None = None,
+    mix: VagueQueryMix | None = None,
+    fine_tune: bool = False,
+) -> Generator[Progress, None, PolicyResult]:
+    """Train a policy on dev-split episodes (first queries from the vague mix) without saving it
+    (``train_policy_job`` saves; sweeps do not). ``user_answers`` [Q, R, Y]: the simulated user's answer
+    distribution (default: the protocol's); ``config`` None: the pace's settings (``pace_config``)."""
     pace = check_pace(pace or registry.default_pace)
     if variant not in VARIANTS:
         raise ConfigError(f"unknown policy variant {variant!r}: use one of {', '.join(VARIANTS)}")
@@ -142,22 +172,24 @@ def train_policy_job(
         for question, _ in combined.mentioned(episode.query):
             known[i, question] = True
     base = base_answer_model(registry).restrict(cands)
-    result = yield from train_policy(
-        base,
-        registry.protocol.user_answers[:, :, cands],
-        episodes,
-        prior,
-        np.array([position[e.target] for e in episodes]),
-        config,
-        seed,
-        known_questions=known,
+    answers = registry.protocol.user_answers if user_answers is None else user_answers
+    start_from = None
+    if fine_tune:
+        current = registry.load_policy(candidates, variant, pace)
+        start_from = (current.policy.net, current.lam, current.w, current.b)
+    return (
+        yield from train_policy(
+            base,
+            answers[:, :, cands],
+            episodes,
+            prior,
+            np.array([position[e.target] for e in episodes]),
+            config,
+            seed,
+            known_questions=known,
+            start_from=start_from,
+        )
     )
-    last = result.history[-50:]
-    metrics = {k: float(np.mean([h[k] for h in last])) for k in ("reward", "accuracy", "turns")}
-    path, data = registry.policy_checkpoint(candidates, variant, pace)
-    save_policy(path, result.net, result.lam, result.w, result.b, {**result.summary(), "pace": pace}, data, metrics)
-    registry.forget_models(prior=False)
-    return result
 
 
 def dev_mix_episodes(
@@ -209,7 +241,7 @@ def tune_coverage_job(
     candidates: str = "all",
     pace: str | None = None,
     shortlist_size: int = SHORTLIST_SIZE,
-    episodes: int = 1000,
+    episodes: int = COVERAGE_EPISODES,
     seed: int = 0,
 ) -> Generator[Progress, None, dict]:
     """Tune (and save) the coverage of the compare-only-when-covered rule for a policy on dev vague

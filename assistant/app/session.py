@@ -6,12 +6,15 @@ A ``Session`` drives the clarifier (assistant.clarification.clarifier) and then 
 interrupted session can be resumed by replaying its log. The log is append-only: an undo is an action
 too, so the transcript keeps what really happened.
 
-Phases: ``clarifying`` (a question is pending) -> ``comparing`` (a pair is pending) -> ``decided`` (the
-ranker has a final answer for the user to accept or reject) -> ``finished`` (accepted) or ``failed``
-(rejected). ``undo`` works in every phase before the end, stepping back across phases when needed.
-``out_of_scope``: the clarifier concluded that nothing fits (clarification.out_of_scope); the person can say it
-differently (add words), see the closest answers anyway, or hand the question on (logged for the export of
-unanswered questions, assistant.app.crowd). The log records such a session as out of scope, not as a failure.
+Phases: ``clarifying`` (a question is pending) -> ``comparing`` (a pair is pending) -> ``decided`` (an
+answer is proposed: "Accept this answer?") -> ``finished`` (accepted) or ``rejected``. A rejected answer
+is not a dead end: the person picks another shortlisted answer (``choose``, finished), asks more questions
+with the rejected label excluded (``ask_more``, back to clarifying) or gives up (``give_up``, failed).
+"Neither is relevant" rules both candidates of a pair out; when every candidate is ruled out the session
+goes back to asking with their labels excluded. ``done`` ends the comparisons early with a proposal, never
+an acceptance. ``undo`` takes back the last action in every phase, also after the end: the state is rebuilt
+from the entries before it, exactly as a resume replays them.
+``out_of_scope``: nothing fits the question (``assistant.app.session_ending``; logged as out of scope).
 
 The GUI and the terminal render a session and send it the user's actions; neither holds logic.
 """
@@ -22,33 +25,38 @@ from dataclasses import asdict, replace
 
 import numpy as np
 
+from assistant.app.comparison import answer_from_ranking, comparison_phase, exclude_labels, label_key, question_index
 from assistant.app.registry import ModelRegistry
-from assistant.app.session_views import (
+from assistant.app.session_ending import OutOfScopeEnding
+from assistant.app.session_records import (
+    USER_ACTIONS,
     FinalAnswer,
     OutOfScopeView,
     Phase,
     QuestionView,
     SessionConfig,
-    out_of_scope_view,
+    explain_stop,
+    list_sessions,
+    open_session_log,
+    resumable,
 )
-from assistant.clarification.clarifier import AnswerKind, Conversation, QueryChange, ShortlistItem
+from assistant.clarification.clarifier import AnswerKind, Conversation, ShortlistItem
 from assistant.errors import ConfigError, SessionStateError
 from assistant.store import KnowledgeBase, SessionLog, SessionSummary
 
+__all__ = [
+    "FinalAnswer",
+    "OutOfScopeView",
+    "QuestionView",
+    "Session",
+    "SessionConfig",
+    "ShortlistItem",
+    "list_sessions",
+    "open_session_log",
+]
 
-def open_session_log(domain: str) -> KnowledgeBase:
-    """A connection to ``domain``'s knowledge base for this thread's sessions (SQLite connections belong to the
-    thread that opened them); close it when done."""
-    return KnowledgeBase.open(domain)
 
-
-def list_sessions(domain: str, status: str | None = None) -> list[SessionSummary]:
-    """The saved sessions of ``domain``, newest first (optionally only one status)."""
-    with KnowledgeBase.open(domain) as kb:
-        return SessionLog(kb).list(status)
-
-
-class Session:
+class Session(OutOfScopeEnding):
     """See the module docstring. Create with ``Session.start`` or ``Session.resume``."""
 
     def __init__(self, registry: ModelRegistry, kb: KnowledgeBase, session_id: int, query: str, config: SessionConfig):
@@ -60,13 +68,19 @@ class Session:
         clarifier = registry.clarifier(config.candidates, config.pace, config.shortlist_size)
         self.conversation: Conversation = clarifier.start(query, np.random.default_rng(config.seed))
         self.query = self.conversation.query
+        # the conversation as the query left it: undo replays the log from here
+        self._origin = (self.conversation.belief.log_prior.copy(), self.query, list(self.conversation.understood))
         self.ranking = None  # assistant.ranking.RankingSession while comparing
         self.phase: Phase = "clarifying"
         self.stop_reason: str | None = None
+        self.decided_reason: str | None = None  # why an answer is proposed: the ranker's stop reason, or 'user'
         self.final: FinalAnswer | None = None
+        self.rejected: FinalAnswer | None = None
+        self.rejection_reason = ""
+        self.ruled_out_labels: tuple[str, ...] = ()  # shortlisted labels the answers ruled out (not compared)
         self._pending_question: int | None = None
         self._override_stop = False
-        self.handed_off = False
+        self._applied: list[tuple[str, dict]] = []  # every entry applied so far (for undo)
 
     # ---- creating, resuming, listing -------------------------------------------------------------------
     @classmethod
@@ -87,16 +101,7 @@ class Session:
     def resume(cls, registry: ModelRegistry, session_id: int, kb: KnowledgeBase | None = None) -> Session:
         """Rebuild session ``session_id`` by replaying its log, then carry on where it stopped."""
         kb = kb or KnowledgeBase.open(registry.name)
-        record = SessionLog(kb).record(session_id)
-        if record is None:
-            raise SessionStateError(f"there is no session {session_id} in domain {registry.name!r}")
-        config = SessionConfig(**record.config)
-        if config.text_prior != registry.text_prior:
-            raise SessionStateError(
-                f"session {session_id} was started with the {config.text_prior!r} text prior, this assistant uses "
-                f"{registry.text_prior!r}: resume it with the same prior (clarify ask {registry.name} --resume "
-                f"{session_id} --prior {config.text_prior})"
-            )
+        record, config = resumable(kb, registry.name, registry.text_prior, session_id)
         session = cls(registry, kb, session_id, record.query, config)
         for kind, payload in session.log.entries(session_id, skip_kinds=("query",)):
             session._apply(kind, payload)
@@ -118,15 +123,7 @@ class Session:
         """The pending question (None outside the clarifying phase)."""
         if self.phase != "clarifying" or self._pending_question is None:
             return None
-        q = self.conversation.question(self._pending_question)
-        return QuestionView(
-            self._pending_question,
-            q.text,
-            q.kind,
-            q.options,
-            self.conversation.turn + 1,
-            self.domain.allows_not_visible(self._pending_question),
-        )
+        return QuestionView.of(self.conversation, self._pending_question)
 
     def posterior(self, k: int = 10) -> list[ShortlistItem]:
         """The k most likely labels now."""
@@ -161,18 +158,19 @@ class Session:
         """The final answer, or the ranker's current best while comparing."""
         if self.final is not None:
             return self.final
-        return None if self.ranking is None else self._answer_from_ranking()
+        return None if self.ranking is None else answer_from_ranking(self.ranking, self.conversation, self.domain)
 
     @property
     def status(self) -> str:
         return {"finished": "finished", "failed": "failed", "out_of_scope": "out_of_scope"}.get(self.phase, "active")
 
     @property
-    def nothing_fits(self) -> OutOfScopeView | None:
-        """The out-of-scope ending's view (None unless the session concluded that nothing fits)."""
-        if self.phase != "out_of_scope":
-            return None
-        return out_of_scope_view(self.conversation, self.domain.title, self.config.shortlist_size)
+    def alternatives(self) -> list:
+        """After a rejection: the other compared candidates, best first (pick one with ``choose``)."""
+        if self.phase != "rejected" or self.ranking is None:
+            return []
+        rejected = self.rejected.candidate_id if self.rejected is not None else None
+        return [self.ranking.candidates[i] for i in self.ranking.ranking() if self.ranking.candidates[i].id != rejected]
 
     def transcript(self) -> list[dict]:
         """The session's log as events (for a chat-style view and for audits)."""
@@ -205,18 +203,7 @@ class Session:
         """Why the assistant stopped asking, in words (None while it asks)."""
         if self.phase == "clarifying" or self.stop_reason is None:
             return None
-        size = self.config.shortlist_size
-        covered = self.conversation.coverage()
-        top = float(self.conversation.probs.max())
-        reasons = {
-            "confident": f"it is {covered:.0%} sure the answer is among the {size} shortlisted (best guess {top:.0%})",
-            "no_informative_question": "no question left would tell the shortlisted answers apart",
-            "no_question": "it has asked every question it has",
-            "max_turns": f"it reached its limit of {self.conversation.clarifier.config.max_turns} questions",
-            "user": "you chose to skip to the answers",
-            "out_of_scope": "nothing it knows seems to fit the question",
-        }
-        return "Stopped asking: " + reasons.get(self.stop_reason, self.stop_reason) + "."
+        return explain_stop(self.stop_reason, self.conversation, self.config.shortlist_size)
 
     def skip_to_shortlist(self) -> None:
         """Stop asking and compare the shortlist now."""
@@ -224,48 +211,64 @@ class Session:
         self._act("skip", {})
 
     def ask_more(self) -> None:
-        """Ask another question although the agent stopped (from the comparisons, before any comparison)."""
+        """More questions although the agent stopped: before the first comparison, or after a rejection (then
+        without the rejected answer's label)."""
         if not self.can_ask_more:
-            raise SessionStateError("more questions can be asked only before the first comparison")
-        self._act("more", {})
+            raise SessionStateError("more questions can be asked before the first comparison or after a rejection")
+        payload = {"exclude": [self.rejected.label_key]} if self.phase == "rejected" and self.rejected else {}
+        self._act("more", payload)
 
     def prefer(self, choice: str) -> None:
-        """Answer the pending comparison: 'left', 'right' or 'tie'."""
+        """Answer the pending comparison: 'left', 'right', 'tie' or 'neither' (neither is relevant)."""
         pair = self.pair if self.phase == "comparing" else None
         if pair is None:
             raise SessionStateError(f"no comparison is pending (the session is {self.phase})")
         self._act("compare", {"left": pair[0].id, "right": pair[1].id, "preferred": choice})
 
+    def done(self) -> FinalAnswer:
+        """End the comparisons now: the current best is proposed ("Accept this answer?"), not accepted."""
+        if self.phase != "comparing":
+            raise SessionStateError(f"there are no comparisons to end while {self.phase}")
+        answer = answer_from_ranking(self.ranking, self.conversation, self.domain)
+        self._act("done", {"label": answer.label_key, "candidate": answer.candidate_id})
+        return answer
+
     def accept(self) -> FinalAnswer:
-        """Accept the proposed answer ("done": allowed while comparing too)."""
-        if self.phase not in ("comparing", "decided"):
-            raise SessionStateError(f"there is no answer to accept while {self.phase}")
-        answer = self._answer_from_ranking()
-        self._act("accept", {"label": answer.label_key, "text": answer.text})
+        """Accept the proposed answer."""
+        if self.phase != "decided":
+            raise SessionStateError(f"there is no proposed answer to accept while {self.phase}")
+        answer = answer_from_ranking(self.ranking, self.conversation, self.domain)
+        self._act("accept", {"label": answer.label_key, "text": answer.text, "candidate": answer.candidate_id})
         return answer
 
     def reject(self, reason: str = "") -> None:
-        """The user rejects the proposed answer: the session is logged as a failure."""
-        if self.phase in ("finished", "failed"):
-            raise SessionStateError(f"the session is already {self.phase}")
-        self._act("reject", {"reason": reason})
+        """The proposed answer is not it: then ``choose`` another, ``ask_more`` or ``give_up``."""
+        if self.phase != "decided":
+            raise SessionStateError(f"there is no proposed answer to reject while {self.phase}")
+        answer = answer_from_ranking(self.ranking, self.conversation, self.domain)
+        self._act("reject", {"reason": reason, "label": answer.label_key, "candidate": answer.candidate_id})
 
-    def show_closest(self) -> None:
-        """Out of scope, but the person wants to see the closest answers anyway: compare the shortlist."""
-        self._need("out_of_scope")
-        self._act("anyway", {})
+    def choose(self, candidate_id: str) -> FinalAnswer:
+        """After a rejection: take another compared candidate as the answer."""
+        if self.phase != "rejected":
+            raise SessionStateError(f"another answer can be picked only after a rejection, not while {self.phase}")
+        if candidate_id not in {c.id for c in self.alternatives}:
+            raise ConfigError(f"{candidate_id!r} is not one of the other shortlisted answers")
+        self._act("choose", {"candidate": candidate_id, "label": label_key(candidate_id)})
+        return self.final
 
-    def hand_off(self, note: str = "") -> None:
-        """Out of scope: pass the question on to a person (it goes to the export of unanswered questions)."""
-        self._need("out_of_scope")
-        if self.handed_off:
-            raise SessionStateError("this question was already handed on")
-        closest = [item.label.key for item in self.conversation.shortlist(self.config.shortlist_size)]
-        self._act("handoff", {"query": self.query, "note": " ".join(note.split()), "closest": closest})
+    def give_up(self) -> None:
+        """After a rejection: end without an answer (the session is logged as failed)."""
+        if self.phase != "rejected":
+            raise SessionStateError(f"giving up is for after a rejection, not while {self.phase}")
+        self._act("give_up", {})
 
     @property
     def can_ask_more(self) -> bool:
-        """Whether ``ask_more`` is allowed now: the agent stopped and no comparison was made yet."""
+        """Whether ``ask_more`` is allowed now: the agent stopped and no comparison was made yet, or the
+        person rejected the proposed answer."""
+        if self.phase == "rejected":
+            return not self.conversation.excluded.all()
         return self.phase in ("comparing", "decided") and not self.comparisons
 
     @property
@@ -275,21 +278,13 @@ class Session:
 
     @property
     def can_undo(self) -> bool:
-        """Whether ``undo`` has something to take back now."""
-        if self.phase in ("finished", "failed"):
-            return False
-        if self.phase == "clarifying":
-            return self.conversation.can_undo
-        return bool(self.comparisons or self.conversation.can_undo or self.stop_reason == "user")
+        """Whether ``undo`` has something to take back now (any action of the person's, in every phase)."""
+        return any(kind in USER_ACTIONS for kind, _ in self._applied)
 
     def undo(self) -> None:
-        """Take back the last answer or comparison, stepping back across phases (not after the end)."""
-        if self.phase in ("finished", "failed"):
-            raise SessionStateError(f"the session is {self.phase}; start a new one instead")
+        """Take back the last action (an answer, a comparison, a decision), stepping back across phases."""
         if not self.can_undo:
-            if self.phase == "clarifying":
-                raise SessionStateError("there is nothing to undo yet")
-            raise SessionStateError("there is nothing to undo: ask for more questions instead")
+            raise SessionStateError("there is nothing to undo yet")
         self._act("undo", {"phase": self.phase})
 
     # ---- the state machine ----------------------------------------------------------------------------------
@@ -309,40 +304,55 @@ class Session:
         self._advance()
 
     def _advance(self) -> None:
-        """Automatic decisions after an action: the next question, or stop -> compare, or ranker done."""
-        if self.phase == "clarifying":
-            self._pending_question = self.conversation.next_question(override_stop=self._override_stop)
-            self._override_stop = False
-            if self._pending_question is None and self.conversation.stop_reason == "out_of_scope":
-                payload = {
-                    "reason": "out_of_scope",
-                    "probability": round(self.conversation.out_of_scope_probability(), 4),
-                }
-                self._apply("out_of_scope", payload)
-                self._log("out_of_scope", payload)
-            elif self._pending_question is None:
-                reason = self.stop_reason or self.conversation.stop_reason or "confident"
-                ranking = self._shortlist_ranking()
-                payload = {
-                    "reason": reason,
-                    "coverage": round(self.conversation.coverage(), 4),
-                    "top": round(float(self.conversation.probs.max()), 4),
-                    "ranking": ranking.to_dict(),
-                }
-                self._apply("stop", payload, ranking)
-                self._log("stop", payload)
-        if self.phase == "comparing" and self.ranking.stopped:
-            payload = {"reason": self.ranking.stop_reason}
-            self._apply("decided", payload)
-            self._log("decided", payload)
+        """Automatic decisions after an action: the next question, or stop -> compare, or ranker done, or
+        (every candidate ruled out) back to the questions without them."""
+        for _ in range(3):  # back to the questions at most once per action, then a new shortlist
+            if self.phase == "clarifying":
+                self._pending_question = self.conversation.next_question(override_stop=self._override_stop)
+                self._override_stop = False
+                if self._pending_question is None and self._out_of_scope_decision():
+                    return
+                if self._pending_question is None:
+                    reason = self.stop_reason or self.conversation.stop_reason or "confident"
+                    ranking = self._shortlist_ranking()
+                    if ranking is None:  # every label is excluded: nothing is left to compare
+                        self._decide("exhausted", {})
+                        return
+                    payload = {
+                        "reason": reason,
+                        "coverage": round(self.conversation.coverage(), 4),
+                        "top": round(float(self.conversation.probs.max()), 4),
+                        "ruled_out": list(self.ruled_out_labels),
+                        "ranking": ranking.to_dict(),
+                    }
+                    self._apply("stop", payload, ranking)
+                    self._log("stop", payload)
+            if self.phase == "comparing" and self.ranking.stop_reason == "all ruled out":
+                keys = sorted({label_key(c.id) for c in self.ranking.candidates})
+                self._decide("back", {"exclude": keys, "reason": "all ruled out"})
+                continue
+            if self.phase == "comparing" and self.ranking.stopped:
+                self._decide("decided", {"reason": self.ranking.stop_reason})
+            return
+
+    def _decide(self, kind: str, payload: dict) -> None:
+        """An automatic decision: applied and logged like an action (a replay applies it from the log)."""
+        self._apply(kind, payload)
+        self._log(kind, payload)
 
     def _apply(self, kind: str, payload: dict, ranking=None) -> None:
         """Change the state for one log entry (live or replayed); no logging, no automatic decisions.
 
         ``ranking``: for a live 'stop', the RankingSession its payload was saved from (a replay rebuilds it
         from the payload; building it twice would fit the ranker twice)."""
+        if kind == "undo":
+            self._undo_step()
+            return
+        self._applied.append((kind, payload))
         if kind == "answer":
-            self.conversation.answer(payload["question"], payload.get("option"), payload.get("answer", "option"))
+            question = question_index(self.domain, payload)
+            if question is not None:
+                self.conversation.answer(question, payload.get("option"), payload.get("answer", "option"))
             self._override_stop = False
         elif kind == "words":
             if self.phase != "clarifying":
@@ -359,84 +369,77 @@ class Session:
             self.conversation.force_stop()
             self.ranking = ranking if ranking is not None else RankingSession.from_dict(payload["ranking"])
             self.stop_reason = payload.get("reason", "confident")
+            self.ruled_out_labels = tuple(payload.get("ruled_out", ()))
             self.phase = "comparing"
             self._pending_question = None
-        elif kind == "out_of_scope":
-            self.phase, self.stop_reason, self._pending_question = "out_of_scope", "out_of_scope", None
-            self.handed_off = False
-        elif kind == "anyway":
-            self._leave_comparing()
-            self.conversation.force_stop()
-            self.stop_reason = "user"
-        elif kind == "handoff":
-            self.handed_off = True
-        elif kind == "more":
+        elif self._apply_ending(kind, payload):
+            pass
+        elif kind in ("more", "back"):
+            exclude_labels(self.conversation, payload.get("exclude", ()))
             self._leave_comparing()
             self._override_stop = True
         elif kind == "compare":
             self.ranking.answer(payload["preferred"])
-        elif kind == "decided":
+        elif kind in ("decided", "done"):
             self.phase = "decided"
-        elif kind == "accept":
-            self.final = self._answer_from_ranking()
+            self.decided_reason = payload.get("reason", "user")
+        elif kind in ("accept", "choose"):
+            self.final = answer_from_ranking(
+                self.ranking, self.conversation, self.domain, payload.get("candidate") if kind == "choose" else None
+            )
             self.phase = "finished"
         elif kind == "reject":
-            self.final = self.proposed
+            self.rejected = answer_from_ranking(self.ranking, self.conversation, self.domain, payload.get("candidate"))
+            self.rejection_reason = payload.get("reason", "")
+            self.phase = "rejected"
+        elif kind == "exhausted":
+            self.ranking, self.rejected, self.phase = None, None, "rejected"
+        elif kind == "give_up":
             self.phase = "failed"
-        elif kind == "undo":
-            self._undo_step()
         else:
             raise SessionStateError(f"unknown session log entry {kind!r}")
 
     def _undo_step(self) -> None:
-        if self.phase in ("decided", "comparing") and self.ranking.history:
-            self.phase = "comparing"
-            self.ranking.undo()
-        elif self.phase in ("decided", "comparing", "out_of_scope"):
-            # no comparison yet (the ranker may have been sure at once): step back to the questions
-            reason = self.stop_reason
-            self._leave_comparing()
-            if reason == "user":
-                self._override_stop = True  # the user skipped: show the question they skipped again
-            else:
-                self._undo_conversation()
-        else:
-            self._undo_conversation()
+        """Rebuild the state from every entry before the last action of the person's (replayed as a resume
+        replays them, without taking new decisions: those that followed the earlier actions are entries too)."""
+        last = max((i for i, (kind, _) in enumerate(self._applied) if kind in USER_ACTIONS), default=None)
+        if last is None:
+            raise SessionStateError("there is nothing to undo yet")
+        entries = self._applied[:last]
+        self._reset()
+        for kind, payload in entries:
+            self._apply(kind, payload)
 
-    def _undo_conversation(self) -> None:
-        if isinstance(self.conversation.undo(), QueryChange):
-            self.query = self.conversation.query
+    def _reset(self) -> None:
+        """The state right after the query (as typed: words added later are entries too)."""
+        log_prior, query, understood = self._origin
+        self.conversation = Conversation(
+            self.conversation.clarifier, log_prior, query, np.random.default_rng(self.config.seed), understood
+        )
+        self.query = query
+        self.ranking = None
+        self.phase = "clarifying"
+        self.stop_reason = self.decided_reason = None
+        self.final = self.rejected = None
+        self.rejection_reason = ""
+        self.ruled_out_labels = ()
+        self._pending_question = None
+        self._override_stop = self.handed_off = False
+        self._applied = []
 
     def _leave_comparing(self) -> None:
         self.ranking = None
-        self.stop_reason = None
+        self.stop_reason = self.decided_reason = None
+        self.rejected = None
         self.phase = "clarifying"
         self.conversation.stopped = False
 
     def _shortlist_ranking(self):
-        from assistant.ranking import RankingSession, candidates_from_labels
-
-        items = self.conversation.shortlist(self.config.shortlist_size)
-        candidates = candidates_from_labels(
-            [it.label for it in items], [it.probability for it in items], self.query, self.registry.text_encoder
+        """The comparison phase for the labels the clarifier still considers (None: nothing left to compare)."""
+        ranking, self.ruled_out_labels = comparison_phase(
+            self.conversation, self.query, self.registry.text_encoder, self.config
         )
-        return RankingSession(
-            candidates,
-            model=self.config.ranking_model,
-            acquisition=self.config.acquisition,
-            seed=self.config.seed,
-            threshold=self.config.ranking_threshold,
-            budget=self.config.ranking_budget,
-        )
-
-    def _answer_from_ranking(self) -> FinalAnswer:
-        best = self.ranking.best()
-        key = best.id.split("#", 1)[0]
-        index = self.domain.label_index(key)
-        position = int(np.searchsorted(self.conversation.clarifier.candidates, index))
-        return FinalAnswer(
-            key, self.domain.labels[index].name, best.text, float(self.conversation.probs[position]), self.comparisons
-        )
+        return ranking
 
     def _log(self, kind: str, payload: dict) -> None:
         final = self.final.label_key if self.final is not None else None

@@ -94,6 +94,15 @@ class Belief:
         self._recompute()
         return old
 
+    def remove(self, evidence: Evidence) -> None:
+        """Take back one particular piece of evidence (not necessarily the last); recomputed from the prior."""
+        for i, ev in enumerate(self.evidence):
+            if ev is evidence:
+                del self.evidence[i]
+                self._recompute()
+                return
+        raise SessionStateError("that evidence is not part of this belief")
+
     def _recompute(self) -> None:
         log_p = self.log_prior.copy()
         for ev in self.evidence:

@@ -10,6 +10,10 @@ Answers a user can give to a question (``AnswerKind``):
 - ``probably``: an option given with less confidence: its likelihood is mixed with the uniform one;
 - ``not_sure``: no update (the question is still used up);
 - ``not_visible`` (birds): no update, and no more questions from that attribute group.
+
+Besides answers, labels can be *excluded* (the person rejected them after the comparisons): their belief
+drops to practically zero and they leave the shortlist. ``consistent_labels`` says which labels the
+answers so far do not rule out (a person looking for them would very likely have answered otherwise).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.belief import Belief, Evidence
-from assistant.clarification.out_of_scope import OutOfScopeModel
+from assistant.clarification.out_of_scope import OutOfScopeModel, conversation_log_odds
 from assistant.clarification.questions import InformationGainQuestions, Strategy, answer_distribution, information_gain
 from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, StopRule, shortlist_coverage
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
@@ -33,15 +37,13 @@ AnswerKind = Literal["option", "probably", "not_sure", "not_visible"]
 # Why a conversation stopped asking: the stop rule was confident (and the shortlist covers the answer),
 # no question left would be informative, none is left at all, the question limit, the person skipped, or
 # nothing fits: the out-of-scope hypothesis reached its threshold (clarification.out_of_scope).
-STOP_REASONS: tuple[str, ...] = (
-    "confident",
-    "no_informative_question",
-    "no_question",
-    "max_turns",
-    "user",
-    "out_of_scope",
-)
+STOP_REASONS = ("confident", "no_informative_question", "no_question", "max_turns", "user", "out_of_scope")
 ANSWER_KINDS: tuple[str, ...] = ("option", "probably", "not_sure", "not_visible")
+# An excluded label keeps e^-30 of its belief: out of every shortlist, yet the belief stays finite.
+EXCLUDED_LOG_LIKELIHOOD = -30.0
+# A label is ruled out by an answer the answer model gives less than this chance for it (a "probably"
+# answer, given with less certainty, by one below the lower bound).
+RULED_OUT_BELOW = {"option": 0.25, "probably": 0.1}
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,30 @@ class AnswerRecord:
     question: int
     option: int | None
     kind: str
+
+
+# A question is a few words; a pasted document (or a 10 MB hostile string) would take the priors tens of
+# seconds and be stored whole in the session log.
+MAX_QUERY_CHARS = 1000
+
+
+def check_query(query: str) -> str:
+    """``query`` stripped, or EmptyQueryError / ConfigError saying why it cannot start a conversation: it is
+    empty, has no letters or digits in any script, or is longer than ``MAX_QUERY_CHARS``."""
+    text = (query or "").strip()
+    if not text:
+        raise EmptyQueryError("the question is empty: type a few words about what you are looking for")
+    if len(text) > MAX_QUERY_CHARS:
+        raise ConfigError(
+            f"the question is {len(text):,} characters long; Clarify reads at most {MAX_QUERY_CHARS:,}: type the gist "
+            "in a few words"
+        )
+    if not any(ch.isalnum() for ch in text):
+        raise EmptyQueryError(
+            f"the question {text[:40]!r} has no words (only punctuation or symbols): type a few words about what you "
+            "are looking for"
+        )
+    return text
 
 
 @dataclass(frozen=True)
@@ -134,11 +160,10 @@ class Clarifier:
         )
 
     def start(self, query: str, rng: np.random.Generator | None = None) -> Conversation:
-        """Open a conversation for the user's initial ``query``."""
-        if not query or not query.strip():
-            raise EmptyQueryError("the question is empty: type a few words about what you are looking for")
-        scores = self.prior.scores([query.strip()])[0]
-        return self.start_from_scores(scores, query.strip(), rng)
+        """Open a conversation for the user's initial ``query`` (see ``check_query``)."""
+        query = check_query(query)
+        scores = self.prior.scores([query])[0]
+        return self.start_from_scores(scores, query, rng)
 
     def start_from_scores(
         self, scores: np.ndarray, query: str = "", rng: np.random.Generator | None = None
@@ -183,6 +208,8 @@ class Conversation:
         self.answers: list[AnswerRecord] = []
         self.query_changes: list[QueryChange] = []
         self._steps: list[str] = []  # "answer" or "query", in order, so that undo takes back the last one
+        self._evidence: list[Evidence] = []  # one per answer, to take exactly that one back
+        self.excluded = np.zeros(len(log_prior), dtype=bool)
         self.stopped = False
         self.stop_reason: str | None = None  # why it stopped (``STOP_REASONS``), once it has
 
@@ -217,31 +244,10 @@ class Conversation:
             return 0.0
         return max(0.0, float(information_gain(self.clarifier.model, self.probs)[available].max()))
 
-    def out_of_scope_log_odds(self) -> float | None:
-        """Log-odds that the query is out of scope (None without an out-of-scope model): the prior's, plus
-        each answer's log P(r | out of scope) minus the log marginal likelihood of the answers in scope."""
-        model = self.clarifier.out_of_scope
-        if model is None:
-            return None
-        log_prior = self.belief.log_prior
-        in_scope = log_prior.copy()
-        out = 0.0
-        table = self.clarifier.out_of_scope_answers
-        softness = self.clarifier.config.softness
-        for evidence in self.belief.evidence:
-            if evidence.log_likelihood is None or evidence.option is None:
-                continue
-            in_scope += evidence.log_likelihood
-            s = 1.0 if evidence.kind == "option" else softness
-            n_options = len(self.question(evidence.question).options)
-            out += math.log(s * table[evidence.question, evidence.option] + (1.0 - s) / n_options)
-        top = in_scope.max()
-        in_scope_marginal = top + math.log(np.exp(in_scope - top).sum())
-        return float(model.prior_log_odds(log_prior)) + out - in_scope_marginal
-
     def out_of_scope_probability(self) -> float | None:
-        """P(none of the labels fits | query, answers), or None without an out-of-scope model."""
-        log_odds = self.out_of_scope_log_odds()
+        """P(none of the labels fits | query, answers), or None without an out-of-scope model (the log-odds:
+        ``assistant.clarification.out_of_scope.conversation_log_odds``)."""
+        log_odds = conversation_log_odds(self)
         return None if log_odds is None else 1.0 / (1.0 + math.exp(-min(max(log_odds, -700.0), 700.0)))
 
     @property
@@ -326,6 +332,7 @@ class Conversation:
         self.query_free.update(evidence)
         self.asked[question] = True
         self.answers.append(AnswerRecord(question, option, kind))
+        self._evidence.append(evidence)
         self._steps.append("answer")
         self.stopped, self.stop_reason = False, None
 
@@ -348,12 +355,35 @@ class Conversation:
         self.stopped, self.stop_reason = False, None
         return change
 
+    def exclude(self, positions: np.ndarray | list[int]) -> None:
+        """Rule out the candidates at ``positions`` (the person rejected them): they leave the shortlist."""
+        positions = np.asarray(positions, dtype=np.int64)
+        fresh = positions[~self.excluded[positions]]
+        if fresh.size == 0:
+            return
+        log_likelihood = np.zeros(len(self.excluded))
+        log_likelihood[fresh] = EXCLUDED_LOG_LIKELIHOOD
+        evidence = Evidence(-1, None, "exclude", log_likelihood)
+        self.belief.update(evidence)
+        self.query_free.update(evidence)
+        self.excluded[fresh] = True
+        self.stopped, self.stop_reason = False, None
+
+    def consistent_labels(self) -> np.ndarray:
+        """[Y] bool: candidates that no answer so far rules out (see ``RULED_OUT_BELOW``), and not excluded."""
+        ok = ~self.excluded
+        model = self.clarifier.model
+        for record in self.answers:
+            if record.kind in RULED_OUT_BELOW and record.option is not None:
+                ok &= model.likelihood(record.question, record.option, 1.0) >= RULED_OUT_BELOW[record.kind]
+        return ok
+
     @property
     def can_undo(self) -> bool:
         return bool(self._steps)
 
     def undo(self) -> AnswerRecord | QueryChange:
-        """Take back the last answer or added words; the posterior is recomputed exactly."""
+        """Take back the last answer or added words (exclusions stay); the posterior is recomputed exactly."""
         if not self._steps:
             raise SessionStateError("there is no answer to undo")
         if self._steps.pop() == "query":
@@ -364,8 +394,9 @@ class Conversation:
             self.stopped, self.stop_reason = False, None
             return change
         last = self.answers.pop()
-        self.belief.undo()
-        self.query_free.undo()
+        evidence = self._evidence.pop()
+        self.belief.remove(evidence)
+        self.query_free.remove(evidence)
         self.asked[last.question] = False
         if last.kind == "not_visible":
             self.retired_groups.remove(int(self.clarifier.group_index[last.question]))
@@ -376,10 +407,11 @@ class Conversation:
     def shortlist(self, k: int | None = None) -> list[ShortlistItem]:
         """The k most likely candidates, most likely first."""
         k = k or self.clarifier.config.shortlist_size
-        idx, probs = self.belief.top_k(k)
+        idx, probs = self.belief.top_k(k + int(self.excluded.sum()))
         labels = self.clarifier.domain.labels
         cands = self.clarifier.candidates
-        return [ShortlistItem(int(cands[i]), labels[int(cands[i])], float(p)) for i, p in zip(idx, probs)]
+        kept = [(i, p) for i, p in zip(idx, probs) if not self.excluded[i]][:k]
+        return [ShortlistItem(int(cands[i]), labels[int(cands[i])], float(p)) for i, p in kept]
 
     def ranking(self, k: int) -> np.ndarray:
         """Domain label indices of the k most likely candidates (for evaluation)."""

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from assistant.clarification.stopping import LearnedPolicy
-from assistant.errors import from_model_errors
+from assistant.errors import ModelMissingError, from_model_errors
 from models.checkpoint import load_checkpoint, save_checkpoint
 from models.policy_net import StopPolicyNet
 
@@ -42,10 +42,16 @@ def load_policy(path: str | Path, data: str | None = None, fix: str = "") -> Loa
     other data than ``data`` describes."""
     with from_model_errors(fix):
         state, sidecar = load_checkpoint(path, data)
-    config = sidecar["config"]["net"]
-    net = StopPolicyNet(config["top_k"], config["hidden"])
-    net.load_state_dict({k.removeprefix("net."): v for k, v in state.items() if k.startswith("net.")})
+    try:
+        config = sidecar["config"]["net"]
+        net = StopPolicyNet(int(config["top_k"]), int(config["hidden"]))
+        net.load_state_dict({k.removeprefix("net."): v for k, v in state.items() if k.startswith("net.")})
+        lam, w, b = float(state["lam"]), float(state["w"]), state["b"].numpy()
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:  # a sidecar or .pt of something else
+        raise ModelMissingError(
+            f"{Path(path).with_suffix('.pt')} is not a STOP/ASK policy of this version ({type(exc).__name__}: "
+            f"{str(exc)[:120]}): delete it and retrain" + (f" ({fix})" if fix else "")
+        ) from exc
     net.eval()
-    return LoadedPolicy(
-        LearnedPolicy(net), float(state["lam"]), float(state["w"]), state["b"].numpy(), sidecar.get("metrics", {})
-    )
+    metrics = sidecar.get("metrics")
+    return LoadedPolicy(LearnedPolicy(net), lam, w, b, metrics if isinstance(metrics, dict) else {})

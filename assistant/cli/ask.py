@@ -1,4 +1,5 @@
-"""`clarify ask`: a session in the terminal (questions, shortlist, comparisons, answer, or "nothing fits")."""
+"""`clarify ask NAME QUERY`: a conversation in the terminal (questions, shortlist, comparisons, an answer), or
+JSON events with one answer token per input line (--json-lines)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import sys
 
 import click
 
-from assistant.app.registry import ModelRegistry
-from assistant.cli.engine import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION
+from assistant.app.domains import ready_registry
+from assistant.app.summaries import faq_answers
+from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
 
@@ -23,10 +25,11 @@ def clarify_keys(not_visible: bool = False) -> str:
 
 CLARIFY_KEYS = clarify_keys(True)
 COMPARE_KEYS = (
-    "1 = left is better, 2 = right is better, t = equally good, a = add words, m = ask me more, u = undo, "
-    "d = done, q = quit"
+    "1 = left is better, 2 = right is better, t = equally good, n = neither is relevant, a = add words, u = undo, "
+    "m = ask me more, d = done (propose the current best), q = quit"
 )
-DECIDE_KEYS = "y = accept, n = reject, u = undo, q = quit"
+DECIDE_KEYS = "y = accept, n [why] = reject, u = undo, q = quit"
+REJECTED_KEYS = "<number> = take that answer instead, m = more questions without it, g = give up, u = undo, q = quit"
 NOTHING_FITS_KEYS = (
     "a = say it differently, c = show the closest answers anyway, h = hand it on to a person, u = undo, q = quit"
 )
@@ -39,7 +42,7 @@ NOTHING_FITS_KEYS = (
 @click.option("--resume", "resume_id", type=int, help="Continue the saved session with this id.")
 @click.option("--no-compare", is_flag=True, help="Stop at the shortlist instead of comparing candidates.")
 @click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
-@click.option("--top", default=5, show_default=True, help="Length of the shortlist shown.")
+@click.option("--top", type=click.IntRange(1, 100), default=5, show_default=True, help="Length of the shortlist shown.")
 @PRIOR_OPTION
 @PACE_OPTION
 def ask_command(
@@ -57,16 +60,22 @@ def ask_command(
 
     Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    from assistant.app.session import Session, SessionConfig
+    from assistant.app.session import Session, SessionConfig, open_session_log
 
-    registry = ModelRegistry(name, text_prior=text_prior)
-    if resume_id is not None:
-        session = Session.resume(registry, resume_id)
-    elif query:
-        config = SessionConfig(candidates=candidates, shortlist_size=top, pace=pace)
-        session = Session.start(registry, query, config)
-    else:
+    if resume_id is None and query is None:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
+    if hasattr(sys.stdin, "reconfigure"):  # a stray non-UTF-8 byte is an unknown answer, not a crash
+        sys.stdin.reconfigure(errors="replace")
+    # a fresh home: build the domain and install (or train) its models first, with progress on stderr
+    registry = run_with_progress(ready_registry(name, candidates, text_prior), f"preparing {name}")
+    kb = open_session_log(name)
+    # another program (an import) may hold the write lock: each answer then waits for it, and says so
+    kb.on_busy = lambda message: click.echo(f"note: {message}", err=True)
+    if resume_id is not None:
+        session = Session.resume(registry, resume_id, kb)
+    else:
+        config = SessionConfig(candidates=candidates, shortlist_size=top, pace=pace)
+        session = Session.start(registry, query, config, kb)
 
     def emit(event: dict) -> None:
         click.echo(json.dumps(event) if json_lines else _render(event))
@@ -116,13 +125,29 @@ def ask_command(
             emit(
                 {"type": "pair", "left": _candidate(left), "right": _candidate(right), "confidence": session.confidence}
             )
+        elif session.phase == "rejected":
+            others = [_candidate(c) for c in session.alternatives]
+            emit({"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more})
         else:  # decided
             proposal = session.proposed
-            emit({"type": "proposal", "label": proposal.label_name, "key": proposal.label_key, "text": proposal.text})
+            answers = faq_answers(session)
+            emit(
+                {
+                    "type": "proposal",
+                    "label": proposal.label_name,
+                    "key": proposal.label_key,
+                    "text": proposal.text,
+                    "chance": proposal.chance,
+                    "answers": len(answers[2]) if answers else 1,
+                }
+            )
         line = sys.stdin.readline()
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
             return
+        if line.strip().lower() == "s" and session.phase == "decided":
+            _summarize_answers(session, name, json_lines, emit)
+            continue
         token = line.strip()
         if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
             click.echo("   Words to add (what else can you say about it?):")
@@ -139,9 +164,12 @@ def ask_command(
         except (ValueError, IndexError):
             view = session.question
             clarify = clarify_keys(view is not None and view.allows_not_visible)
-            keys = {"clarifying": clarify, "comparing": COMPARE_KEYS, "out_of_scope": NOTHING_FITS_KEYS}.get(
-                session.phase, DECIDE_KEYS
-            )
+            keys = {
+                "clarifying": clarify,
+                "comparing": COMPARE_KEYS,
+                "rejected": REJECTED_KEYS,
+                "out_of_scope": NOTHING_FITS_KEYS,
+            }.get(session.phase, DECIDE_KEYS)
             emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
     final = session.final
     emit(
@@ -158,19 +186,41 @@ def ask_command(
     )
 
 
+def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
+    """`s` at the proposal: compare summaries of the proposed FAQ's answers (query-focused), saved as a summary
+    session of the same domain; then back to the proposal."""
+    from assistant.app.summaries import SummaryLog, answers_topic_of, open_session_job
+    from assistant.cli.summarize import compare_loop
+
+    found = faq_answers(session)
+    if found is None:
+        emit({"type": "error", "message": "this answer has a single text: there is nothing to summarise"})
+        return
+    if json_lines:
+        emit({"type": "error", "message": "summaries need the terminal: run `clarify ask` without --json-lines"})
+        return
+    topic = answers_topic_of(*found)
+    summary = run_with_progress(open_session_job(topic), "preparing candidate summaries")
+    log = SummaryLog.start(domain, summary)
+    click.echo(f"Summarizing the {len(found[2])} answers of {found[0]!r} (summary session {log.id})")
+    compare_loop(summary)
+    click.echo(f"saved as summary session {log.id}; back to the answer")
+
+
 def _act(session, line: str) -> None:
-    """Apply one terminal answer line to the session (raises ValueError for an unknown token). "a WORDS"
-    adds words to the query in any phase before the comparisons."""
-    token = line.lower()
-    if token == "a" or token.startswith("a "):
-        session.add_words(line[1:].strip())
+    """Apply one terminal answer to the session (raises ValueError for an unknown one). "a WORDS" adds words
+    to the query in any phase before the comparisons."""
+    token, _, rest = line.partition(" ")
+    token = token.lower()
+    if token == "a":
+        session.add_words(rest.strip())
     elif token == "u":
         session.undo()
     elif session.phase == "out_of_scope":
         if token == "c":
             session.show_closest()
-        elif token == "h" or token.startswith("h "):
-            session.hand_off(line[1:].strip())
+        elif token == "h":
+            session.hand_off(rest.strip())
         else:
             raise ValueError(token)
     elif session.phase == "clarifying":
@@ -184,19 +234,26 @@ def _act(session, line: str) -> None:
             kind = "probably" if token.startswith("p") else "option"
             session.answer(int(token.removeprefix("p")) - 1, kind)
     elif session.phase == "comparing":
-        choices = {"1": "left", "2": "right", "t": "tie"}
+        choices = {"1": "left", "2": "right", "t": "tie", "n": "neither"}
         if token in choices:
             session.prefer(choices[token])
         elif token == "m":
             session.ask_more()
         elif token == "d":
-            session.accept()
+            session.done()
         else:
             raise ValueError(token)
-    elif token in ("y", "d"):
+    elif session.phase == "rejected":
+        if token == "m":
+            session.ask_more()
+        elif token == "g":
+            session.give_up()
+        else:
+            session.choose(session.alternatives[int(token) - 1].id)
+    elif token == "y":
         session.accept()
     elif token == "n":
-        session.reject("rejected in the terminal")
+        session.reject(rest.strip())
     else:
         raise ValueError(token)
 
@@ -230,12 +287,22 @@ def _render(event: dict) -> str:
     if kind == "pair":
         left, right = event["left"], event["right"]
         return (
-            f"\nWhich is better? (confidence in the current best: {event['confidence']:.0%})\n"
+            f"\nWhich answer is better? (Clarify is {event['confidence']:.0%} sure of its current best)\n"
             f"  [1] {left['title']}: {_short(left['text'])}\n  [2] {right['title']}: {_short(right['text'])}\n"
             f"   ({COMPARE_KEYS})"
         )
     if kind == "proposal":
-        return f"\nAnswer: {event['label']}\n  {_short(event['text'], 600)}\n   ({DECIDE_KEYS})"
+        chance = f" ({event['chance']:.0%} sure it is the best one)" if event.get("chance") is not None else ""
+        several = event.get("answers", 1) > 1
+        summarize = f", s = summarize these {event['answers']} answers" if several else ""
+        return (
+            f"\nProposed answer: {event['label']}{chance}\n  {_short(event['text'], 600)}\n"
+            f"Accept this answer? ({DECIDE_KEYS}{summarize})"
+        )
+    if kind == "rejected":
+        lines = ["\nRejected. Take another of the compared answers, ask more questions, or give up:"]
+        lines += [f"  [{i + 1}] {c['title']}: {_short(c['text'], 160)}" for i, c in enumerate(event["alternatives"])]
+        return "\n".join([*lines, f"   ({REJECTED_KEYS})"])
     if kind == "out_of_scope":
         lines = [f"\n{event['message']}"]
         if event["help_topics"]:

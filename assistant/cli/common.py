@@ -9,14 +9,19 @@ prints nothing (a quick command's output stays its answer).
 from __future__ import annotations
 
 import json
+import math
+import os
 import sys
 import time
 from collections.abc import Generator
+from pathlib import Path
 from typing import TextIO, TypeVar
 
 import click
 from tqdm import tqdm
 
+from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS
+from assistant.errors import ConfigError
 from assistant.progress import Progress, run_job
 
 T = TypeVar("T")
@@ -44,6 +49,7 @@ class ProgressLog:
         self.last_line = -float("inf")
         self.stage: str | None = None
         self.stage_start = self.start
+        self.stage_step = 0
 
     @staticmethod
     def _stage(message: str) -> str:
@@ -53,8 +59,8 @@ class ProgressLog:
         now = time.monotonic()
         stage = self._stage(p.message)
         new_stage = stage != self.stage
-        if new_stage:
-            self.stage, self.stage_start = stage, now
+        if new_stage:  # the ETA of a stage counts from its first record: the steps before it came at once
+            self.stage, self.stage_start, self.stage_step = stage, now, p.step
         if now - self.start < self.after:
             return
         if not new_stage and now - self.last_line < self.every and not (p.total and p.step >= p.total):
@@ -63,8 +69,8 @@ class ProgressLog:
         elapsed = now - self.start
         where = f"{p.step}/{p.total}" if p.total > 0 else f"{p.step}"
         eta = ""
-        if p.total > 0 and 0 < p.step < p.total:
-            rate = (now - self.stage_start) / max(p.step, 1)
+        if p.total > 0 and self.stage_step < p.step < p.total:
+            rate = (now - self.stage_start) / (p.step - self.stage_step)
             eta = f", about {rate * (p.total - p.step):.0f} s left"
         line = f"{self.label}: {p.message} [{where}, {elapsed:.0f} s{eta}] {_metrics(p)}".rstrip()
         print(line, file=self.stream, flush=True)
@@ -94,3 +100,79 @@ def run_with_progress(job: Generator[Progress, None, T], label: str, quiet: bool
 
 def echo_json(data: object) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False))
+
+
+def check_output(path: str | Path | None, option: str, create_folders: bool = False) -> None:
+    """Refuse an output file that cannot be written, before the work that fills it: the path must not be a
+    folder, and its folder must exist (or, with ``create_folders``, be creatable) and be writable."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{option} {path}: that is a folder; give a file name such as {path / 'out'}")
+    folder = path.parent
+    if create_folders:
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist; create it first"
+        raise ConfigError(f"{option} {path}: {folder} {what}")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError(f"{option} {path}: cannot write there (permission denied); choose another place")
+
+
+class FiniteFloat(click.ParamType):
+    """A float that must be finite ('nan' and 'inf' parse as floats) and lie in [min, max]."""
+
+    name = "number"
+
+    def __init__(self, min: float | None = None, max: float | None = None) -> None:
+        self.min, self.max = min, max
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError, OverflowError):
+            self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
+            low = "" if self.min is None else f"{self.min:g}"
+            high = "" if self.max is None else f"{self.max:g}"
+            self.fail(f"{number:g} is not in the range [{low}, {high}]", param, ctx)
+        return number
+
+
+# Seeds go to numpy and torch, which take non-negative integers below 2**64; 32 bits are plenty.
+SEED = click.IntRange(0, 2**32 - 1)
+# Simulated conversations per system: a million is hours of work already.
+EPISODES = click.IntRange(1, 1_000_000)
+
+
+# options that several commands share
+CANDIDATES_OPTION = click.option(
+    "--candidates",
+    type=click.Choice(CANDIDATE_SETTINGS),
+    default="all",
+    show_default=True,
+    help="Choose among all labels, or only labels that have training queries ('captioned').",
+)
+
+
+PRIOR_OPTION = click.option(
+    "--prior",
+    "text_prior",
+    type=click.Choice(TEXT_PRIORS),
+    default="sru",
+    show_default=True,
+    help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies).",
+)
+
+
+PACE_OPTION = click.option(
+    "--pace",
+    type=click.Choice(PACES),
+    default=None,
+    help="The cost of a question: 'quick' asks fewer, 'thorough' asks while a question still helps "
+    "(default: the domain's).",
+)

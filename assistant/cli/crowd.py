@@ -23,7 +23,7 @@ from assistant.app.crowd import (
     export_unanswered_job,
     import_job,
 )
-from assistant.cli.common import echo_json, run_with_progress
+from assistant.cli.common import FiniteFloat, check_output, echo_json, run_with_progress
 from assistant.errors import ValidationError
 
 MAX_PROBLEMS_SHOWN = 50
@@ -82,7 +82,7 @@ def _import_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--alpha",
-            type=float,
+            type=FiniteFloat(0),
             default=DEFAULT_ALPHA,
             show_default=True,
             help="Add-alpha smoothing of the reported answer distributions.",
@@ -201,6 +201,8 @@ def export_tasks_command(
     Columns are MTurk input variables (label, label_name, label_text, tag_1..tag_10 / question, options);
     MTurk returns them as Input.* columns, which `clarify import mturk` reads back with the answers.
     """
+    check_output(out, "--out")
+    check_output(layout, "--layout")
     summary = run_with_progress(
         export_job(domain, out, kind, per_label, per_task, include_annotated, layout), f"exporting {kind} tasks", True
     )

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats
+from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
+from assistant.app.release import RELEASE_DIR
 from assistant.cli.common import echo_json, run_with_progress
 
 
@@ -72,3 +75,24 @@ def stats(name: str, as_json: bool) -> None:
     click.echo(f"  annotations  {figures['annotations']} rows " + str(figures["annotations_by_source"]))
     click.echo(f"  answers      {figures['label_answers']} attached answer texts")
     click.echo(f"  imports      {figures['imports']} files; sessions {figures['sessions']}")
+
+
+@domain.command("release-models")
+@click.argument("names", nargs=-1, required=True)
+@click.option(
+    "--into",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=RELEASE_DIR,
+    show_default=True,
+    help="Folder of the release models (one sub-folder per domain).",
+)
+def release_models(names: tuple[str, ...], into: Path) -> None:
+    """Train the release models of bundled domains NAMES from fixed seeds and write them, with a manifest,
+    into the package (run it in a fresh CLARIFY_HOME: `make release-models` does)."""
+    for name in names:
+        manifest = run_with_progress(release_job(name, into), f"release models of {name}")
+        size = sum(f["bytes"] for f in manifest["files"].values())
+        click.echo(
+            f"{name}: {len(manifest['files'])} files, {size / 1e6:.2f} MB, trained in "
+            f"{manifest['training_seconds']:.0f} s -> {into / name}"
+        )

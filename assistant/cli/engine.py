@@ -1,4 +1,4 @@
-"""`clarify prepare | train encoder | train policy | evaluate | ask`."""
+"""`clarify prepare | train encoder | train policy | evaluate` (`ask` is in assistant.cli.ask)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from assistant.app.domains import prepare
-from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS, VARIANTS, ModelRegistry
+from assistant.app.registry import VARIANTS, ModelRegistry
 from assistant.app.research import (
     SYSTEMS,
     PolicyConfig,
@@ -23,45 +23,30 @@ from assistant.app.research import (
     tune_coverage_job,
 )
 from assistant.cli import out_of_scope as oos_cli
-from assistant.cli.common import run_with_progress
+from assistant.cli.common import (
+    CANDIDATES_OPTION,
+    EPISODES,
+    PACE_OPTION,
+    PRIOR_OPTION,
+    SEED,
+    FiniteFloat,
+    check_output,
+    run_with_progress,
+)
 from assistant.errors import ConfigError
-
-CANDIDATES_OPTION = click.option(
-    "--candidates",
-    type=click.Choice(CANDIDATE_SETTINGS),
-    default="all",
-    show_default=True,
-    help="Choose among all labels, or only labels that have training queries ('captioned').",
-)
-
-
-PRIOR_OPTION = click.option(
-    "--prior",
-    "text_prior",
-    type=click.Choice(TEXT_PRIORS),
-    default="sru",
-    show_default=True,
-    help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies).",
-)
-
-
-PACE_OPTION = click.option(
-    "--pace",
-    type=click.Choice(PACES),
-    default=None,
-    help="The cost of a question: 'quick' asks fewer, 'thorough' asks while a question still helps "
-    "(default: the domain's).",
-)
 
 
 @click.command("prepare")
 @click.argument("name")
-@click.option("--seed", default=0, show_default=True, help="Seed for training.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for training.")
 @PRIOR_OPTION
 def prepare_command(name: str, seed: int, text_prior: str) -> None:
     """Build domain NAME if needed and train whatever model is missing (cached in CLARIFY_HOME)."""
-    trained = run_with_progress(prepare(name, seed=seed, text_prior=text_prior), f"preparing {name}")
-    click.echo(f"{name} is ready" + (f" (trained: {', '.join(trained)})" if trained else " (nothing to train)"))
+    done = run_with_progress(prepare(name, seed=seed, text_prior=text_prior), f"preparing {name}")
+    trained = [item for item in done if item != "release models"]
+    notes = ["using the release models shipped with Clarify"] if "release models" in done else []
+    notes += [f"trained: {', '.join(trained)}"] if trained else []
+    click.echo(f"{name} is ready ({'; '.join(notes) or 'nothing to train'})")
 
 
 @click.group("train")
@@ -71,7 +56,7 @@ def train() -> None:
 
 @train.command("encoder")
 @click.argument("name")
-@click.option("--seed", default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 def train_encoder_command(name: str, seed: int) -> None:
     """Train the prior's text encoder on domain NAME (replaces the cached one)."""
     registry = ModelRegistry(name)
@@ -85,9 +70,9 @@ def train_encoder_command(name: str, seed: int) -> None:
 @click.argument("name")
 @CANDIDATES_OPTION
 @click.option("--variant", type=click.Choice(VARIANTS), default=None, help="Only this variant (default: both).")
-@click.option("--iterations", default=PolicyConfig.iterations, show_default=True)
-@click.option("--turn-reward", type=float, default=None, help="r_a: reward per question (default: the pace's).")
-@click.option("--turn-budget", type=float, default=None, help="Cap on mean questions (default: the pace's).")
+@click.option("--iterations", type=click.IntRange(1, 1_000_000), default=PolicyConfig.iterations, show_default=True)
+@click.option("--turn-reward", type=FiniteFloat(), default=None, help="r_a: reward per question (default: the pace's).")
+@click.option("--turn-budget", type=FiniteFloat(0), default=None, help="Cap on mean questions (default: the pace's).")
 @click.option(
     "--estimator",
     type=click.Choice(["expected", "reinforce"]),
@@ -95,7 +80,7 @@ def train_encoder_command(name: str, seed: int) -> None:
     show_default=True,
     help="Policy gradient: exact expectation over STOP/ASK draws, or sampled REINFORCE.",
 )
-@click.option("--seed", default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @PRIOR_OPTION
 @PACE_OPTION
 def train_policy_command(
@@ -134,8 +119,8 @@ def train_policy_command(
 
 @click.command("evaluate")
 @click.argument("name")
-@click.option("--episodes", default=2000, show_default=True, help="Simulated conversations per system.")
-@click.option("--seed", default=0, show_default=True, help="Same seed, same numbers.")
+@click.option("--episodes", type=EPISODES, default=2000, show_default=True, help="Simulated conversations per system.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Same seed, same numbers.")
 @CANDIDATES_OPTION
 @click.option(
     "--queries",
@@ -145,7 +130,7 @@ def train_policy_command(
     "with columns label, query.",
 )
 @click.option("--systems", default=",".join(SYSTEMS), show_default=True, help="Comma-separated systems to run.")
-@click.option("--max-turns", default=10, show_default=True)
+@click.option("--max-turns", type=click.IntRange(1, 100), default=10, show_default=True)
 @click.option("--json", "json_file", type=click.Path(dir_okay=False), help="Write the results as JSON.")
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False), help="Write Acc@1 vs turns as PNG.")
 @click.option("--csv", "csv_file", type=click.Path(dir_okay=False), help="Write the table as CSV.")
@@ -179,6 +164,12 @@ def evaluate_command(
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1; the out-of-scope table too)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
+    unknown = [s for s in chosen if s not in SYSTEMS]
+    if not chosen or unknown:
+        what = f"unknown system(s) {', '.join(unknown)}" if unknown else f"no system in --systems {systems!r}"
+        raise ConfigError(f"{what}: choose from {', '.join(SYSTEMS)}")
+    for path, option in ((json_file, "--json"), (csv_file, "--csv"), (plot_file, "--plot")):
+        check_output(path, option)
     levels = _noise_levels(user_noise)
     registry = ModelRegistry(name, text_prior=text_prior)
     if out_of_scope == "only":

@@ -7,6 +7,7 @@ message with exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 import click
@@ -16,17 +17,30 @@ from assistant.errors import USER_ERRORS
 
 
 class ClarifyGroup(click.Group):
-    """A click group that reports the errors meant for the person as 'error: ...' on stderr, exit code 2."""
+    """A click group that reports the errors meant for the person as 'error: ...' on stderr, exit code 2.
+
+    Errors of the machine itself (a full disk, a read-only or vanished folder, a file SQLite cannot read)
+    are reported the same way: they are not bugs, and the message says what failed."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except USER_ERRORS as exc:
-            click.echo(f"error: {exc}", err=True)
-            ctx.exit(2)
+            _fail(ctx, str(exc))
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            _fail(ctx, f"{exc.strerror or exc}{where}: check the disk space, the path and its permissions")
+        except sqlite3.DatabaseError as exc:
+            _fail(ctx, f"the knowledge base failed ({exc}): if this repeats, rebuild the domain")
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
+
+
+def _fail(ctx: click.Context, message: str) -> None:
+    """'error: <message>' on one line of stderr, exit code 2."""
+    click.echo(f"error: {' '.join(message.split())}", err=True)
+    ctx.exit(2)
 
 
 @click.group(cls=ClarifyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -59,6 +73,12 @@ def _register() -> None:
     from assistant.cli.summarize import summarize
 
     main.add_command(summarize)
+    from assistant.cli.bench import bench
+
+    main.add_command(bench)
+    from assistant.cli.learn import learn
+
+    main.add_command(learn)
 
 
 _register()

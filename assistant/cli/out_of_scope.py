@@ -9,7 +9,7 @@ import click
 
 from assistant.app.out_of_scope import evaluate_out_of_scope_job
 from assistant.app.registry import ModelRegistry
-from assistant.cli.common import run_with_progress
+from assistant.cli.common import FiniteFloat, run_with_progress
 
 OUT_OF_SCOPE_CHOICES = ("auto", "only", "no")
 COLUMNS = ("in_scope_accuracy", "oos_recall", "oos_precision", "mean_turns")
@@ -26,6 +26,7 @@ OUT_OF_SCOPE_OPTION = click.option(
 )
 OUT_OF_SCOPE_ERROR_OPTION = click.option(
     "--oos-user-error",
+    type=FiniteFloat(0.0, 1.0),
     default=0.2,
     show_default=True,
     help="Share of an out-of-scope person's answers that are not 'something else' / 'no'.",

@@ -15,7 +15,7 @@ from assistant.app.research import (
     ranking_evaluation_job,
     ranking_table,
 )
-from assistant.cli.common import run_with_progress
+from assistant.cli.common import SEED, FiniteFloat, check_output, run_with_progress
 
 _DATASET_HELP = "DATASET: " + "; ".join(f"{k} = {v}" for k, v in RANKING_DATASETS.items())
 
@@ -39,8 +39,10 @@ def rank() -> None:
 @click.option(
     "--models", default="gppl,bt,mcd,deep", show_default=True, help="Comma-separated: gppl, bt, mcd, deep, swag."
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the simulated user and every strategy.")
-@click.option("--t", "noise", type=float, default=0.3, show_default=True, help="Noise level t of the simulated user.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seeds the simulated user and every strategy.")
+@click.option(
+    "--t", "noise", type=FiniteFloat(0), default=0.3, show_default=True, help="Noise level t of the simulated user."
+)
 @click.option(
     "--split",
     type=click.Choice(["test", "dev", "train", "all"]),
@@ -82,6 +84,8 @@ def evaluate_cmd(
     step; the deep rankers (mcd, deep, swag) 0.15-0.35 s, so a full run on beer takes several minutes.
     The first run on a data set computes ROUGE-L and MiniLM embeddings once and caches them.
     """
+    check_output(json_path, "--json", create_folders=True)
+    check_output(plot_path, "--plot", create_folders=True)
     result = run_with_progress(
         ranking_evaluation_job(
             dataset,
@@ -129,8 +133,10 @@ def _show(label: str, text: str, width: int = 100, limit: int = 700) -> None:
 @click.option(
     "--budget", type=click.IntRange(1, 100), default=10, show_default=True, help="At most this many comparisons."
 )
-@click.option("--threshold", type=float, default=0.9, show_default=True, help="Stop when P(best is best) exceeds it.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--threshold", type=FiniteFloat(0, 1), default=0.9, show_default=True, help="Stop when P(best is best) exceeds it."
+)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option(
     "--data-dir", type=click.Path(file_okay=False), default=None, help="Shared data folder (semeval, wikiqa)."
 )
@@ -161,7 +167,13 @@ def demo_cmd(
         click.echo(f"comparison {len(session.history) + 1} (P(best is best) = {session.confidence:.2f})")
         _show("[1]", cands[left].text)
         _show("[2]", cands[right].text)
-        choice = click.prompt("better? 1 / 2 / t(ie) / u(ndo) / q(uit)", type=click.Choice(["1", "2", "t", "u", "q"]))
+        try:
+            choice = click.prompt(
+                "better? 1 / 2 / t(ie) / u(ndo) / q(uit)", type=click.Choice(["1", "2", "t", "u", "q"])
+            )
+        except click.Abort:  # end of input (a closed pipe, Ctrl+D): like q
+            click.echo("")
+            choice = "q"
         if choice == "q":
             break
         if choice == "u":

@@ -1,6 +1,7 @@
 """`clarify summarize FILES... [--question TEXT]` and its subcommands: compare candidate summaries in the
 terminal (like `rank demo`), `evaluate` BO's summary-rating protocol on DUC, `rl` the RL summary table,
-`rlqa` the RLQA protocol, `sessions` the saved sessions."""
+`rlqa` the RLQA protocol, `sessions` the saved sessions. Sessions are saved turn by turn in a domain's
+session log (--domain, faq by default) and resumed with --resume ID."""
 
 from __future__ import annotations
 
@@ -11,22 +12,28 @@ from pathlib import Path
 import click
 
 from assistant.app.summaries import (
+    RLSettings,
+    SummaryLog,
     SummarySettings,
     bundled_clusters,
+    list_summary_sessions,
     load_topic,
     open_session_job,
+    open_session_log,
     plot_ndcg,
-    resume_session_job,
+    resume_job,
     rl_summaries_job,
     rlqa_evaluation_job,
     rlqa_session_job,
-    save_session,
-    sessions_dir,
     summaries_rating_job,
     summaries_rating_table,
 )
-from assistant.cli.common import run_with_progress
+from assistant.cli.common import SEED, check_output, run_with_progress
 from assistant.errors import ConfigError
+
+DOMAIN_OPTION = click.option(
+    "--domain", default="faq", show_default=True, help="The (built) domain whose session log keeps the session."
+)
 
 
 class _DefaultToCompare(click.Group):
@@ -45,6 +52,7 @@ def summarize() -> None:
     \b
     clarify summarize docs/ --question "what happened?"     compare summaries of your .txt files
     clarify summarize --bundled multiling/M000               a bundled cluster (see --list)
+    clarify summarize --resume 12                            continue saved session 12
     clarify summarize evaluate duc2001 --interactions 20     BO's protocol on DUC (evaluation data)
     """
 
@@ -54,8 +62,59 @@ def _show(label: str, text: str, width: int = 100) -> None:
     click.echo(textwrap.fill(text, width=width, initial_indent="  ", subsequent_indent="  "))
 
 
-def _save(session) -> None:
-    click.echo(f"saved as {save_session(session)} (resume with --resume)")
+def rl_settings(episodes: int) -> RLSettings:
+    """``episodes`` replays of candidates (the agent's own episodes are off: see assistant.summarization.rl)."""
+    return RLSettings(replay_episodes=episodes)
+
+
+def compare_loop(session, better: bool = True, episodes: int = 2000) -> None:
+    """The terminal comparison loop (also `clarify ask`'s "summarize these answers"): 1 / 2 / t / u / q, then
+    the best summary, "write a better one", and accepting one of them."""
+    click.echo(f"{len(session.prepared.candidates)} candidate summaries of {len(session.prepared.table)} sentences")
+    while (pair := session.next_pair()) is not None:
+        left, right = pair
+        click.echo(f"\ncomparison {session.comparisons + 1} (P(best is best) = {session.confidence:.2f})")
+        _show(f"[1] ({session.kind_of(left)})", session.text(left))
+        _show(f"[2] ({session.kind_of(right)})", session.text(right))
+        choice = click.prompt("better? 1 / 2 / t(ie) / u(ndo) / q(uit)", type=click.Choice(["1", "2", "t", "u", "q"]))
+        if choice == "q":
+            break
+        if choice == "u":
+            if not session.undo():
+                click.echo("nothing to undo")
+            continue
+        session.answer({"1": "left", "2": "right", "t": "tie"}[choice])
+    click.echo(f"\nafter {session.comparisons} comparisons, P(best is best) = {session.confidence:.2f}")
+    _show("Best summary:", session.best_text())
+    if better and session.settings.acquisition != "unc" and session.rl_summary is None:
+        text = run_with_progress(session.write_better(rl_settings(episodes)), "writing a better one")
+        scores = session.rl_score()
+        _show(f"Written for you (learned reward {scores[0]:.2f}; best candidate {scores[1]:.2f}):", text)
+    options = ["b", "r", "q"] if session.rl_summary is not None else ["b", "q"]
+    keys = "b = accept the best" + (", r = accept the written one" if "r" in options else "") + ", q = keep for later"
+    choice = click.prompt(keys, type=click.Choice(options), default="q", show_default=False)
+    if choice != "q":
+        session.accept("rl" if choice == "r" else "best")
+        click.echo("accepted")
+
+
+def _sentence_mode(session) -> None:
+    while not session.done:
+        options = session.options()
+        click.echo("\nnext sentence? (Enter = let Clarify choose, u = undo, q = stop)")
+        for k, text in enumerate(session.option_texts(), 1):
+            click.echo(textwrap.fill(text, 100, initial_indent=f" {k}. ", subsequent_indent="    "))
+        choice = click.prompt("choice", default="", show_default=False)
+        if choice == "q":
+            break
+        if choice == "u":
+            session.undo()
+            continue
+        if choice and (not choice.isdigit() or not 1 <= int(choice) <= len(options)):
+            click.echo(f"type 1-{len(options)}, Enter, u or q")
+            continue
+        session.choose(options[int(choice) - 1] if choice else None)
+    _show("Summary:", session.summary_text())
 
 
 @summarize.command("compare")
@@ -84,75 +143,58 @@ def _save(session) -> None:
 )
 @click.option("--better/--no-better", default=True, show_default=True, help="Write a better one with RL at the end.")
 @click.option("--episodes", type=click.IntRange(1, 100000), default=2000, show_default=True)
-@click.option("--resume", default=None, help="Continue a saved session (a number, or a .json file).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--resume", type=int, default=None, help="Continue saved session ID (see `clarify summarize sessions`).")
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@DOMAIN_OPTION
 def compare_cmd(
-    files, question, bundled, list_bundled, mode, candidates, prior, budget, threshold, better, episodes, resume, seed
+    files,
+    question,
+    bundled,
+    list_bundled,
+    mode,
+    candidates,
+    prior,
+    budget,
+    threshold,
+    better,
+    episodes,
+    resume,
+    seed,
+    domain,
 ) -> None:
     """Compare candidate summaries of FILES (text files or a folder of .txt): 1 / 2 pick, t tie, u undo, q quit."""
     if list_bundled:
         for name in bundled_clusters():
             click.echo(name)
         return
-    if resume:
-        session = run_with_progress(resume_session_job(resume), "resuming")
+    topic = None if resume is not None else load_topic(files, bundled, (), question)  # bad input fails first
+    open_session_log(domain).close()  # the log's domain must be built: say so before the long preparation
+    if topic is None:
+        session = run_with_progress(resume_job(domain, resume), "resuming")
+        log = SummaryLog.attach(domain, resume, session)
     else:
-        topic = load_topic(files, bundled, (), question)
         if mode == "sentences":
-            _sentence_mode(run_with_progress(rlqa_session_job(topic), "preparing"))
-            return
-        settings = SummarySettings(candidates=candidates, prior=prior, budget=budget, threshold=threshold, seed=seed)
-        session = run_with_progress(open_session_job(topic, settings), "preparing candidates")
-    click.echo(f"{len(session.prepared.candidates)} candidate summaries of {len(session.prepared.table)} sentences")
-    while (pair := session.next_pair()) is not None:
-        left, right = pair
-        click.echo(f"\ncomparison {session.comparisons + 1} (P(best is best) = {session.confidence:.2f})")
-        _show(f"[1] ({session.kind(left)})", session.text(left))
-        _show(f"[2] ({session.kind(right)})", session.text(right))
-        choice = click.prompt("better? 1 / 2 / t(ie) / u(ndo) / q(uit)", type=click.Choice(["1", "2", "t", "u", "q"]))
-        if choice == "q":
-            break
-        if choice == "u":
-            if not session.undo():
-                click.echo("nothing to undo")
-            continue
-        session.answer({"1": "left", "2": "right", "t": "tie"}[choice])
-    click.echo(f"\nafter {session.comparisons} comparisons, P(best is best) = {session.confidence:.2f}")
-    _show("Best summary:", session.best_text())
-    if better and session.settings.acquisition != "unc":
-        text = run_with_progress(session.write_better(episodes), "writing a better one")
-        scores = session.rl_score()
-        _show(f"RL summary (learned reward {scores[0]:.2f} vs best candidate {scores[1]:.2f}):", text)
-    _save(session)
-
-
-def _sentence_mode(session) -> None:
-    while not session.done:
-        options = session.options()
-        click.echo("\nnext sentence? (Enter = let Clarify choose, u = undo, q = stop)")
-        for k, j in enumerate(options, 1):
-            click.echo(
-                textwrap.fill(session.topic.table.texts[j], 100, initial_indent=f" {k}. ", subsequent_indent="    ")
+            session = run_with_progress(rlqa_session_job(topic), "preparing")
+        else:
+            settings = SummarySettings(
+                candidates=candidates, prior=prior, budget=budget, threshold=threshold, seed=seed
             )
-        choice = click.prompt("choice", default="", show_default=False)
-        if choice == "q":
-            break
-        if choice == "u":
-            session.undo()
-            continue
-        if choice and (not choice.isdigit() or not 1 <= int(choice) <= len(options)):
-            click.echo(f"type 1-{len(options)}, Enter, u or q")
-            continue
-        session.choose(options[int(choice) - 1] if choice else None)
-    _show("Summary:", session.summary_text())
+            session = run_with_progress(open_session_job(topic, settings), "preparing candidates")
+        log = SummaryLog.start(domain, session)
+    click.echo(f"session {log.id} (domain {domain})")
+    if session.kind == "sentences":
+        _sentence_mode(session)
+    else:
+        compare_loop(session, better, episodes)
+    click.echo(f"saved as session {log.id}: clarify summarize --domain {domain} --resume {log.id}")
 
 
 @summarize.command("sessions")
-def sessions_cmd() -> None:
-    """List the saved summary sessions."""
-    for path in sorted(sessions_dir().glob("*.json"), key=lambda p: p.stat().st_mtime):
-        data = json.loads(path.read_text())
-        click.echo(f"{path.stem}: {data['topic']['id']} ({len(data['history'])} comparisons)")
+@DOMAIN_OPTION
+def sessions_cmd(domain) -> None:
+    """List the saved summary sessions of a domain."""
+    for s in list_summary_sessions(domain):
+        click.echo(f"{s.id:>5}  {s.kind:<9} {s.status:<9} {s.updated_at}  {s.turns:>3} actions  {s.query[:70]}")
 
 
 @summarize.command("evaluate")
@@ -168,14 +210,32 @@ def sessions_cmd() -> None:
 @click.option("--features", type=click.Choice(["bigram", "minilm"]), default="bigram", show_default=True)
 @click.option("--candidates", type=click.IntRange(10, 20000), default=10000, show_default=True)
 @click.option("--max-topics", type=click.IntRange(1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--checkpoints", default=None, help="Interaction counts to report, e.g. 0,10,20 (default 0,10,20,50,100)."
+)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="Topics in parallel.")
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None, help="Shared data folder (holds duc/).")
 def evaluate_cmd(
-    dataset, interactions, strategies, prior, features, candidates, max_topics, seed, json_path, plot_path, data_dir
+    dataset,
+    interactions,
+    strategies,
+    prior,
+    features,
+    candidates,
+    max_topics,
+    checkpoints,
+    workers,
+    seed,
+    json_path,
+    plot_path,
+    data_dir,
 ) -> None:
     """BO's summary-rating protocol on DUC: NDCG@1% and Pearson r after 0..N simulated comparisons."""
+    check_output(json_path, "--json", create_folders=True)
+    check_output(plot_path, "--plot", create_folders=True)
     result = run_with_progress(
         summaries_rating_job(
             dataset,
@@ -187,6 +247,8 @@ def evaluate_cmd(
             n_candidates=candidates,
             max_topics=max_topics,
             data_dir=data_dir,
+            checkpoints=_numbers(checkpoints, "--checkpoints") if checkpoints else None,
+            workers=workers,
         ),
         f"evaluating {dataset}",
     )
@@ -211,13 +273,22 @@ def evaluate_cmd(
 @click.option("--episodes", type=click.IntRange(1, 100000), default=2000, show_default=True)
 @click.option("--prior", type=click.Choice(["reaper", "minilm"]), default="reaper", show_default=True)
 @click.option("--max-topics", type=click.IntRange(1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
 def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, data_dir) -> None:
     """RL summaries on DUC (BO Table 6): ROUGE of the RL summary, the lead and the gold-reward upper bound."""
+    check_output(json_path, "--json", create_folders=True)
     result = run_with_progress(
-        rl_summaries_job(dataset, interactions, episodes, prior, seed, max_topics=max_topics, data_dir=data_dir),
+        rl_summaries_job(
+            dataset,
+            interactions,
+            prior,
+            seed,
+            max_topics=max_topics,
+            data_dir=data_dir,
+            rl_settings=rl_settings(episodes),
+        ),
         f"RL on {dataset}",
     )
     _rows(result)
@@ -226,7 +297,11 @@ def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, 
 
 @summarize.command("rlqa")
 @click.option(
-    "--train", "train_set", type=click.Choice(["duc2001", "duc2002", "duc2004"]), default="duc2002", show_default=True
+    "--train",
+    "train_sets",
+    default="duc2001,duc2002",
+    show_default=True,
+    help="Training data sets (comma-separated); their topics are taken in order.",
 )
 @click.option(
     "--test", "test_set", type=click.Choice(["duc2001", "duc2002", "duc2004"]), default="duc2004", show_default=True
@@ -234,22 +309,27 @@ def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, 
 @click.option("--sizes", default="10,20,30", show_default=True, help="Numbers of training topics.")
 @click.option("--epochs", type=click.IntRange(1, 1000), default=30, show_default=True)
 @click.option("--max-test", type=click.IntRange(1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
-def rlqa_cmd(train_set, test_set, sizes, epochs, max_test, seed, json_path, data_dir) -> None:
+def rlqa_cmd(train_sets, test_set, sizes, epochs, max_test, seed, json_path, data_dir) -> None:
     """The RLQA protocol: train on TRAIN topics (with / without the simulated top-5 user), test on TEST."""
-    if train_set == test_set:
+    check_output(json_path, "--json", create_folders=True)
+    train = [s.strip() for s in train_sets.split(",") if s.strip()]
+    if test_set in train:
         raise ConfigError("--train and --test must be different data sets")
-    try:
-        train_sizes = [int(s) for s in sizes.split(",") if s.strip()]
-    except ValueError as exc:
-        raise ConfigError(f"--sizes must be comma-separated numbers, got {sizes!r}") from exc
     result = run_with_progress(
-        rlqa_evaluation_job(train_set, test_set, train_sizes, epochs, seed, max_test, data_dir), "RLQA"
+        rlqa_evaluation_job(train, test_set, _numbers(sizes, "--sizes"), epochs, seed, max_test, data_dir), "RLQA"
     )
     _rows(result)
     _write(result, json_path)
+
+
+def _numbers(text: str, option: str) -> list[int]:
+    try:
+        return [int(s) for s in text.split(",") if s.strip()]
+    except ValueError as exc:
+        raise ConfigError(f"{option} must be comma-separated numbers, got {text!r}") from exc
 
 
 def _rows(result: dict) -> None:

@@ -212,6 +212,8 @@ def evaluate(
 
     ``threshold`` None: tuned on ``dev_episodes`` (required then, for the threshold system).
     """
+    if not systems:
+        raise ConfigError(f"no systems to evaluate: choose from {', '.join(SYSTEMS)}")
     unknown = sorted(set(systems) - set(SYSTEMS))
     if unknown:
         raise ConfigError(f"unknown system(s) {', '.join(unknown)}: choose from {', '.join(SYSTEMS)}")

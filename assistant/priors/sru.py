@@ -125,6 +125,7 @@ class EncoderPrior:
     """
 
     name = "encoder"
+    stale = False  # trained on other data than the domain holds now (still usable)
 
     def __init__(
         self,
@@ -232,12 +233,13 @@ class EncoderPrior:
         )
 
 
-def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
+def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False) -> EncoderPrior:
     """The trained SRU prior of ``domain`` from its checkpoint; ``agent`` is the agent's view of ``domain``
     it was trained on (``assistant.simulation.protocol``).
 
-    Raises ModelMissingError (saying how to fix it) when there is none, it is unreadable, or it was trained
-    on other data than ``domain`` now holds.
+    Raises ModelMissingError (saying how to fix it) when there is none, it is unreadable, or (unless
+    ``allow_stale``) it was trained on other data than ``domain`` now holds. A stale encoder still works on
+    the new data (new labels and tags get vectors from their texts); its ``stale`` attribute says so.
     """
     path = encoder_checkpoint_path(domain.name)
     sidecar = read_sidecar(path)
@@ -247,28 +249,32 @@ def load_encoder_prior(domain: Domain, agent: Domain) -> EncoderPrior:
             f"(or `clarify prepare {domain.name}`)"
         )
     saved = sidecar["config"]
-    trained = saved["train"]
     fix = f"domain {domain.name!r}: `clarify train encoder {domain.name}`"
-    with from_model_errors(fix):
-        model_config = SRUEncoderConfig(**trained.get("model", {}))
-        state, _ = load_checkpoint(path, expected_data=encoder_data_hash(domain, trained.get("protocol_seed", 0)))
-        vectors = word_vectors(model_config.vectors)
-    encoder = SRUTextEncoder(model_config, vectors)
     try:
+        trained = dict(saved["train"])
+        model_config = SRUEncoderConfig(**trained.get("model", {}))
+        text_config = LabelTextConfig(**trained.get("text", {}))
+        with from_model_errors(fix):
+            expected = encoder_data_hash(domain, trained.get("protocol_seed", 0))
+            state, _ = load_checkpoint(path, expected_data=None if allow_stale else expected)
+            vectors = word_vectors(model_config.vectors)
+        encoder = SRUTextEncoder(model_config, vectors)
         encoder.load_state_dict(state)
-    except RuntimeError as exc:
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:  # a sidecar or .pt of something else
         raise ModelMissingError(
-            f"{path}.pt does not fit this version's encoder ({exc}); retrain: `clarify train encoder {domain.name}`"
+            f"{path}.pt does not fit this version's encoder ({type(exc).__name__}: {str(exc)[:120]}); retrain: "
+            f"`clarify train encoder {domain.name}`"
         ) from exc
     encoder.eval()
-    text_config = LabelTextConfig(**trained.get("text", {}))
     bank = LabelBank.build(agent, agent.p_hat(), text_config, vectors, model_config.max_len)
-    return EncoderPrior(
-        agent,
-        encoder,
-        bank,
-        trained,
-        saved.get("temperature", 1.0),
-        saved.get("centroid_weight", 0.0),
-        short_temperature=saved.get("short_temperature"),  # None in checkpoints from before it existed
-    )
+    try:
+        temperature, centroid_weight = float(saved.get("temperature", 1.0)), float(saved.get("centroid_weight", 0.0))
+        short = saved.get("short_temperature")  # None in checkpoints from before it existed
+        short = None if short is None else float(short)
+    except (TypeError, ValueError) as exc:
+        raise ModelMissingError(
+            f"{path}.json is damaged ({exc}); retrain: `clarify train encoder {domain.name}`"
+        ) from exc
+    prior = EncoderPrior(agent, encoder, bank, trained, temperature, centroid_weight, short_temperature=short)
+    prior.stale = sidecar.get("data_hash") != expected
+    return prior

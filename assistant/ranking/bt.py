@@ -46,15 +46,18 @@ class BradleyTerry(PreferenceModel):
         def rows(idx: np.ndarray) -> np.ndarray:
             return (x[idx] @ x.T) / self.l2
 
+        def block(idx: np.ndarray) -> np.ndarray:
+            return (x[idx] @ x[idx].T) / self.l2
+
         if len(comparisons) == 0:
-            self._posterior = KernelPosterior(offset, prior_var, np.zeros((len(x), 0)), None, rows)
+            self._posterior = KernelPosterior(offset, prior_var, np.zeros((len(x), 0)), None, rows, block)
             return self
         items = np.unique(comparisons.pairs)
         K_NS = rows(items).T  # [N, s]
         # A tiny jitter: the linear kernel is singular when D < s.
         K_SS = K_NS[items] + 1e-9 * np.eye(len(items))
         fit = laplace_mode(K_SS, offset[items], comparisons, items, "logistic", 1.0, self.max_iter)
-        self._posterior = KernelPosterior(offset, prior_var, K_NS, fit, rows)
+        self._posterior = KernelPosterior(offset, prior_var, K_NS, fit, rows, block)
         return self
 
     def posterior(self) -> KernelPosterior:

@@ -75,17 +75,28 @@ class RBFKernel:
         only their rows are computed (at 10,000 candidates a row costs a [D] x [D, N] product).
         """
         index = np.asarray(index, dtype=np.int64)
-        missing = [int(i) for i in dict.fromkeys(index.tolist()) if int(i) not in self._cache]
+        wanted = [int(i) for i in dict.fromkeys(index.tolist())]
+        missing = [i for i in wanted if i not in self._cache]
+        if missing and len(self._cache) + len(missing) > self.cache_rows:
+            # full: start again with just this request's rows (clearing only the old ones would lose rows
+            # of ``index`` that were cached)
+            self._cache.clear()
+            missing = wanted
         if missing:
             zi = self.z[missing]
             d2 = self.sq[missing, None] + self.sq[None, :] - 2.0 * (zi @ self.z.T)
             block = self.output_scale * np.exp(-0.5 * np.clip(d2, 0.0, None))
-            if len(self._cache) + len(missing) > self.cache_rows:
-                self._cache.clear()
             self._cache.update(zip(missing, block))
         if len(index) == 0:
             return np.zeros((0, len(self.z)))
         return np.stack([self._cache[int(i)] for i in index])
+
+    def block(self, index: np.ndarray) -> np.ndarray:
+        """[k, k] kernel among the candidates ``index`` (not cached: O(k^2 D))."""
+        index = np.asarray(index, dtype=np.int64)
+        zi = self.z[index]
+        d2 = self.sq[index, None] + self.sq[None, index] - 2.0 * (zi @ zi.T)
+        return self.output_scale * np.exp(-0.5 * np.clip(d2, 0.0, None))
 
     def diag(self) -> np.ndarray:
         return np.full(len(self.z), self.output_scale)
@@ -133,6 +144,8 @@ class GPPL(PreferenceModel):
         self._kernel: RBFKernel | None = None
         self._kernel_key: tuple = ()
         self._posterior: KernelPosterior | None = None
+        self._prior_stats: tuple[float, float] | None = None
+        self.fit_ = None
 
     def _check_params(self) -> None:
         for name in ("output_scale", "noise", "lengthscale_factor"):
@@ -172,6 +185,31 @@ class GPPL(PreferenceModel):
         base = standardize(prior) if self.standardize_prior else np.asarray(prior, dtype=np.float64)
         return self.prior_scale * base
 
+    def predict_mean(self, features: np.ndarray, prior: np.ndarray) -> np.ndarray:
+        """[M] posterior mean of M new items (not among the fitted candidates) with ``features`` [M, D] and
+        ``prior`` scores [M]: their prior mean on the fitted candidates' scale plus k(new, compared) alpha.
+
+        The prior is standardised with the fitted candidates' mean and spread, the kernel is the fitted one
+        (same length scales and output scale), so a fitted candidate passed again gets its posterior mean.
+        """
+        if self._kernel is None or self._prior_stats is None:
+            raise ConfigError("GPPL.predict_mean() called before fit()")
+        x = np.asarray(features, dtype=np.float64)
+        p = np.asarray(prior, dtype=np.float64).reshape(-1)
+        if x.ndim != 2 or x.shape[1] != self._kernel.z.shape[1] or len(p) != len(x):
+            raise ConfigError(f"predict_mean needs [M, {self._kernel.z.shape[1]}] features and [M] prior scores")
+        mean, sd = self._prior_stats
+        base = (p - mean) / sd if self.standardize_prior else p
+        value = self.prior_scale * base
+        fit = self.fit_
+        if fit is not None and len(fit.items):
+            kernel = self._kernel
+            z = x / kernel.lengthscales
+            items = kernel.z[fit.items]
+            d2 = np.einsum("md,md->m", z, z)[:, None] + kernel.sq[fit.items][None, :] - 2.0 * z @ items.T
+            value = value + kernel.output_scale * np.exp(-0.5 * np.clip(d2, 0.0, None)) @ fit.alpha
+        return value
+
     def fit(self, features: np.ndarray, prior: np.ndarray | None, comparisons: Comparisons) -> GPPL:
         """Fit on ``comparisons`` over candidates ``features`` [N, D] with ``prior`` [N] (None = zeros)."""
         self._check_params()
@@ -181,9 +219,12 @@ class GPPL(PreferenceModel):
         if kernel is None:
             kernel = self._prepare_kernel(x, features)
         m = self.prior_mean(p)
+        self._prior_stats = (float(p.mean()), float(p.std()) if p.std() > 1e-12 else np.inf)
         prior_var = kernel.diag() + self.jitter
         if len(comparisons) == 0:
-            self._posterior = KernelPosterior(m, prior_var, np.zeros((len(features), 0)), None, self._rows(kernel))
+            self._posterior = KernelPosterior(
+                m, prior_var, np.zeros((len(features), 0)), None, self._rows(kernel), self._block(kernel)
+            )
             self.fit_ = None
             return self
         items = np.unique(comparisons.pairs)
@@ -195,7 +236,7 @@ class GPPL(PreferenceModel):
         K_NS = K_SN.T.copy()
         K_NS[items, np.arange(len(items))] += self.jitter
         self.fit_ = fit
-        self._posterior = KernelPosterior(m, prior_var, K_NS, fit, self._rows(kernel))
+        self._posterior = KernelPosterior(m, prior_var, K_NS, fit, self._rows(kernel), self._block(kernel))
         return self
 
     def _rows(self, kernel: RBFKernel):
@@ -207,6 +248,14 @@ class GPPL(PreferenceModel):
             return r
 
         return rows
+
+    def _block(self, kernel: RBFKernel):
+        jitter = self.jitter
+
+        def block(idx: np.ndarray) -> np.ndarray:
+            return kernel.block(idx) + jitter * np.eye(len(idx))
+
+        return block
 
     def posterior(self) -> KernelPosterior:
         if self._posterior is None:

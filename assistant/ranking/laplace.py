@@ -134,7 +134,8 @@ def laplace_mode(
 class KernelPosterior(Posterior):
     """The Laplace posterior over all N candidates, with covariance rows computed on demand.
 
-    ``kernel(rows)`` returns the prior covariance [k, N] between the candidates ``rows`` and all candidates;
+    ``kernel(rows)`` returns the prior covariance [k, N] between the candidates ``rows`` and all candidates,
+    ``block(rows)`` (optional) the prior covariance [k, k] among them;
     ``K_NS`` [N, s] is the prior covariance with the compared items; ``prior_var`` [N] the prior variances.
     Memory is O(N s); a covariance row costs O(N (s + D)).
     """
@@ -146,8 +147,10 @@ class KernelPosterior(Posterior):
         K_NS: np.ndarray,
         fit: LaplaceFit | None,
         kernel: Callable[[np.ndarray], np.ndarray],
+        block: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
         self._kernel = kernel
+        self._block = block
         self._K_NS = K_NS
         self._fit = fit
         if fit is None or len(fit.items) == 0:
@@ -165,3 +168,14 @@ class KernelPosterior(Posterior):
         if self._KC is not None:
             rows = rows - self._KC[idx] @ self._K_NS.T
         return rows
+
+    def cov_block(self, index: Sequence[int] | np.ndarray) -> np.ndarray:
+        """[k, k] covariance among ``index``: with the prior's ``block`` this costs O(k^2 (s + D)), not the
+        O(k N (s + D)) of whole rows (the pools of the pair-scoring acquisitions at 10,000 candidates)."""
+        idx = np.atleast_1d(np.asarray(index, dtype=np.int64))
+        if self._block is None:
+            return super().cov_block(idx)
+        block = self._block(idx)
+        if self._KC is not None:
+            block = block - self._KC[idx] @ self._K_NS[idx].T
+        return block

@@ -88,11 +88,11 @@ class RankingStopRule:
         self.samples = samples
 
     def should_stop(self, comparisons_made: int, confidence: float) -> str | None:
-        """The reason to stop ('budget' or 'confident'), or None to go on."""
-        if comparisons_made >= self.budget:
-            return "budget"
+        """The reason to stop ('confident', else 'budget'), or None to go on."""
         if confidence > self.threshold:
             return "confident"
+        if comparisons_made >= self.budget:
+            return "budget"
         return None
 
 

@@ -10,11 +10,17 @@
 True
 
 ``RankingSession`` is a small state machine: ``next_pair()`` gives the pair (i, j) to show (i on the left)
-or None once it has stopped (budget reached, P(best is best) above the threshold, or no pair left);
-``answer('left' | 'right' | 'tie')`` records the user's choice for that pair; ``undo()`` takes the last answer
-back. The posterior is always refitted from the whole history and every random choice is seeded by
-(seed, number of answers), so after an undo the session is exactly what it was, and a session rebuilt
-with ``from_dict(to_dict())`` continues identically.
+or None once it has stopped (budget reached, P(best is best) above the threshold, every candidate ruled
+out, or no pair left); ``answer('left' | 'right' | 'tie' | 'neither')`` records the user's choice for that
+pair; ``undo()`` takes the last answer back. The posterior is always refitted from the whole history and
+every random choice is seeded by (seed, number of answers), so after an undo the session is exactly what
+it was, and a session rebuilt with ``from_dict(to_dict())`` continues identically.
+
+What the person said holds (``assistant.ranking.constraints``): after "a is better than b" the ranking
+shows a above b unless a later answer contradicts it, whatever the prior and the kernel make of it; the
+chance of each candidate being the best is computed over posterior draws that respect those answers.
+"neither" (neither is relevant) rules both candidates out: they go to the bottom, are never shown again
+and cannot be the best while another candidate is in play. No pair is ever shown twice.
 """
 
 from __future__ import annotations
@@ -30,17 +36,23 @@ from assistant.ranking.acquisition import (
     ACQUISITIONS,
     AcquisitionFunction,
     acquisition_fits,
+    candidate_pool,
     first_pair,
     make_acquisition,
 )
 from assistant.ranking.base import OUTCOME_OF, PREFERENCES, Comparisons, Posterior, PreferenceModel
 from assistant.ranking.bt import BradleyTerry
+from assistant.ranking.constraints import chance_best, project_order, standing_preferences
 from assistant.ranking.gppl import GPPL
-from assistant.ranking.oracle import RankingStopRule, probability_best
+from assistant.ranking.oracle import RankingStopRule
 from assistant.store import Label
 
 SESSION_FORMAT = 1
 SESSION_MODELS: dict[str, type[PreferenceModel]] = {"gppl": GPPL, "bt": BradleyTerry}
+# What a person may answer to a pair: a preference (the model's), or "neither is relevant".
+ANSWERS: tuple[str, ...] = (*PREFERENCES, "neither")
+# Candidates whose chance of being the best is sampled (the rest are very unlikely to be it).
+CHANCE_POOL = 60
 
 
 @dataclass(frozen=True)
@@ -107,6 +119,19 @@ def candidates_from_labels(
     return [Candidate(cid, title, text, x[i], log_p + cos[i]) for i, (cid, title, text, log_p) in enumerate(rows)]
 
 
+class OrderedPosterior(Posterior):
+    """A model's posterior with its mean replaced by one that respects the stated preferences (the
+    acquisitions then pit the best the person would recognise against its strongest challenger)."""
+
+    def __init__(self, base: Posterior, mean: np.ndarray) -> None:
+        self.base = base
+        self.mean = mean
+        self.variance = base.variance
+
+    def cov_rows(self, index) -> np.ndarray:
+        return self.base.cov_rows(index)
+
+
 class RankingSession:
     """Pairwise comparisons over ``candidates`` until the best is found (see the module docstring).
 
@@ -158,34 +183,91 @@ class RankingSession:
 
     # ---- state -------------------------------------------------------------------------------------------
     def _comparisons(self) -> Comparisons:
-        if not self._history:
+        """The answered preferences (the model learns from these; "neither" is not a preference)."""
+        judged = [r for r in self._history if r.preferred in OUTCOME_OF]
+        if not judged:
             return Comparisons.empty()
         return Comparisons(
-            np.array([[r.left, r.right] for r in self._history]),
-            np.array([OUTCOME_OF[r.preferred] for r in self._history]),
+            np.array([[r.left, r.right] for r in judged]),
+            np.array([OUTCOME_OF[r.preferred] for r in judged]),
         )
+
+    def _seen(self) -> set[tuple[int, int]]:
+        """Pairs never to show (again): every pair shown so far, and every pair with a ruled-out candidate."""
+        seen = {(min(r.left, r.right), max(r.left, r.right)) for r in self._history}
+        n = len(self.candidates)
+        for i in np.flatnonzero(self._ruled_out):
+            seen.update((min(int(i), j), max(int(i), j)) for j in range(n) if j != i)
+        return seen
+
+    def _stated(self) -> list[tuple[int, int]]:
+        """(winner, loser) of every "left" / "right" answer, oldest first."""
+        return [
+            (r.left, r.right) if r.preferred == "left" else (r.right, r.left)
+            for r in self._history
+            if r.preferred in ("left", "right")
+        ]
 
     def _rng(self, purpose: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, len(self._history), purpose])
 
     def _refresh(self) -> None:
-        """Refit on the whole history; recompute the best, the confidence and the pending pair."""
-        self._posterior: Posterior = self.model.fit(self.features, self.priors, self._comparisons()).posterior()
-        if len(self.candidates) < 2:
-            self._best, self._confidence = 0, 1.0
-        else:
-            self._best, self._confidence = probability_best(self._posterior, self._rng(1), self.stop_rule.samples)
+        """Refit on the whole history; recompute the order, the chances, the best and the pending pair."""
+        n = len(self.candidates)
+        model_posterior = self.model.fit(self.features, self.priors, self._comparisons()).posterior()
+        self._ruled_out = np.zeros(n, dtype=bool)
+        for r in self._history:
+            if r.preferred == "neither":
+                self._ruled_out[[r.left, r.right]] = True
+        self._edges = standing_preferences(self._stated())
+        self._utilities = project_order(model_posterior.mean, self._edges)
+        self._posterior: Posterior = OrderedPosterior(model_posterior, self._utilities)
+        in_play = ~self._ruled_out
+        self._chances = self._chance_best(model_posterior, in_play)
+        # best first: chance of being the best, then the utility that respects every stated preference;
+        # ruled-out candidates last
+        self._order = np.lexsort((-self._utilities, -np.round(self._chances, 9), self._ruled_out))
+        self._best = int(self._order[0])
+        self._confidence = float(self._chances[self._best])
         self._pending: tuple[int, int] | None = None
-        self.stop_reason: str | None = self.stop_rule.should_stop(len(self._history), self._confidence)
-        if len(self.candidates) < 2:
+        self.stop_reason: str | None = None
+        if n < 2:
             self.stop_reason = "single candidate"
+        elif not in_play.any():
+            self.stop_reason = "all ruled out"
+        elif in_play.sum() == 1:
+            self.stop_reason = "one left"
+        else:
+            self.stop_reason = self.stop_rule.should_stop(len(self._history), self._confidence)
         if self.stop_reason is None:
             self._pending = self._choose_pair()
             if self._pending is None:
                 self.stop_reason = "exhausted"
 
+    def _chance_best(self, posterior: Posterior, in_play: np.ndarray) -> np.ndarray:
+        """[N] P(each candidate in play is the best), over posterior draws that respect the stated preferences;
+        at many candidates only the likeliest ``CHANCE_POOL`` and those the answers name are sampled."""
+        n = len(self.candidates)
+        if n <= CHANCE_POOL:
+            pool = np.arange(n)
+        else:
+            named = [i for edge in self._edges for i in edge]
+            pool = np.union1d(candidate_pool(posterior, CHANCE_POOL), np.asarray(named, dtype=np.int64))
+        local = {int(g): i for i, g in enumerate(pool)}
+        edges = [(local[w], local[lo]) for w, lo in self._edges if w in local and lo in local]
+        chances = np.zeros(n)
+        chances[pool] = chance_best(
+            lambda size, rng: posterior.sample(pool, size, rng),
+            len(pool),
+            edges,
+            in_play[pool],
+            self._rng(1),
+            self.stop_rule.samples,
+        )
+        return chances
+
     def _choose_pair(self) -> tuple[int, int] | None:
-        seen = self._comparisons().seen()
+        seen = self._seen()
         if not self._history and self.first_pair_heuristic and self.acquisition_name != "random":
             return first_pair(self.priors, self.features)
         return self.acquisition.select(self._posterior, seen, self._rng(0))
@@ -200,9 +282,9 @@ class RankingSession:
         return self._pending
 
     def answer(self, preferred: str) -> None:
-        """Record the answer to the pending pair: 'left', 'right' or 'tie'."""
-        if preferred not in PREFERENCES:
-            raise ConfigError(f"answer must be one of {', '.join(PREFERENCES)}, not {preferred!r}")
+        """Record the answer to the pending pair: 'left', 'right', 'tie' or 'neither' (neither is relevant)."""
+        if preferred not in ANSWERS:
+            raise ConfigError(f"answer must be one of {', '.join(ANSWERS)}, not {preferred!r}")
         if self._pending is None:
             raise SessionStateError(
                 f"no comparison is pending: the session stopped ({self.stop_reason}); undo() to change an answer"
@@ -225,7 +307,7 @@ class RankingSession:
 
     @property
     def confidence(self) -> float:
-        """P(the current best is the best), Monte Carlo over the posterior."""
+        """P(the current best is the best), Monte Carlo over posterior draws that respect the stated preferences."""
         return self._confidence
 
     @property
@@ -233,16 +315,31 @@ class RankingSession:
         return self._best
 
     def best(self) -> Candidate:
-        """The candidate with the highest posterior mean utility."""
+        """The current best: the likeliest to be the best of the candidates in play (see ``ranking``)."""
         return self.candidates[self._best]
 
     def ranking(self) -> list[int]:
-        """Candidate indices from best to worst by posterior mean."""
-        return [int(i) for i in np.argsort(-self._posterior.mean, kind="stable")]
+        """Candidate indices from best to worst: by chance of being the best, then by the utility that
+        respects every standing preference (so a winner is always above its loser); ruled-out ones last."""
+        return [int(i) for i in self._order]
 
     def scores(self) -> np.ndarray:
-        """[N] posterior mean utilities."""
-        return self._posterior.mean.copy()
+        """[N] utilities: the posterior mean, moved the least so that every standing preference holds."""
+        return self._utilities.copy()
+
+    def chances(self) -> np.ndarray:
+        """[N] each candidate's probability of being the best (0 for ruled-out ones); sums to 1."""
+        return self._chances.copy()
+
+    @property
+    def ruled_out(self) -> np.ndarray:
+        """[N] bool: candidates the person called not relevant ("neither")."""
+        return self._ruled_out.copy()
+
+    @property
+    def preferences(self) -> list[tuple[int, int]]:
+        """The standing (winner, loser) preferences: every stated one that no later answer contradicts."""
+        return list(self._edges)
 
     # ---- saving and resuming --------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -288,7 +385,7 @@ class RankingSession:
             raise ConfigError(f"saved ranking session is incomplete or malformed ({exc!r})") from exc
         n = len(candidates)
         for record in history:
-            if not (0 <= record.left < n and 0 <= record.right < n) or record.preferred not in PREFERENCES:
+            if not (0 <= record.left < n and 0 <= record.right < n) or record.preferred not in ANSWERS:
                 raise ConfigError(f"saved ranking session has an invalid comparison {record}")
         # Replay without intermediate refits, then refresh once: the result equals answering step by step.
         session._history = history

@@ -7,13 +7,16 @@ a TSV of the researcher's own (label, query) rows.
 from __future__ import annotations
 
 import csv
+import io
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from assistant.errors import ConfigError, UnknownLabelError
+from assistant.clarification.clarifier import check_query
+from assistant.errors import ClarifyError, ConfigError, UnknownLabelError
 from assistant.store import Domain
 
 
@@ -62,26 +65,57 @@ def episodes_from_file(domain: Domain, path: str | Path, count: int | None, seed
     """Episodes from a TSV with columns ``label`` and ``query`` (labels matched leniently, see
     ``normalize_label_name``); rows are used in order and repeated to reach ``count``."""
     path = Path(path)
-    try:
-        handle = path.open(encoding="utf-8", newline="")
-    except FileNotFoundError as exc:
-        raise ConfigError(f"queries file {path} does not exist: give a TSV with columns 'label' and 'query'") from exc
+    reader = csv.DictReader(io.StringIO(_read_queries_text(path), newline=""), delimiter="\t")
     rows = []
-    with handle:
-        reader = csv.DictReader(handle, delimiter="\t")
+    try:
         if not reader.fieldnames or not {"label", "query"} <= {f.strip().lower() for f in reader.fieldnames}:
             raise ConfigError(f"{path}: expected a tab-separated header with columns 'label' and 'query'")
         fields = {f.strip().lower(): f for f in reader.fieldnames}
-        for line, row in enumerate(reader, start=2):
+        for row in reader:
+            line = reader.line_num
             label, query = (row.get(fields["label"]) or "").strip(), (row.get(fields["query"]) or "").strip()
-            if not query:
-                raise ConfigError(f"{path}:{line}: the query is empty; write the user's query in the 'query' column")
             try:
-                rows.append((domain.label_index(label), query))
-            except UnknownLabelError as exc:
+                rows.append((domain.label_index(label), check_query(query)))
+            except (ClarifyError, UnknownLabelError) as exc:
                 raise ConfigError(f"{path}:{line}: {exc}") from exc
+    except csv.Error as exc:
+        line = reader.line_num
+        if "field limit" in str(exc):
+            raise ConfigError(
+                f"{path}:{line}: a field is longer than 128 KiB: a query is a few words; check for an unclosed quote"
+            ) from exc
+        raise ConfigError(f"{path}:{line}: not a valid TSV file ({exc})") from exc
     if not rows:
         raise ConfigError(f"{path} has no rows: add lines '<label>\\t<query>' below the header")
     count = count or len(rows)
     rng = np.random.default_rng(seed)
     return [EpisodeSpec(rows[i % len(rows)][0], rows[i % len(rows)][1], int(rng.integers(2**31))) for i in range(count)]
+
+
+MAX_QUERIES_FILE_BYTES = 64 * 1024 * 1024
+
+
+def _read_queries_text(path: Path) -> str:
+    """The UTF-8 text of a queries file; ConfigError (saying what to do) for a missing, non-regular (a FIFO,
+    /dev/zero), oversized or non-UTF-8 file."""
+    hint = "give a UTF-8 TSV file with columns 'label' and 'query'"
+    try:
+        info = path.stat()
+    except FileNotFoundError as exc:
+        raise ConfigError(f"queries file {path} does not exist: {hint}") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read the queries file {path} ({exc.strerror}): {hint}") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"queries file {path} is not a regular file (a folder, pipe or device): {hint}")
+    if info.st_size > MAX_QUERIES_FILE_BYTES:
+        raise ConfigError(f"queries file {path} is larger than 64 MiB: {hint}")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the queries file {path} ({exc.strerror}): {hint}") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        encoding = "UTF-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "probably Latin-1 or Windows-1252"
+        raise ConfigError(f"{path}:{line}: the file is not UTF-8 ({encoding}): save it as UTF-8 and try again") from exc

@@ -2,11 +2,15 @@
 
 - ``domain``: the in-memory ``Domain`` (labels, questions, annotation counts as arrays, queries);
 - ``schema``: tables and migrations;
+- ``connection``: opening a file safely (``quick_check``) and writing while another program writes (write
+  lock taken up front, waits with a timeout, ``StoreBusyError``);
 - ``knowledge_base``: opening, migrating, reading a whole ``Domain``, writing labels/questions/annotations;
+- ``loading``: reading a whole ``Domain`` into arrays;
 - ``building``: writing a bundled data set's ``DomainData`` in one transaction;
 - ``session_log``: the conversation log (sessions and their turns).
 """
 
+from assistant.store import connection
 from assistant.store.building import DomainData, check_domain_data, write_domain
 from assistant.store.domain import (
     BINARY_OPTIONS,
@@ -39,6 +43,7 @@ __all__ = [
     "SessionSummary",
     "built_domains",
     "check_domain_data",
+    "connection",
     "normalize_label_name",
     "replace_counts",
     "utc_now",

@@ -186,8 +186,8 @@ class Domain:
         (question, label) pair without annotations gets the uniform distribution. ``counts`` replaces the
         domain's own counts (e.g. a resampled set for simulation).
         """
-        if alpha < 0:
-            raise ConfigError(f"smoothing alpha must be >= 0, got {alpha}")
+        if not (np.isfinite(alpha) and alpha >= 0):
+            raise ConfigError(f"smoothing alpha must be a finite number >= 0, got {alpha}")
         raw = self.counts if counts is None else np.asarray(counts, dtype=np.float32)
         mask = self.option_mask[:, :, None]
         smoothed = np.where(mask, raw + alpha, 0.0)

@@ -18,12 +18,11 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
-import sqlite_utils
-
 from assistant import paths
 from assistant.errors import DomainNotFoundError, StoreError
+from assistant.store.connection import BusyListener, begin_immediate, open_database, translated_errors
 from assistant.store.domain import SPLITS, Domain, Label, Question
+from assistant.store.loading import read_domain
 from assistant.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
@@ -34,28 +33,28 @@ def utc_now() -> str:
 class KnowledgeBase:
     """One domain's SQLite file. Use one instance per thread (SQLite connections are per thread).
 
+    Opening checks the file (``PRAGMA quick_check``) and refuses a damaged one; every write takes the write
+    lock up front and waits for another program's transaction (see ``assistant.store.connection``), telling
+    ``on_busy`` (the CLI prints it, the GUI shows it) while it waits.
+
     >>> kb = KnowledgeBase.open("faq")          # doctest: +SKIP
     >>> domain = kb.load_domain()               # doctest: +SKIP
     """
 
-    def __init__(self, path: str | Path, name: str | None = None) -> None:
+    def __init__(self, path: str | Path, name: str | None = None, on_busy: BusyListener | None = None) -> None:
         self.path = Path(path)
         self.name = name or self.path.stem
+        self.on_busy = on_busy
+        self.db = open_database(self.path, self.name)
         try:
-            self.db = sqlite_utils.Database(self.path)
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.execute("PRAGMA busy_timeout = 5000")
-            self.db.enable_wal()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"cannot open knowledge base {self.path}: {exc}; if the file is damaged, move it away and run "
-                f"`clarify domain build {self.name}` again"
-            ) from exc
-        self._migrate()
+            self._migrate()
+        except BaseException:
+            self.db.close()
+            raise
 
     # ---- opening -----------------------------------------------------------------------------------
     @classmethod
-    def open(cls, name: str) -> KnowledgeBase:
+    def open(cls, name: str, on_busy: BusyListener | None = None) -> KnowledgeBase:
         """Open the built domain ``name``; raise DomainNotFoundError if it has not been built."""
         path = paths.domain_db_path(name)
         if not path.exists():
@@ -63,12 +62,12 @@ class KnowledgeBase:
                 f"domain {name!r} is not built yet: run `clarify domain build {name}` "
                 "(or `clarify domain list` to see what is available)"
             )
-        return cls(path, name)
+        return cls(path, name, on_busy)
 
     @classmethod
-    def create(cls, name: str) -> KnowledgeBase:
+    def create(cls, name: str, on_busy: BusyListener | None = None) -> KnowledgeBase:
         """Open domain ``name``, creating an empty knowledge base file if needed."""
-        return cls(paths.domain_db_path(name), name)
+        return cls(paths.domain_db_path(name), name, on_busy)
 
     def close(self) -> None:
         self.db.close()
@@ -98,7 +97,8 @@ class KnowledgeBase:
             return
         if current > 0:
             self.backup(self.path.with_name(f"{self.path.name}.bak-v{current}"))
-        with self.db.atomic():
+        with self.transaction():
+            current = self.schema_version  # another program may have migrated while this one waited
             if current == 0:
                 self.db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)")
             for version in range(current + 1, SCHEMA_VERSION + 1):
@@ -118,9 +118,31 @@ class KnowledgeBase:
 
     @contextmanager
     def transaction(self) -> Iterator[KnowledgeBase]:
-        """All-or-nothing block: everything written inside commits together or not at all."""
-        with self.db.atomic():
-            yield self
+        """All-or-nothing block: everything written inside commits together or not at all.
+
+        The outermost block takes the write lock up front (BEGIN IMMEDIATE), waiting for another program's
+        transaction (StoreBusyError after ``connection.WRITE_WAIT_SECONDS``); nested blocks are savepoints.
+        SQLite's errors (disk full, read-only, damaged) become StoreErrors; nothing is written then.
+        """
+        conn = self.db.conn
+        if conn.in_transaction:
+            with self.db.atomic():
+                yield self
+            return
+        with translated_errors(self.path, self.name):
+            begin_immediate(conn, self.path, self.on_busy)
+            try:
+                yield self
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            try:
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
 
     def dump(self) -> str:
         """The whole content as SQL text (deterministic; used to prove a failed import changed nothing)."""
@@ -343,61 +365,7 @@ class KnowledgeBase:
 
     def load_domain(self) -> Domain:
         """Read the whole domain into arrays (a handful of queries, no per-row round trips)."""
-        labels = self.labels()
-        questions = self.questions()
-        if not labels:
-            raise StoreError(
-                f"domain {self.name!r} has no labels: build it with `clarify domain build {self.name}` "
-                "or import labels first"
-            )
-        label_pos = {lid: i for i, (lid,) in enumerate(self.db.execute("SELECT id FROM labels ORDER BY position"))}
-        q_rows = list(self.db.execute("SELECT id FROM questions ORDER BY position"))
-        question_pos = {qid: i for i, (qid,) in enumerate(q_rows)}
-        option_pos = [{opt: r for r, opt in enumerate(q.options)} for q in questions]
-        r_max = max((len(q.options) for q in questions), default=2)
-        counts = np.zeros((len(questions), r_max, len(labels)), dtype=np.float32)
-        for qid, lid, answer, total in self.db.execute(
-            "SELECT question_id, label_id, answer, SUM(count) FROM annotations GROUP BY question_id, label_id, answer"
-        ):
-            q = question_pos[qid]
-            r = option_pos[q].get(answer)
-            if r is None:
-                raise StoreError(
-                    f"domain {self.name!r}: annotation answer {answer!r} is not an option of question "
-                    f"{questions[q].tag!r}; rebuild the domain or re-import the annotations"
-                )
-            counts[q, r, label_pos[lid]] = total
-        texts, query_labels, splits = [], [], []
-        for lid, text, split in self.db.execute("SELECT label_id, text, split FROM queries ORDER BY id"):
-            texts.append(text)
-            query_labels.append(label_pos[lid])
-            splits.append(split)
-        out_of_scope = list(self.db.execute("SELECT text, split FROM out_of_scope_queries ORDER BY id"))
-        heldout = None
-        rows = self.db.execute("SELECT question_id, label_id, answer, probability FROM heldout_answers").fetchall()
-        if rows:
-            heldout = np.zeros_like(counts)
-            for qid, lid, answer, probability in rows:
-                q = question_pos[qid]
-                r = option_pos[q].get(answer)
-                if r is not None:
-                    heldout[q, r, label_pos[lid]] = probability
-        meta = self.get_meta()
-        return Domain(
-            name=self.name,
-            title=meta.get("title", self.name),
-            labels=labels,
-            questions=questions,
-            counts=counts,
-            query_texts=texts,
-            query_labels=np.array(query_labels, dtype=np.int64),
-            query_splits=np.array(splits, dtype="<U5"),
-            supports_not_visible=meta.get("supports_not_visible", "false") == "true",
-            meta=meta,
-            heldout_answers=heldout,
-            out_of_scope_texts=[text for text, _ in out_of_scope],
-            out_of_scope_splits=np.array([split for _, split in out_of_scope], dtype="<U5"),
-        )
+        return read_domain(self)
 
     def stats(self) -> dict:
         """The figures `clarify domain stats` prints."""

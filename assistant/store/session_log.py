@@ -1,4 +1,8 @@
-"""The conversation log: tables ``sessions`` (one row per conversation) and ``turns`` (one row per action).
+"""The session log: tables ``sessions`` (one row per session) and ``turns`` (one row per action).
+
+A session's ``kind`` says what it is: 'clarify' (the conversation: questions, comparisons, answer), 'summary'
+(comparing candidate summaries) or 'sentences' (a summary built sentence by sentence); each kind is resumed
+by its own code, which replays the entries.
 
 The log is append-only: an undo is an entry too, so the transcript keeps what really happened. Every entry
 is written in its own transaction together with the session's status, so that a crash loses at most the
@@ -24,6 +28,7 @@ class SessionSummary:
     updated_at: str
     final_label: str | None
     turns: int
+    kind: str = "clarify"
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,10 @@ class SessionRecord:
     id: int
     query: str
     config: dict
+    kind: str = "clarify"
+
+
+SESSION_KINDS = ("clarify", "summary", "sentences")
 
 
 class SessionLog:
@@ -41,19 +50,22 @@ class SessionLog:
     def __init__(self, kb: KnowledgeBase) -> None:
         self.kb = kb
 
-    def create(self, query: str, config: dict) -> int:
-        """A new active session; returns its id."""
+    def create(self, query: str, config: dict, kind: str = "clarify") -> int:
+        """A new active session of ``kind`` (see SESSION_KINDS); returns its id."""
+        if kind not in SESSION_KINDS:
+            raise ValueError(f"unknown session kind {kind!r}: use one of {', '.join(SESSION_KINDS)}")
         now = utc_now()
         with self.kb.transaction():
             cursor = self.kb.db.execute(
-                "INSERT INTO sessions (query, status, created_at, updated_at, config) VALUES (?, 'active', ?, ?, ?)",
-                [query, now, now, json.dumps(config)],
+                "INSERT INTO sessions (query, status, created_at, updated_at, config, kind) "
+                "VALUES (?, 'active', ?, ?, ?, ?)",
+                [query, now, now, json.dumps(config), kind],
             )
             return int(cursor.lastrowid)
 
     def record(self, session_id: int) -> SessionRecord | None:
-        row = self.kb.db.execute("SELECT query, config FROM sessions WHERE id = ?", [session_id]).fetchone()
-        return None if row is None else SessionRecord(session_id, row[0], json.loads(row[1]))
+        row = self.kb.db.execute("SELECT query, config, kind FROM sessions WHERE id = ?", [session_id]).fetchone()
+        return None if row is None else SessionRecord(session_id, row[0], json.loads(row[1]), row[2])
 
     def entries(self, session_id: int, skip_kinds: tuple[str, ...] = ()) -> list[tuple[str, dict]]:
         """(kind, payload) of every entry of a session, in order."""
@@ -86,14 +98,20 @@ class SessionLog:
                 [status, now, final_label, session_id],
             )
 
-    def list(self, status: str | None = None) -> list[SessionSummary]:
-        """Past sessions, newest first (optionally only one status, e.g. 'active' to resume)."""
+    def list(self, status: str | None = None, kind: str | None = "clarify") -> list[SessionSummary]:
+        """Past sessions of ``kind`` (None: every kind), newest first (optionally only one status, e.g.
+        'active' to resume)."""
         sql = """SELECT s.id, s.query, s.status, s.created_at, s.updated_at, s.final_label,
-                        (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id)
+                        (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id), s.kind
                  FROM sessions s"""
-        params: list = []
+        where, params = [], []
         if status is not None:
-            sql += " WHERE s.status = ?"
+            where.append("s.status = ?")
             params.append(status)
+        if kind is not None:
+            where.append("s.kind = ?")
+            params.append(kind)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY s.updated_at DESC, s.id DESC"
         return [SessionSummary(*row) for row in self.kb.db.execute(sql, params)]

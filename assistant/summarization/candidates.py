@@ -56,16 +56,33 @@ class CandidateSet:
 
 def random_summary(words: np.ndarray, rng: np.random.Generator, max_words: int = MAX_WORDS) -> tuple[int, ...]:
     """One BO random summary: uniform draws among the sentences that still fit, until none fits."""
-    used = np.zeros(len(words), dtype=bool)
-    remaining = max_words
-    while True:
-        fits = np.flatnonzero(~used & (words <= remaining))
-        if len(fits) == 0:
+    return random_summaries(words, 1, rng, max_words)[0]
+
+
+def random_summaries(
+    words: np.ndarray, n: int, rng: np.random.Generator, max_words: int = MAX_WORDS
+) -> list[tuple[int, ...]]:
+    """``n`` BO random summaries drawn side by side (not necessarily distinct).
+
+    Each step gives every unfinished summary one uniform draw among its sentences that still fit (the argmax
+    of uniform keys over them), so a batch costs a few [n, S] array passes instead of n Python loops.
+    """
+    words = np.asarray(words, dtype=np.int64)
+    used = np.zeros((n, len(words)), dtype=bool)
+    remaining = np.full(n, max_words, dtype=np.int64)
+    active = np.arange(n)
+    while len(active):
+        fits = ~used[active] & (words[None, :] <= remaining[active, None])
+        has = fits.any(axis=1)
+        active = active[has]
+        if not len(active):
             break
-        pick = int(fits[rng.integers(len(fits))])
-        used[pick] = True
-        remaining -= int(words[pick])
-    return tuple(int(i) for i in np.flatnonzero(used))
+        keys = rng.random((len(active), len(words)))
+        keys[~fits[has]] = -1.0
+        pick = keys.argmax(axis=1)
+        used[active, pick] = True
+        remaining[active] -= words[pick]
+    return [tuple(int(i) for i in np.flatnonzero(row)) for row in used]
 
 
 def sample_random(
@@ -80,8 +97,11 @@ def sample_random(
     tries = 0
     limit = max_tries if max_tries is not None else 3 * n + 100
     while len(seen) < n and tries < limit:
-        seen.setdefault(random_summary(table.words, rng, max_words), None)
-        tries += 1
+        batch = min(max(n - len(seen), 16), limit - tries)
+        for summary in random_summaries(table.words, batch, rng, max_words):
+            if len(seen) < n:
+                seen.setdefault(summary, None)
+        tries += batch
     return list(seen)
 
 

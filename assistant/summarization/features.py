@@ -3,9 +3,10 @@
 * ``TermStats``: TF-IDF of every sentence over content tokens (stemmed, stopwords removed; idf over the
   sentences of the topic), the whole document set as one TF-IDF vector, sentence-sentence cosines [S, S].
 * ``bigram_plus``: BO's "bigram+" features (after Gao et al. 2018's APRIL state vector): for the 200 most
-  frequent content bigrams of the documents, whether the summary contains each, then coverage (share of
-  them it contains), redundancy (share it contains twice or more), length / limit, position (sum of 1 /
-  position of its sentences) and the within-limit bit. [N, 205] = incidence [N, S] @ bigram counts [S, 200].
+  frequent bigrams of the documents (stemmed tokens within a sentence, stopwords kept but not bigrams of two
+  stopwords, as BO's ``getTopNgrams``), whether the summary contains each, then coverage (share of them it
+  contains), redundancy (share it contains twice or more), length / limit, position (sum of 1 / position of
+  its sentences) and the within-limit bit. [N, 205] = incidence [N, S] @ bigram counts [S, 200].
 * ``pooled_embeddings``: the mean of the summary's MiniLM sentence embeddings, L2-normalised [N, 384].
 """
 
@@ -19,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from assistant.summarization.candidates import MAX_WORDS, CandidateSet
-from assistant.summarization.text import SentenceTable
+from assistant.summarization.text import SentenceTable, stopwords
 
 TOP_BIGRAMS = 200
 
@@ -67,8 +68,11 @@ class TermStats:
 
 
 def sentence_bigrams(table: SentenceTable) -> list[Counter]:
-    """Content-token bigrams of each sentence."""
-    return [Counter(itertools.pairwise(words)) for words in table.content]
+    """Bigrams of each sentence's stemmed tokens, leaving out those made of two stopwords (BO)."""
+    stop = stopwords()
+    return [
+        Counter(b for b in itertools.pairwise(words) if not (b[0] in stop and b[1] in stop)) for words in table.tokens
+    ]
 
 
 @dataclass

@@ -1,17 +1,19 @@
-"""The jobs the CLI and the GUI run for summaries (no Qt): open a document set, write a better summary,
-set up the RLQA sentence-by-sentence mode, and save / resume sessions (JSON under $CLARIFY_HOME)."""
+"""The jobs the CLI and the GUI run for summaries (no Qt): open a document set, write a better summary, set up
+the RLQA sentence-by-sentence mode, and rebuild a saved session of either kind from its config."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from pathlib import Path
 
-from assistant import paths
+import numpy as np
+
 from assistant.errors import ConfigError
 from assistant.progress import Job, Progress
 from assistant.summarization.documents import Topic, from_texts, load_bundled, load_files
+from assistant.summarization.rl import RLSettings
+from assistant.summarization.rlqa import RLQALearner, RLQASession, RLQATopic
 from assistant.summarization.session import SummarySession, SummarySettings
+from assistant.summarization.text import SentenceTable
 
 
 def load_topic(
@@ -34,15 +36,13 @@ def open_session_job(topic: Topic, settings: SummarySettings | None = None, enco
     return (yield from SummarySession.create(topic, settings, encoder))
 
 
-def write_better_job(session: SummarySession, episodes: int = 2000) -> Job[str]:
-    return (yield from session.write_better(episodes))
+def write_better_job(session: SummarySession, settings: RLSettings | None = None) -> Job[str]:
+    return (yield from session.write_better(settings))
 
 
-def rlqa_session_job(topic: Topic, encoder=None, max_words: int = 100):
+def rlqa_session_job(topic: Topic, encoder=None, max_words: int = 100, weights=None) -> Job[RLQASession]:
     """An ``RLQASession`` for ``topic`` (sentence embeddings for the MiniLM feature)."""
     from assistant.summarization.prepare import sentence_encoder
-    from assistant.summarization.rlqa import RLQASession, RLQATopic
-    from assistant.summarization.text import SentenceTable
 
     yield Progress(0, 2, "splitting sentences")
     table = SentenceTable.from_documents(topic.documents)
@@ -52,35 +52,22 @@ def rlqa_session_job(topic: Topic, encoder=None, max_words: int = 100):
     vectors = enc.encode(texts)
     q = vectors[-1] if topic.question.strip() else None
     prepared = RLQATopic.build(table, topic.question, topic.references, vectors[: len(table)], q, max_words)
+    learner = RLQALearner()
+    if weights is not None:
+        learner.weights = np.asarray(weights, dtype=np.float64).copy()
     yield Progress(2, 2, "ready")
-    return RLQASession(prepared)
+    return RLQASession(prepared, learner, source=topic)
 
 
-def sessions_dir() -> Path:
-    path = paths.home() / "summaries"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def save_session(session: SummarySession, name: str | None = None) -> Path:
-    """Write the session as JSON; returns the file (``name`` defaults to the next free number)."""
-    folder = sessions_dir()
-    if name is None:
-        taken = [int(p.stem) for p in folder.glob("*.json") if p.stem.isdigit()]
-        name = str(max(taken, default=0) + 1)
-    path = folder / f"{name}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(session.to_dict()))
-    tmp.replace(path)
-    return path
-
-
-def resume_session_job(name: str, encoder=None) -> Job[SummarySession]:
-    path = Path(name) if Path(name).suffix == ".json" else sessions_dir() / f"{name}.json"
-    if not path.is_file():
-        raise ConfigError(f"no saved summary session {name!r} ({path}); `clarify summarize sessions` lists them")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path} is not a saved session ({exc})") from exc
-    return (yield from SummarySession.from_dict(data, encoder))
+def rebuild_session_job(kind: str, config: dict, encoder=None) -> Job[SummarySession | RLQASession]:
+    """A saved session of ``kind`` ('summary' or 'sentences') rebuilt from its config, before its replay."""
+    if kind == SummarySession.kind:
+        return (yield from SummarySession.from_config(config, encoder))
+    if kind == RLQASession.kind:
+        try:
+            topic = Topic.from_dict(config["topic"])
+            max_words, weights = int(config["max_words"]), config.get("weights")
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"saved sentence-by-sentence session is incomplete ({exc!r})") from exc
+        return (yield from rlqa_session_job(topic, encoder, max_words, weights))
+    raise ConfigError(f"a {kind!r} session is not a summary session")

@@ -2,7 +2,10 @@
 
 * ``reaper_prior``: the REAPER-style heuristic (Ryang & Abekawa 2012, as in BO's code):
   0.9 * sum over the summary's sentences of (TF-IDF cosine to the document set + 1 / position)
-  - 0.1 * sum over its sentence pairs of their TF-IDF cosine (redundancy).
+  - 0.1 * sum over its sentence pairs of their TF-IDF cosine (redundancy). The cosines are BO's (the
+  "Japan version" of their ``State.getSimilarity``): a TF-IDF model fitted on just the two texts compared
+  (sklearn's smoothed idf over two documents: 1 for a shared word, ln(3/2) + 1 for the others), over
+  stemmed tokens without stopwords. ``ReaperStats`` computes all of them at once in closed form.
 * ``minilm_prior``: reference-free, in the spirit of SUPERT (Gao et al. 2020): a pseudo-reference of salient
   sentences (the first ``lead`` sentences of each document, SUPERT's choice), then the F1 of a soft
   sentence alignment with MiniLM cosines: precision = mean over the summary's sentences of their best
@@ -14,31 +17,75 @@ Shapes: S sentences, N candidates, D embedding dims.
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
+
 import numpy as np
+import scipy.sparse as sp
 
 from assistant.summarization.candidates import CandidateSet
-from assistant.summarization.features import TermStats
 from assistant.summarization.text import SentenceTable
 
 PRIORS = ("reaper", "minilm")
 RELATEDNESS_WEIGHT = 0.9
+_UNSHARED_IDF = float(np.log(1.5) + 1.0)  # sklearn's smoothed idf of a word in one of two documents
 
 
-def sentence_relatedness(table: SentenceTable, stats: TermStats, query_cosine: np.ndarray | None = None) -> np.ndarray:
+@dataclass
+class ReaperStats:
+    """BO's two-text TF-IDF cosines: of each sentence with the whole document set [S], and of every pair of
+    sentences [S, S] (diagonal 0). Tokens: stemmed, stopwords and one-letter tokens removed (sklearn's
+    default token pattern keeps words of two characters or more)."""
+
+    doc_cosine: np.ndarray
+    similarity: np.ndarray
+
+    @classmethod
+    def from_table(cls, table: SentenceTable) -> ReaperStats:
+        vocab: dict[str, int] = {}
+        rows, cols, vals = [], [], []
+        for i, words in enumerate(table.content):
+            for word, count in Counter(w for w in words if len(w) > 1).items():
+                rows.append(i)
+                cols.append(vocab.setdefault(word, len(vocab)))
+                vals.append(count)
+        n = len(table)
+        counts = sp.csr_matrix((vals, (rows, cols)), shape=(n, max(len(vocab), 1)), dtype=np.float64)
+        present = (counts > 0).astype(np.float64)
+        k2 = _UNSHARED_IDF**2
+        sq_norm = np.asarray(counts.multiply(counts).sum(axis=1)).ravel()  # [S]
+        # sentence vs the documents: the sentence's words are in both texts (idf 1), the documents' other
+        # words only in one (idf k): |d|^2 = k^2 |D|^2 - (k^2 - 1) sum over the sentence's words of D_w^2
+        whole = np.asarray(counts.sum(axis=0)).ravel()  # [V]
+        doc_sq = k2 * float(whole @ whole) - (k2 - 1) * (present @ (whole * whole))
+        dot = counts @ whole
+        denom = np.sqrt(sq_norm * np.clip(doc_sq, 0, None))
+        doc_cosine = np.divide(dot, denom, out=np.zeros(n), where=denom > 0)
+        # two sentences: shared words idf 1, the others k in their own text
+        shared_sq = (counts.multiply(counts) @ present.T).toarray()  # [i, j]: sum over words of i also in j of C_i^2
+        left = k2 * sq_norm[:, None] - (k2 - 1) * shared_sq
+        denom = np.sqrt(np.clip(left * left.T, 0, None))
+        pair_dot = (counts @ counts.T).toarray()
+        similarity = np.divide(pair_dot, denom, out=np.zeros((n, n)), where=denom > 0)
+        np.fill_diagonal(similarity, 0.0)
+        return cls(doc_cosine, similarity)
+
+
+def sentence_relatedness(
+    table: SentenceTable, stats: ReaperStats, query_cosine: np.ndarray | None = None
+) -> np.ndarray:
     """[S] REAPER's per-sentence relatedness: cosine to the documents (or the question) + 1 / position."""
     cos = stats.doc_cosine if query_cosine is None else 0.5 * (stats.doc_cosine + query_cosine)
     return cos + 1.0 / table.position
 
 
 def reaper_prior(
-    table: SentenceTable, stats: TermStats, candidates: CandidateSet, query_cosine: np.ndarray | None = None
+    table: SentenceTable, stats: ReaperStats, candidates: CandidateSet, query_cosine: np.ndarray | None = None
 ) -> np.ndarray:
     """[N] the heuristic score of every candidate."""
     a = candidates.incidence
     related = a @ sentence_relatedness(table, stats, query_cosine)
-    sim = stats.similarity.copy()
-    np.fill_diagonal(sim, 0.0)
-    redundancy = 0.5 * _pairs(a, sim)  # each pair counted twice by a^T sim a
+    redundancy = 0.5 * _pairs(a, stats.similarity)  # each pair counted twice by a^T sim a
     return RELATEDNESS_WEIGHT * related - (1 - RELATEDNESS_WEIGHT) * redundancy
 
 

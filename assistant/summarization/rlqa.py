@@ -237,20 +237,35 @@ class RLQALearner:
 
 class RLQASession:
     """The person's sentence-by-sentence mode: ``options()`` the top-5 next sentences, ``choose(j)`` one of
-    them (or ``choose(None)``: let Clarify pick), ``undo()``; each choice nudges the weights towards it."""
+    them (or ``choose(None)``: let Clarify pick), ``undo()``; each choice nudges the weights towards it.
 
-    def __init__(self, topic: RLQATopic, learner: RLQALearner | None = None) -> None:
+    Saved like a summary session: ``config()`` (the documents, the limit, the starting weights), every
+    action handed to ``recorder(kind, payload)`` ('choose', 'undo'), ``replay(entries)`` to resume."""
+
+    kind = "sentences"
+
+    def __init__(self, topic: RLQATopic, learner: RLQALearner | None = None, source=None) -> None:
         self.topic = topic
         self.learner = learner or RLQALearner()
+        self.initial_weights = self.learner.weights.copy()
+        self.source = source  # the Topic the sentences come from (saved with the session)
         self.draft = Draft(topic)
         self.history: list[tuple[int, np.ndarray]] = []
+        self.recorder = None
 
     @property
     def done(self) -> bool:
         return len(self.draft.available()) == 0
 
+    @property
+    def status(self) -> str:
+        return "finished" if self.done else "active"
+
     def options(self) -> list[int]:
         return self.learner.top(self.draft)
+
+    def option_texts(self) -> list[str]:
+        return [self.topic.table.texts[j] for j in self.options()]
 
     def choose(self, sentence: int | None = None) -> int:
         options = self.options()
@@ -264,6 +279,7 @@ class RLQASession:
             phi = self.draft.features(np.array([j, options[0]]))
             self.learner.weights += self.learner.settings.learning_rate * (phi[0] - phi[1])
         self.draft.add(j)
+        self._record("choose", {"sentence": j, "auto": sentence is None})
         return j
 
     def undo(self) -> bool:
@@ -275,15 +291,34 @@ class RLQASession:
         self.draft = Draft(self.topic)
         for j in chosen:
             self.draft.add(j)
+        self._record("undo", {})
         return True
 
     def summary_text(self) -> str:
         return self.topic.table.summary_text(self.draft.summary)
 
-    def to_dict(self) -> dict:
-        return {
-            "kind": "rlqa",
-            "format": 1,
-            "weights": self.learner.weights.tolist(),
-            "chosen": [j for j, _ in self.history],
-        }
+    @property
+    def words(self) -> int:
+        return int(self.draft.words)
+
+    def config(self) -> dict:
+        topic = self.source.to_dict() if self.source is not None else None
+        return {"topic": topic, "max_words": self.topic.max_words, "weights": self.initial_weights.tolist()}
+
+    def _record(self, kind: str, payload: dict) -> None:
+        if self.recorder is not None:
+            self.recorder(kind, payload)
+
+    def replay(self, entries) -> None:
+        """Apply saved log entries (nothing is recorded while replaying)."""
+        recorder, self.recorder = self.recorder, None
+        try:
+            for kind, payload in entries:
+                if kind == "choose":
+                    self.choose(None if payload.get("auto") else int(payload["sentence"]))
+                elif kind == "undo":
+                    self.undo()
+                else:
+                    raise ConfigError(f"unknown sentence-by-sentence session entry {kind!r}")
+        finally:
+            self.recorder = recorder

@@ -94,98 +94,132 @@ class CandidateRouge:
 
     ``sentence_tokens``: the ROUGE tokens of every sentence (``SentenceTable.tokens``). A summary is a
     sequence of sentence indices; its token stream is their tokens in that order, as the libraries see
-    the joined text. ``scores(summaries, reference)`` returns {"rouge1" | "rouge2" | "rougesu4": {"p", "r",
-    "f"}} with [N] arrays.
+    the joined text (n-grams cross sentence boundaries, as in ROUGE-1.5.5 and rouge-score).
+    ``scores(summaries, reference)`` returns {"rouge1" | "rouge2" | "rougesu4": {"p", "r", "f"}} with [N]
+    arrays; ``scores_many(summaries, references)`` one such dict per reference, sharing the summaries'
+    n-grams (the expensive part).
+
+    The vocabulary is the sentences' words; a reference word outside it gets one sentinel id that no
+    summary holds, so n-gram keys live in one fixed space and a reference never changes them. Matching
+    looks each summary n-gram up among the reference's (sorted keys, ``searchsorted``) and counts the
+    matches per (summary, reference n-gram) in a dense [N, G_ref] table: G_ref is small.
     """
 
     def __init__(self, sentence_tokens: Sequence[Sequence[str]]) -> None:
         self.vocab: dict[str, int] = {}
-        self.sentence_ids = [self._ids(ts) for ts in sentence_tokens]
-        self._references: dict[tuple[str, ...], tuple[int, dict]] = {}
-        self._reference_ids: dict[tuple[str, ...], np.ndarray] = {}
-
-    def _ids(self, tokens: Sequence[str]) -> np.ndarray:
-        return np.array([self.vocab.setdefault(t, len(self.vocab)) for t in tokens], dtype=np.int64)
+        ids = [
+            np.array([self.vocab.setdefault(t, len(self.vocab)) for t in ts], dtype=np.int64) for ts in sentence_tokens
+        ]
+        self.unknown = len(self.vocab)  # the sentinel id of reference words no sentence holds
+        self.base = self.unknown + 1
+        self.lengths = np.array([len(x) for x in ids], dtype=np.int64)
+        self.starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+        self.tokens = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        self._references: dict[tuple[str, ...], dict[str, tuple[np.ndarray, np.ndarray]]] = {}
 
     def _streams(self, summaries: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
-        """Flat token ids [T] and the summary each belongs to [T]."""
-        parts, owners = [], []
-        for c, summary in enumerate(summaries):
-            for s in summary:
-                ids = self.sentence_ids[int(s)]
-                parts.append(ids)
-                owners.append(np.full(len(ids), c, dtype=np.int64))
-        if not parts:
+        """Flat token ids [T] and the summary each belongs to [T] (no Python loop over tokens)."""
+        sizes = np.fromiter((len(s) for s in summaries), dtype=np.int64, count=len(summaries))
+        flat = np.fromiter((int(i) for s in summaries for i in s), dtype=np.int64, count=int(sizes.sum()))
+        if len(flat) == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        return np.concatenate(parts), np.concatenate(owners)
+        owner_of_sentence = np.repeat(np.arange(len(summaries)), sizes)
+        lengths = self.lengths[flat]
+        total = int(lengths.sum())
+        # position of each output token inside its sentence, then its index in the flat token array
+        offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        index = np.repeat(self.starts[flat], lengths) + (np.arange(total) - offsets)
+        return self.tokens[index], np.repeat(owner_of_sentence, lengths)
 
-    def _grams(self, tok: np.ndarray, own: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
-        """(owner [M], key [M]) of every n-gram occurrence of the ``kind`` rouge1 | rouge2 | rougesu4."""
-        v = max(len(self.vocab), 1)
+    def _grams(
+        self, tok: np.ndarray, own: np.ndarray, kind: str, keep: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(owner [M], key [M]) of every n-gram occurrence of the ``kind`` rouge1 | rouge2 | rougesu4 whose
+        words are all ``keep`` [T] (all when None): rouge-metric's SU counts skip-bigrams at distance
+        1..gap+1 plus the unigrams of all but the last token (keyed after a marker id, ``base``)."""
+        v = self.base
+        keep = np.ones(len(tok), dtype=bool) if keep is None else keep
         if kind == "rouge1":
-            return own, tok
-        if kind == "rouge2":
-            same = own[:-1] == own[1:]
-            return own[:-1][same], tok[:-1][same] * v + tok[1:][same]
-        # rouge-metric's SU: skip-bigrams at distance 1..gap+1, plus the unigrams of all but the last token
+            return own[keep], tok[keep]
         owners, keys = [], []
-        for d in range(1, SKIP_GAP + 2):
+        for d in range(1, 2 if kind == "rouge2" else SKIP_GAP + 2):
             if len(tok) <= d:
                 break
-            same = own[:-d] == own[d:]
-            owners.append(own[:-d][same])
-            keys.append(tok[:-d][same] * v + tok[d:][same])
-        last = np.ones(len(own), dtype=bool)
-        last[:-1] = own[:-1] != own[1:]
-        owners.append(own[~last])
-        keys.append(v * v + tok[~last])
+            sel = (own[:-d] == own[d:]) & keep[:-d] & keep[d:]
+            owners.append(own[:-d][sel])
+            keys.append(tok[:-d][sel] * v + tok[d:][sel])
+        if kind == "rougesu4":
+            not_last = np.zeros(len(own), dtype=bool)
+            not_last[:-1] = own[:-1] == own[1:]
+            sel = not_last & keep
+            owners.append(own[sel])
+            keys.append(v * v + tok[sel])
+        if not owners:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         return np.concatenate(owners), np.concatenate(keys)
 
-    def reference_counts(self, reference: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Sorted unique n-gram keys and their counts in the reference (a list of sentences), per kind.
+    @staticmethod
+    def _totals(lengths: np.ndarray) -> dict[str, np.ndarray]:
+        """[N] number of n-grams of each kind in summaries of ``lengths`` tokens."""
+        t = lengths.astype(np.float64)
+        skips = sum(np.clip(t - d, 0, None) for d in range(1, SKIP_GAP + 2))
+        return {"rouge1": t, "rouge2": np.clip(t - 1, 0, None), "rougesu4": skips + np.clip(t - 1, 0, None)}
 
-        Token ids are kept per reference; keys depend on the vocabulary size, so they are recomputed when
-        another reference has added words since."""
+    def reference_counts(self, reference: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Sorted unique n-gram keys and their counts in the reference (a list of sentences), per kind."""
         key = tuple(reference)
-        if key not in self._reference_ids:
-            self._reference_ids[key] = self._ids([t for s in reference for t in tokenize(s)])
-        cached = self._references.get(key)
-        if cached is not None and cached[0] == len(self.vocab):
-            return cached[1]
-        tok = self._reference_ids[key]
-        own = np.zeros(len(tok), dtype=np.int64)
-        out = {}
-        for kind in GOLD_WEIGHTS:
-            _, keys = self._grams(tok, own, kind)
-            out[kind] = np.unique(keys, return_counts=True)
-        self._references[key] = (len(self.vocab), out)
+        if key not in self._references:
+            tok = np.array([self.vocab.get(t, self.unknown) for s in reference for t in tokenize(s)], dtype=np.int64)
+            own = np.zeros(len(tok), dtype=np.int64)
+            self._references[key] = {
+                kind: np.unique(self._grams(tok, own, kind)[1], return_counts=True) for kind in GOLD_WEIGHTS
+            }
+            self._references[key]["words"] = (np.unique(tok[tok < self.unknown]), np.zeros(0))
+        return self._references[key]
+
+    def scores_many(
+        self, summaries: Sequence[Sequence[int]], references: Sequence[Sequence[str]]
+    ) -> list[dict[str, dict[str, np.ndarray]]]:
+        """``scores`` against each of ``references``, sharing the summaries' token streams.
+
+        Only n-grams made of reference words can match, so each reference first keeps those tokens and builds
+        the few n-grams left; the summaries' n-gram totals follow from their lengths."""
+        tok, own = self._streams(summaries)
+        n = len(summaries)
+        totals = self._totals(np.bincount(own, minlength=n))
+        out = []
+        for reference in references:
+            ref = self.reference_counts(reference)
+            in_ref = np.zeros(self.base, dtype=bool)
+            in_ref[ref["words"][0]] = True
+            keep = in_ref[tok]
+            result = {}
+            for kind in GOLD_WEIGHTS:
+                ref_keys, ref_counts = ref[kind]
+                owners, keys = self._grams(tok, own, kind, keep)
+                matched = np.zeros(n)
+                if len(ref_keys) and len(keys):
+                    at = np.clip(np.searchsorted(ref_keys, keys), 0, len(ref_keys) - 1)
+                    hit = ref_keys[at] == keys
+                    pairs, counts = np.unique(owners[hit] * len(ref_keys) + at[hit], return_counts=True)
+                    clipped = np.minimum(counts, ref_counts[pairs % len(ref_keys)])
+                    matched = np.bincount(pairs // len(ref_keys), weights=clipped, minlength=n)
+                hyp_total, ref_total = totals[kind], float(ref_counts.sum())
+                p = np.divide(matched, hyp_total, out=np.zeros(n), where=hyp_total > 0)
+                r = matched / ref_total if ref_total > 0 else np.zeros(n)
+                f = np.divide(2 * p * r, p + r, out=np.zeros(n), where=(p + r) > 0)
+                result[kind] = {"p": p, "r": r, "f": f}
+            out.append(result)
         return out
 
     def scores(self, summaries: Sequence[Sequence[int]], reference: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
-        ref = self.reference_counts(reference)  # extends the vocabulary first: keys below use the final size
-        tok, own = self._streams(summaries)
-        n = len(summaries)
-        out = {}
-        for kind in GOLD_WEIGHTS:
-            owners, keys = self._grams(tok, own, kind)
-            ref_keys, ref_counts = ref[kind]
-            hyp_total = np.bincount(owners, minlength=n).astype(np.float64)
-            span = int(keys.max()) + 1 if len(keys) else 1
-            pairs, counts = np.unique(owners * span + keys, return_counts=True)
-            p_owner, p_key = pairs // span, pairs % span
-            at = np.searchsorted(ref_keys, p_key)
-            at = np.clip(at, 0, max(len(ref_keys) - 1, 0))
-            found = (ref_keys[at] == p_key) if len(ref_keys) else np.zeros(len(p_key), dtype=bool)
-            match = np.where(found, np.minimum(counts, ref_counts[at] if len(ref_keys) else 0), 0)
-            matched = np.bincount(p_owner, weights=match, minlength=n)
-            ref_total = float(ref_counts.sum())
-            p = np.divide(matched, hyp_total, out=np.zeros(n), where=hyp_total > 0)
-            r = matched / ref_total if ref_total > 0 else np.zeros(n)
-            f = np.divide(2 * p * r, p + r, out=np.zeros(n), where=(p + r) > 0)
-            out[kind] = {"p": p, "r": r, "f": f}
-        return out
+        return self.scores_many(summaries, [reference])[0]
+
+    def utility(self, summaries: Sequence[Sequence[int]], references: Sequence[Sequence[str]]) -> np.ndarray:
+        """[R, N] BO eq. 8 before normalisation (recall scores), one row per reference."""
+        each = self.scores_many(summaries, references)
+        return np.stack([gold_utility(s["rouge1"]["r"], s["rouge2"]["r"], s["rougesu4"]["r"]) for s in each])
 
     def gold(self, summaries: Sequence[Sequence[int]], reference: Sequence[str]) -> np.ndarray:
         """[N] BO's gold utility against one reference, normalised to [0, 10] over the summaries."""
-        s = self.scores(summaries, reference)
-        return normalise(gold_utility(s["rouge1"]["r"], s["rouge2"]["r"], s["rougesu4"]["r"]))
+        return normalise(self.utility(summaries, [reference])[0])

@@ -2,31 +2,37 @@
 
 ``SummarySession`` wraps ``assistant.ranking.RankingSession`` (GPPL + IMP by default, the chosen prior as
 the GP prior mean) over the candidates of a ``PreparedTopic``: ``next_pair()`` / ``answer('left' | 'right' |
-'tie')`` / ``undo()`` / ``best()`` with ``confidence``; ``write_better()`` trains the RL summarizer on the
-learned reward and returns its summary. It is saved as JSON (``to_dict`` / ``from_dict``): the documents,
-the settings and the answers; resuming rebuilds the same candidates from the seed and replays the answers.
+'tie')`` / ``undo()`` / ``best_index()`` with ``confidence``; ``write_better()`` trains the RL summarizer on
+the learned reward and returns its summary; ``accept()`` ends the session.
+
+Saving, as for a clarifying conversation, is an append-only log: ``config()`` is what the session is
+rebuilt from (the documents, the question, the settings), every action is handed to ``recorder(kind,
+payload)`` as it happens ('compare', 'undo', 'better', 'accept'; the app writes them to the domain's
+session log), and ``replay(entries)`` applies a saved log to a session rebuilt from its config: the same
+seed gives the same candidates, so the answers land on the same pairs.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-import numpy as np
-
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, SessionStateError
 from assistant.progress import Job, Progress
 from assistant.ranking.ranking_session import Candidate, RankingSession
-from assistant.summarization.documents import Topic
+from assistant.summarization.documents import Topic, from_texts
 from assistant.summarization.prepare import PreparedTopic, prepare_topic
-from assistant.summarization.rl import LearnedReward, RLSettings, RLSummarizer
+from assistant.summarization.rewards import LearnedReward
+from assistant.summarization.rl import RLSettings, RLSummarizer
 
-SESSION_FORMAT = 1
+Recorder = Callable[[str, dict], None]
 
 
 @dataclass
 class SummarySettings:
-    """What a summary session is built with (all saved with it)."""
+    """What a summary session is built with (all saved with it). The ranker's scales are those tuned on
+    DUC 2001 (``assistant.summarization.ranker.SummaryRankerSettings``)."""
 
     candidates: int = 300
     prior: str = "reaper"
@@ -36,13 +42,26 @@ class SummarySettings:
     threshold: float = 0.95
     seed: int = 0
     max_words: int = 100
-    output_scale: float = 4.0
-    prior_scale: float = 1.0
-    lengthscale_factor: float = 1.0
+    output_scale: float = 64.0
+    prior_scale: float = 0.5
+    lengthscale_factor: float = 0.5
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SummarySettings:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def topic_title(topic: Topic) -> str:
+    """How a summary session is listed: its documents and its question."""
+    names = ", ".join(d.name for d in topic.documents[:3]) + (" …" if len(topic.documents) > 3 else "")
+    return f"{topic.id}: {names}" + (f" — {topic.question}" if topic.question else "")
 
 
 class SummarySession:
     """Pairwise comparisons of candidate summaries of one topic (see the module docstring)."""
+
+    kind = "summary"
 
     def __init__(self, prepared: PreparedTopic, settings: SummarySettings | None = None) -> None:
         self.settings = settings or SummarySettings()
@@ -70,6 +89,8 @@ class SummarySession:
             },
         )
         self.rl_summary: tuple[int, ...] | None = None
+        self.accepted = False
+        self.recorder: Recorder | None = None
 
     @classmethod
     def create(cls, topic: Topic, settings: SummarySettings | None = None, encoder=None) -> Job[SummarySession]:
@@ -92,13 +113,20 @@ class SummarySession:
 
     # ---- the comparison loop (RankingSession's) -------------------------------------------------------------
     def next_pair(self) -> tuple[int, int] | None:
-        return self.ranking.next_pair()
+        return None if self.accepted else self.ranking.next_pair()
 
     def answer(self, preferred: str) -> None:
+        pair = self.next_pair()
+        if pair is None:
+            raise SessionStateError("no comparison is pending: the session has stopped comparing")
         self.ranking.answer(preferred)
+        self._record("compare", {"left": pair[0], "right": pair[1], "preferred": preferred})
 
     def undo(self) -> bool:
-        return self.ranking.undo()
+        if self.accepted or not self.ranking.undo():
+            return False
+        self._record("undo", {})
+        return True
 
     @property
     def stopped(self) -> bool:
@@ -112,10 +140,14 @@ class SummarySession:
     def comparisons(self) -> int:
         return len(self.ranking.history)
 
+    @property
+    def status(self) -> str:
+        return "finished" if self.accepted else "active"
+
     def text(self, index: int) -> str:
         return self.prepared.summary_text(index)
 
-    def kind(self, index: int) -> str:
+    def kind_of(self, index: int) -> str:
         return self.prepared.candidates.kinds[index]
 
     def best_index(self) -> int:
@@ -124,6 +156,10 @@ class SummarySession:
     def best_text(self) -> str:
         return self.text(self.best_index())
 
+    @property
+    def rl_text(self) -> str | None:
+        return None if self.rl_summary is None else self.prepared.table.summary_text(self.rl_summary)
+
     # ---- "write me a better one" -----------------------------------------------------------------------------
     def reward(self) -> LearnedReward:
         """The learned ranking function as a reward for any summary of this topic."""
@@ -131,52 +167,70 @@ class SummarySession:
             raise ConfigError("write_better needs the GPPL ranker (any acquisition but unc)")
         return LearnedReward(self.prepared, self.ranking.model, self.settings.prior, self.settings.features)
 
-    def write_better(self, episodes: int = 2000, seed: int | None = None) -> Job[str]:
+    def write_better(self, settings: RLSettings | None = None, seed: int | None = None) -> Job[str]:
         """Train the RL summarizer on the learned reward; returns (and keeps) its summary's text."""
-        agent = RLSummarizer(
-            self.prepared, self.reward(), RLSettings(episodes=episodes), self.settings.seed if seed is None else seed
-        )
-        self.rl_summary = yield from agent.train()
-        return self.prepared.table.summary_text(self.rl_summary)
+        settings = settings or RLSettings()
+        agent = RLSummarizer(self.prepared, self.reward(), settings, self.settings.seed if seed is None else seed)
+        summary = yield from agent.train()
+        self.rl_summary = summary
+        self._record("better", {"summary": list(summary), "comparisons": self.comparisons})
+        return self.prepared.table.summary_text(summary)
 
     def rl_score(self) -> tuple[float, float] | None:
         """(learned reward of the RL summary, of the current best candidate), or None before write_better."""
         if self.rl_summary is None:
             return None
-        reward = self.reward()
-        values = reward([self.rl_summary, self.prepared.candidates.summaries[self.best_index()]])
+        values = self.reward()([self.rl_summary, self.prepared.candidates.summaries[self.best_index()]])
         return float(values[0]), float(values[1])
 
+    def accept(self, which: str = "best") -> str:
+        """End the session with the best candidate ('best') or the RL summary ('rl'); returns its text."""
+        if which == "rl" and self.rl_summary is None:
+            raise SessionStateError("there is no written summary to accept yet: write a better one first")
+        text = self.rl_text if which == "rl" else self.best_text()
+        self.accepted = True
+        self._record("accept", {"which": which, "text": text})
+        return text
+
     # ---- saving and resuming ----------------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": SESSION_FORMAT,
-            "kind": "summary",
-            "topic": self.prepared.topic.to_dict(),
-            "settings": asdict(self.settings),
-            "history": [{"left": r.left, "right": r.right, "preferred": r.preferred} for r in self.ranking.history],
-            "rl_summary": list(self.rl_summary) if self.rl_summary is not None else None,
-        }
+    def config(self) -> dict[str, Any]:
+        return {"topic": self.prepared.topic.to_dict(), "settings": asdict(self.settings)}
+
+    def _record(self, kind: str, payload: dict) -> None:
+        if self.recorder is not None:
+            self.recorder(kind, payload)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], encoder=None) -> Job[SummarySession]:
-        """Rebuild a saved session: the same candidates (same seed), then its answers replayed."""
-        if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT or data.get("kind") != "summary":
-            raise ConfigError(f"not a saved summary session of format {SESSION_FORMAT}")
+    def from_config(cls, config: dict[str, Any], encoder=None) -> Job[SummarySession]:
+        """A session rebuilt from ``config()`` (its answers not replayed yet)."""
         try:
-            topic = Topic.from_dict(data["topic"])
-            settings = SummarySettings(**data["settings"])
-            history = [(int(h["left"]), int(h["right"]), str(h["preferred"])) for h in data["history"]]
+            topic = Topic.from_dict(config["topic"])
+            settings = SummarySettings.from_dict(config["settings"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"saved summary session is incomplete or malformed ({exc!r})") from exc
-        session = yield from cls.create(topic, settings, encoder)
-        for left, right, preferred in history:
-            if session.next_pair() != (left, right):
-                raise ConfigError("the saved session does not replay: its candidates changed (another version?)")
-            session.answer(preferred)
-        if data.get("rl_summary"):
-            session.rl_summary = tuple(int(i) for i in data["rl_summary"])
-        return session
+        return (yield from cls.create(topic, settings, encoder))
+
+    def replay(self, entries: Sequence[tuple[str, dict]]) -> None:
+        """Apply saved log entries (nothing is recorded while replaying)."""
+        recorder, self.recorder = self.recorder, None
+        try:
+            for kind, payload in entries:
+                if kind == "compare":
+                    if self.next_pair() != (int(payload["left"]), int(payload["right"])):
+                        raise SessionStateError(
+                            "the saved session does not replay: its candidates changed (another Clarify version?)"
+                        )
+                    self.answer(str(payload["preferred"]))
+                elif kind == "undo":
+                    self.undo()
+                elif kind == "better":
+                    self.rl_summary = tuple(int(i) for i in payload["summary"])
+                elif kind == "accept":
+                    self.accepted = True
+                else:
+                    raise SessionStateError(f"unknown summary session entry {kind!r}")
+        finally:
+            self.recorder = recorder
 
 
 def summarize_answers(
@@ -184,16 +238,13 @@ def summarize_answers(
 ) -> Job[SummarySession]:
     """A query-focused summary session over a FAQ's answers (the FAQ question and the user's query are the
     question, the answers the documents); for the FAQ flow's "Summarize these answers"."""
+    return (yield from SummarySession.create(answers_topic(question, query, answers), settings, encoder))
+
+
+def answers_topic(question: str, query: str, answers: Sequence[str]) -> Topic:
+    """The topic of "Summarize these answers": the answers as documents, question + query as the question."""
     texts = [a for a in answers if a.strip()]
     if len(texts) < 2:
         raise ConfigError("summarising answers needs at least two non-empty answers")
-    from assistant.summarization.documents import from_texts
-
     focus = " ".join(x.strip() for x in (question, query) if x and x.strip())
-    topic = from_texts(texts, [f"answer {i + 1}" for i in range(len(texts))], focus, id="faq-answers")
-    return (yield from SummarySession.create(topic, settings, encoder))
-
-
-def candidate_count_hint(prepared: PreparedTopic) -> dict[str, int]:
-    kinds = prepared.candidates.kinds
-    return {k: int(np.sum([x == k for x in kinds])) for k in dict.fromkeys(kinds)}
+    return from_texts(texts, [f"answer {i + 1}" for i in range(len(texts))], focus, id="faq-answers")

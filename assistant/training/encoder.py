@@ -34,7 +34,8 @@ from assistant.simulation.protocol import agent_view
 from assistant.simulation.queries import training_queries
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig, characteristic_tags, option_phrase, tag_answer_texts
-from models.checkpoint import save_checkpoint
+from assistant.training.resume import clear_resume, load_resume, resume_path, save_resume
+from models.checkpoint import data_hash, save_checkpoint
 from models.sru_encoder import SRUEncoderConfig, SRUTextEncoder, resolve_vectors, word_vectors
 
 
@@ -196,8 +197,15 @@ def train_encoder(
     config: EncoderTrainConfig | None = None,
     seed: int = 0,
     save: bool = True,
+    start_from: dict | None = None,
+    start_tag: str = "",
 ) -> Generator[Progress, None, EncoderResult]:
     """Train the SRU encoder prior on ``domain`` (as stored; the agent's view is taken here).
+
+    ``start_from``: the weights (a state_dict) to fine-tune instead of a fresh encoder, ``start_tag`` names
+    them. With ``save``, a training that is cancelled (the job closed) leaves a resume point
+    (``assistant.training.resume``) that the next run with the same data, settings, seed and start goes on
+    from, with the same result as an uninterrupted run.
 
     Yields Progress every few steps (metrics ``loss``; at evaluations also ``dev_acc1``, ``dev_acc3`` and,
     for birds, ``dev_acc1_seen``/``dev_acc3_seen`` over the captioned species) and returns an
@@ -235,47 +243,95 @@ def train_encoder(
                 optimizer,
                 lambda i: floor + (1 - floor) * 0.5 * (1 + np.cos(np.pi * min(i, config.max_steps) / config.max_steps)),
             )
+            if start_from is not None:
+                encoder.load_state_dict(start_from)
             history: list[dict[str, float]] = []
             best_score, best_state, best_metrics, since_best = -1.0, None, {}, 0
             running = 0.0
             step = 0
-            for step in range(1, config.max_steps + 1):
-                encoder.train()
-                texts, labels = sampler.batch()
-                subset = _label_subset(labels, agent.num_labels, config.negatives, rng)
-                position = -np.ones(agent.num_labels, dtype=np.int64)
-                position[subset] = np.arange(len(subset))
-                queries = encoder.finish(encoder.raw_split(vectors.token_ids(texts, config.model.max_len)))  # [B, D]
-                labels_emb = bank.embed(encoder, subset)  # [L, D]
-                logits = queries @ labels_emb.T  # [B, L]
-                loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(position[labels]))
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(encoder.parameters(), 5.0)
-                optimizer.step()
-                schedule.step()
-                running = loss.item() if step == 1 else 0.95 * running + 0.05 * loss.item()
-                out_of_time = time.perf_counter() - start > config.max_seconds
-                if step % config.eval_every == 0 or step == config.max_steps or out_of_time:
-                    prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
-                    metrics = _dev_metrics(prior, dev_ids, dev_labels, with_queries) if len(dev_ids) else {}
-                    metrics = {"step": step, "loss": running, "seconds": time.perf_counter() - start, **metrics}
-                    history.append(metrics)
-                    score = _dev_score(metrics) if len(dev_ids) else -running
-                    if score > best_score:
-                        best_score, best_state, best_metrics, since_best = (
-                            score,
-                            copy.deepcopy(encoder.state_dict()),
-                            metrics,
-                            0,
-                        )
-                    else:
-                        since_best += 1
-                    yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", metrics)
-                    if since_best >= config.patience or out_of_time:
-                        break
-                elif step % 10 == 0:
-                    yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", {"loss": running})
+            resume = resume_path(encoder_checkpoint_path(domain.name)) if save else None
+            key = data_hash([encoder_data_hash(domain, config.protocol_seed), config.to_dict(), seed, start_tag])
+            found = load_resume(resume, key) if resume is not None else None
+            if found is not None:
+                tensors, saved = found
+                encoder.load_state_dict(tensors["model"])
+                optimizer.load_state_dict(tensors["optimizer"])
+                schedule.load_state_dict(tensors["schedule"])
+                torch.set_rng_state(tensors["torch_rng"])
+                best_state = tensors.get("best")
+                rng.bit_generator.state = saved["rng"]
+                step, running, history = saved["step"], saved["running"], saved["history"]
+                best_score, best_metrics, since_best = saved["best_score"], saved["best_metrics"], saved["since_best"]
+                start -= saved["seconds"]
+                yield Progress(step, config.max_steps, f"going on from step {step} (saved when it was cancelled)")
+
+            def keep_going_point() -> None:
+                tensors = {
+                    "model": encoder.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "schedule": schedule.state_dict(),
+                    "torch_rng": torch.get_rng_state(),
+                    "best": best_state,
+                }
+                state = {
+                    "step": step,
+                    "running": running,
+                    "history": history,
+                    "best_score": best_score,
+                    "best_metrics": best_metrics,
+                    "since_best": since_best,
+                    "seconds": time.perf_counter() - start,
+                    "rng": rng.bit_generator.state,
+                }
+                save_resume(resume, key, tensors, state)
+
+            first = step + 1
+            try:
+                for step in range(first, config.max_steps + 1):
+                    encoder.train()
+                    texts, labels = sampler.batch()
+                    subset = _label_subset(labels, agent.num_labels, config.negatives, rng)
+                    position = -np.ones(agent.num_labels, dtype=np.int64)
+                    position[subset] = np.arange(len(subset))
+                    queries = encoder.finish(
+                        encoder.raw_split(vectors.token_ids(texts, config.model.max_len))
+                    )  # [B, D]
+                    labels_emb = bank.embed(encoder, subset)  # [L, D]
+                    logits = queries @ labels_emb.T  # [B, L]
+                    loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(position[labels]))
+                    optimizer.zero_grad(set_to_none=True)
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(encoder.parameters(), 5.0)
+                    optimizer.step()
+                    schedule.step()
+                    running = loss.item() if step == 1 else 0.95 * running + 0.05 * loss.item()
+                    out_of_time = time.perf_counter() - start > config.max_seconds
+                    if step % config.eval_every == 0 or step == config.max_steps or out_of_time:
+                        prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
+                        metrics = _dev_metrics(prior, dev_ids, dev_labels, with_queries) if len(dev_ids) else {}
+                        metrics = {"step": step, "loss": running, "seconds": time.perf_counter() - start, **metrics}
+                        history.append(metrics)
+                        score = _dev_score(metrics) if len(dev_ids) else -running
+                        if score > best_score:
+                            best_score, best_state, best_metrics, since_best = (
+                                score,
+                                copy.deepcopy(encoder.state_dict()),
+                                metrics,
+                                0,
+                            )
+                        else:
+                            since_best += 1
+                        if resume is not None:
+                            keep_going_point()
+                        yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", metrics)
+                        if since_best >= config.patience or out_of_time:
+                            break
+                    elif step % 10 == 0:
+                        yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", {"loss": running})
+            except GeneratorExit:  # cancelled: keep what was trained for the next run
+                if resume is not None:
+                    keep_going_point()
+                raise
             if best_state is not None:
                 encoder.load_state_dict(best_state)
             encoder.eval()
@@ -314,6 +370,8 @@ def train_encoder(
             encoder.state_dict(),
             {
                 "train": config.to_dict(),
+                "trained_on": data_sizes(domain),
+                "fine_tuned_from": start_tag or None,
                 "seed": seed,
                 "temperature": temperature,
                 "short_temperature": short_temperature,
@@ -322,8 +380,21 @@ def train_encoder(
             data=encoder_data_hash(domain, config.protocol_seed),
             metrics=metrics,
         )
+    if save:
+        clear_resume(resume_path(encoder_checkpoint_path(domain.name)))
     yield Progress(step, step, f"done: dev Acc@1 {final.get('dev_acc1', float('nan')):.3f}", metrics)
     return EncoderResult(prior, metrics, history, seconds, None if path is None else str(path))
+
+
+def data_sizes(domain: Domain) -> dict[str, int]:
+    """How much a model was trained on (recorded in its sidecar): after an import, the difference says
+    whether a few epochs of fine-tuning catch up or a new training is needed."""
+    return {
+        "labels": int(domain.num_labels),
+        "questions": int(domain.num_questions),
+        "train_queries": int((np.asarray(domain.query_splits) == "train").sum()),
+        "annotations": round(float(np.asarray(domain.counts).sum())),
+    }
 
 
 def _label_subset(labels: np.ndarray, num_labels: int, negatives: int, rng: np.random.Generator) -> np.ndarray:

@@ -57,6 +57,9 @@ class PolicyConfig:
     budget_batch: int = 256
     initial_ask_bias: float = 2.0
     estimator: str = "expected"
+    # torch threads while training: one, as for the encoder. The rollouts are many small ops; on a loaded
+    # two-core machine two threads took 4 s per faq iteration, one thread 0.4 s.
+    threads: int = 1
 
     def __post_init__(self) -> None:
         if self.iterations < 1 or self.batch_size < 1:
@@ -131,8 +134,12 @@ def train_policy(
     seed: int = 0,
     user_option_mask: np.ndarray | None = None,
     known_questions: np.ndarray | None = None,
+    start_from: tuple[StopPolicyNet, float, float, np.ndarray] | None = None,
 ) -> Generator[Progress, None, PolicyResult]:
     """REINFORCE (see the module docstring). Yields Progress per iteration; returns a PolicyResult.
+
+    ``start_from``: (net, lambda, w, b) of a trained policy to fine-tune (after new data) instead of
+    starting afresh.
 
     ``base``: the agent's answer model over the candidates ([Q, R, Y_c]); ``user_answers``: the
     simulator's [Q, R, Y_c]; ``prior_log_probs`` [N, Y_c] for each training episode and ``targets`` [N]
@@ -146,6 +153,39 @@ def train_policy(
     configured ``turn_reward`` (questions get dearer) until the policy fits the budget.
     """
     config = config or PolicyConfig()
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(max(1, config.threads))
+    try:
+        return (
+            yield from _train_policy(
+                base,
+                user_answers,
+                episodes,
+                prior_log_probs,
+                targets,
+                config,
+                seed,
+                user_option_mask,
+                known_questions,
+                start_from,
+            )
+        )
+    finally:
+        torch.set_num_threads(old_threads)
+
+
+def _train_policy(
+    base: AnswerModel,
+    user_answers: np.ndarray,
+    episodes: Sequence[EpisodeSpec],
+    prior_log_probs: np.ndarray,
+    targets: np.ndarray,
+    config: PolicyConfig,
+    seed: int,
+    user_option_mask: np.ndarray | None,
+    known_questions: np.ndarray | None,
+    start_from: tuple[StopPolicyNet, float, float, np.ndarray] | None,
+) -> Generator[Progress, None, PolicyResult]:
     if len(episodes) != len(prior_log_probs) or len(episodes) != len(targets):
         raise ConfigError("episodes, prior_log_probs and targets must have the same length")
     if len(episodes) == 0:
@@ -158,6 +198,10 @@ def train_policy(
     net = StopPolicyNet(config.top_k, config.hidden)
     with torch.no_grad():  # start out asking, so that early batches show what questions are worth
         net.layers[2].bias.copy_(torch.tensor([config.initial_ask_bias, 0.0]))
+    if start_from is not None:
+        net.load_state_dict(start_from[0].state_dict())
+        net.train()
+        base = base.with_params(lam=float(start_from[1]), w=float(start_from[2]), b=start_from[3])
     value = None  # REINFORCE's baseline; the exact expectation needs none
     if config.estimator == "reinforce":
         value = torch.nn.Sequential(
@@ -169,7 +213,7 @@ def train_policy(
     mask = torch.from_numpy(base.option_mask)
     scores = None if base.tag_scores is None else torch.from_numpy(base.tag_scores.astype(np.float32))
     learn_answer = config.learn_answer_model and scores is not None
-    lam0 = config.initial_lambda if scores is not None else 1.0
+    lam0 = (config.initial_lambda if start_from is None else float(base.lam)) if scores is not None else 1.0
     lam_raw = torch.tensor(math.log(max(lam0, 1e-4) / max(1 - lam0, 1e-4)), requires_grad=learn_answer)
     w = torch.tensor(float(base.w), requires_grad=learn_answer)
     b = torch.tensor(base.b, requires_grad=learn_answer)

@@ -53,9 +53,9 @@ def build_domain(name: str) -> Generator[Progress, None, dict]:
             "with `clarify import csv FILE --domain NAME --kind labels`"
         )
     yield Progress(0, 3, f"reading the bundled {name} files")
-    data = adapters[name]()
-    yield Progress(1, 3, f"writing {len(data.labels)} labels and {len(data.questions)} questions")
-    with KnowledgeBase.create(name) as kb:
+    with KnowledgeBase.create(name) as kb:  # first: a damaged file or an unusable CLARIFY_HOME stops us before work
+        data = adapters[name]()
+        yield Progress(1, 3, f"writing {len(data.labels)} labels and {len(data.questions)} questions")
         write_domain(kb, data)
         yield Progress(2, 3, "checking the result")
         kb.load_domain()  # fails loudly if what was written is inconsistent

@@ -18,6 +18,8 @@ import csv
 import difflib
 import hashlib
 import io
+import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,21 +156,73 @@ class Problems:
 UTF8_HINT = "save it as UTF-8 (in Excel: 'Save as' > 'CSV UTF-8'; in a text editor: encoding UTF-8)"
 
 
+MAX_FILE_BYTES = 256 * 1024 * 1024  # crowd exports are megabytes; anything bigger is the wrong file
+READ_CHUNK_BYTES = 1024 * 1024
+MAX_FIELD_CHARS = 128 * 1024  # the csv module's default limit, kept for every format
+FIELD_HINT = (
+    f"a field longer than {MAX_FIELD_CHARS // 1024} KiB is not a crowd answer: check the file (an unclosed quote "
+    "swallows the rest of the file into one field) or shorten the field"
+)
+
+
+def read_bytes(path: Path, problems: Problems, limit: int = MAX_FILE_BYTES) -> bytes | None:
+    """The bytes of the regular file ``path``, read in bounded chunks; None (with a problem) for a missing,
+    unreadable or oversized file and for anything that is not a regular file (a folder, a FIFO, a device such
+    as /dev/zero: those could block or never end)."""
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then says what was opened
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        problems.add(None, None, f"file not found: {path} does not exist; check the path and the current folder")
+        return None
+    except IsADirectoryError:
+        problems.add(None, None, f"{path} is a folder, not a file: give the path of the exported file")
+        return None
+    except OSError as exc:
+        problems.add(None, None, f"cannot read {path}: {exc.strerror or exc}; check the file's permissions")
+        return None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            problems.add(None, None, f"{path} is a folder, not a file: give the path of the exported file")
+        else:
+            problems.add(
+                None,
+                None,
+                f"{path} is not a regular file (a pipe, socket or device): save the export to a file and import that",
+            )
+        return None
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        if getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        chunks, size = [], 0
+        try:
+            while chunk := handle.read(READ_CHUNK_BYTES):
+                size += len(chunk)
+                if size > limit:
+                    problems.add(
+                        None,
+                        None,
+                        f"the file is larger than {limit // (1024 * 1024)} MiB: that is not a crowd export; split "
+                        "it into smaller batches",
+                    )
+                    return None
+                chunks.append(chunk)
+        except OSError as exc:
+            problems.add(None, None, f"cannot read {path}: {exc.strerror or exc}")
+            return None
+    return b"".join(chunks)
+
+
 def read_text(path: Path, problems: Problems) -> tuple[str | None, str]:
     """Read ``path`` as UTF-8 text (a BOM is allowed); return (text or None, sha256 of the bytes).
 
-    Missing, unreadable, empty, binary and wrongly encoded files become problems, never exceptions.
+    Missing, unreadable, non-regular, oversized, empty, binary and wrongly encoded files become problems,
+    never exceptions.
     """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        problems.add(None, None, f"file not found: {path} does not exist; check the path and the current folder")
-        return None, ""
-    except IsADirectoryError:
-        problems.add(None, None, f"{path} is a folder, not a file: give the path of the exported file")
-        return None, ""
-    except OSError as exc:
-        problems.add(None, None, f"cannot read {path}: {exc.strerror or exc}; check the file's permissions")
+    data = read_bytes(path, problems)
+    if data is None:
         return None, ""
     digest = hashlib.sha256(data).hexdigest()
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -220,12 +274,15 @@ def read_csv(text: str, problems: Problems, delimiter: str = ",") -> Table | Non
             break
         except csv.Error as exc:
             line = previous_end + 1
-            problems.add(
-                line,
-                None,
-                f"malformed CSV ({exc}): a quoted field is not closed or the file is truncated; "
-                "export the file again or fix the quotes",
-            )
+            if "field limit" in str(exc):
+                problems.add(line, None, f"the row has a field over {MAX_FIELD_CHARS // 1024} KiB: {FIELD_HINT}")
+            else:
+                problems.add(
+                    line,
+                    None,
+                    f"malformed CSV ({exc}): a quoted field is not closed or the file is truncated; "
+                    "export the file again or fix the quotes",
+                )
             return None
         start, previous_end = previous_end + 1, reader.line_num
         if not any(f.strip() for f in fields):
@@ -266,6 +323,31 @@ def missing_columns(
             f"{', '.join(header[:12])}{' ...' if len(header) > 12 else ''}{'; ' + hint if hint else ''}",
         )
     return bool(missing)
+
+
+# Spreadsheets run a cell as a formula when it starts with one of these (also after leading blanks, tabs or
+# carriage returns); OWASP's CSV-injection advice: prefix such cells with an apostrophe.
+FORMULA_STARTS = ("=", "+", "-", "@")
+FORMULA_PREFIX = "'"
+
+
+def _needs_prefix(cell: str) -> bool:
+    """A formula, or an apostrophe before what needs one (so that ``restore_formula`` is exact)."""
+    if cell.startswith(("\t", "\r")) or cell.lstrip(" \t\r\n").startswith(FORMULA_STARTS):
+        return True
+    return cell.startswith(FORMULA_PREFIX) and _needs_prefix(cell[1:])
+
+
+def neutralise_formula(cell: str) -> str:
+    """``cell`` with a leading apostrophe when a spreadsheet would run it as a formula (export side)."""
+    return FORMULA_PREFIX + cell if _needs_prefix(cell) else cell
+
+
+def restore_formula(cell: str) -> str:
+    """Undo ``neutralise_formula`` on a value that comes back from a crowd platform (import side)."""
+    if cell.startswith(FORMULA_PREFIX) and _needs_prefix(cell[1:]):
+        return cell[1:]
+    return cell
 
 
 def split_multi(value: str) -> list[str]:

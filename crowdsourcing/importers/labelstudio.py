@@ -31,6 +31,7 @@ from crowdsourcing.importers.base import (
     TagRecord,
     fold,
     match_choice,
+    restore_formula,
     split_multi,
 )
 
@@ -52,6 +53,9 @@ def json_list(text: str, problems: Problems, what: str) -> list[tuple[int, Any]]
         return None
     except RecursionError:
         problems.add(None, None, "the JSON is nested too deeply to be an export: check that this is the right file")
+        return None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        problems.add(None, None, f"invalid JSON value ({str(exc).split(':')[0]}): check that this is the right file")
         return None
     if not isinstance(whole, list):
         problems.add(1, None, f"expected a JSON list of {what} (Label Studio's 'JSON' export), found a {_kind(whole)}")
@@ -114,7 +118,8 @@ def parse(text: str, parsed: ParsedFile, problems: Problems) -> None:
         if not isinstance(annotations, list):
             problems.add(line, "annotations", "'annotations' must be a list")
             continue
-        data = task["data"]
+        # the tasks came from `clarify export tasks`, which neutralised formula-like cells
+        data = {k: restore_formula(v) if isinstance(v, str) else v for k, v in task["data"].items()}
         task_id = _text(task.get("id")) or f"task-{index + 1}"
         label = _text(data.get("label"))
         if not label:
@@ -191,6 +196,7 @@ def _tags(base: tuple, data: dict, value: dict, parsed: ParsedFile, problems: Pr
     if not isinstance(choices, list) or not choices:
         problems.add(line, f"{path}.value.choices", f"no answer: select tags or {NONE_OF_THE_ABOVE!r}")
         return
+    choices = [restore_formula(_text(c)) for c in choices]
     by_fold = {}
     for column, tag in offered:
         by_fold.setdefault(fold(tag), column)
@@ -232,7 +238,7 @@ def _choice(base: tuple, data: dict, value: dict, parsed: ParsedFile, problems: 
     if not isinstance(choices, list) or len(choices) != 1:
         problems.add(line, column, f"choose exactly one option (or {NOT_APPLICABLE!r}) in a multiple-choice task")
         return
-    answer = match_choice(_text(choices[0]), options)
+    answer = match_choice(restore_formula(_text(choices[0])), options)
     if answer is None or not _text(choices[0]):
         problems.add(
             line,

@@ -17,6 +17,8 @@ Input.tag_1..10    tag task: the tags offered; Answer.selected = "tag a|tag b" o
 Input.question     choice task: the question's tag; Input.options = "small|medium|large";
                    Answer.choice = one option or "not applicable"
 Answer.query       query task: the short query the worker wrote for Input.label
+Input.query        labelling task (``clarify learn suggest``): a user's query; Answer.label = the label
+                   key the worker picked among Input.label_1..K, or "none of the above" (skipped, reported)
 =================  ============================================================================
 
 Other columns (Title, Reward, Input.label_name, ...) are ignored. A tag task gives each offered tag a
@@ -40,6 +42,7 @@ from crowdsourcing.importers.base import (
     match_choice,
     missing_columns,
     read_csv,
+    restore_formula,
     split_multi,
 )
 
@@ -52,6 +55,8 @@ OPTIONS = INPUT + "options"
 SELECTED = ANSWER + "selected"
 CHOICE = ANSWER + "choice"
 QUERY = ANSWER + "query"
+ASKED_QUERY = INPUT + "query"
+PICKED = ANSWER + "label"
 _TAG_SLOT = re.compile(r"^Input\.tag_(\d+)$")
 
 HINT = "see `clarify export tasks --help` for the task layout Clarify reads back"
@@ -68,17 +73,24 @@ def parse(text: str, parsed: ParsedFile, problems: Problems) -> None:
     if kind is None:
         return
     parsed.kind = kind
-    required = [HIT, ASSIGNMENT, WORKER, LABEL] + ([QUERY] if kind == "queries" else [])
+    labelling = kind == "queries" and PICKED in header and QUERY not in header
+    label_column = PICKED if labelling else LABEL
+    if labelling:
+        required = [HIT, ASSIGNMENT, WORKER, ASKED_QUERY, PICKED]
+    else:
+        required = [HIT, ASSIGNMENT, WORKER, LABEL] + ([QUERY] if kind == "queries" else [])
     if missing_columns(header, required, problems, f"an MTurk {kind} batch", HINT):
         return
     slots = sorted((int(m.group(1)), c) for c in header if (m := _TAG_SLOT.match(c)))
-    known = {HIT, ASSIGNMENT, WORKER, STATUS, REJECT, LABEL, QUESTION, OPTIONS, SELECTED, CHOICE, QUERY}
+    known = {HIT, ASSIGNMENT, WORKER, STATUS, REJECT, LABEL, QUESTION, OPTIONS, SELECTED, CHOICE, QUERY, PICKED}
     known.update(c for _, c in slots)
     parsed.ignored_columns = [c for c in header if c.startswith(ANSWER) and c not in known]
 
     seen_assignments: dict[str, int] = {}
     seen_pairs: dict[tuple[str, str], int] = {}
     for line, row in table.rows:
+        # the task batch came from `clarify export tasks`, which neutralised formula-like cells
+        row = {c: restore_formula(v) if c.startswith(INPUT) else v for c, v in row.items()}
         hit, assignment, worker = (row[c].strip() for c in (HIT, ASSIGNMENT, WORKER))
         for column, value in ((HIT, hit), (ASSIGNMENT, assignment), (WORKER, worker)):
             if not value:
@@ -106,11 +118,17 @@ def parse(text: str, parsed: ParsedFile, problems: Problems) -> None:
             )
             continue
         seen_pairs[worker, hit] = line
-        label = row[LABEL].strip()
-        if not label:
-            problems.add(line, LABEL, "the label is empty: each task must name the label it is about")
+        label = row[label_column].strip()
+        if labelling and fold(label) == NONE_OF_THE_ABOVE:
+            parsed.skipped.append(Skipped(line, worker, hit, assignment, "no offered label fits the query"))
             continue
-        if kind == "queries":
+        if not label:
+            what = "the worker picked no label" if labelling else "each task must name the label it is about"
+            problems.add(line, label_column, f"the label is empty: {what}")
+            continue
+        if labelling:
+            _labelled_query_row(line, row, label, worker, hit, parsed, problems)
+        elif kind == "queries":
             _query_row(line, row, label, worker, hit, parsed, problems)
         elif row.get(QUESTION, "").strip():
             _choice_row(line, row, label, worker, hit, parsed, problems)
@@ -119,7 +137,7 @@ def parse(text: str, parsed: ParsedFile, problems: Problems) -> None:
 
 
 def _kind(header: list[str], wanted: str | None, problems: Problems) -> str | None:
-    has_query = QUERY in header
+    has_query = QUERY in header or PICKED in header
     has_tags = SELECTED in header or CHOICE in header
     if wanted == "labels":
         problems.add(
@@ -171,6 +189,17 @@ def _query_row(
     parsed.records.append(QueryRecord(origin, label, text, None, worker, hit))
 
 
+def _labelled_query_row(
+    line: int, row: dict[str, str], label: str, worker: str, hit: str, parsed: ParsedFile, problems: Problems
+) -> None:
+    text = " ".join(row[ASKED_QUERY].split())
+    if not text:
+        problems.add(line, ASKED_QUERY, "the query is empty: the batch row lost its Input.query; re-download the batch")
+        return
+    origin = Origin(line, {"label": PICKED, "text": ASKED_QUERY})
+    parsed.records.append(QueryRecord(origin, label, text, None, worker, hit))
+
+
 def _tag_row(
     line: int,
     row: dict[str, str],
@@ -196,7 +225,7 @@ def _tag_row(
     by_fold: dict[str, str] = {}
     for column, tag in offered:
         by_fold.setdefault(fold(tag), column)
-    selected = split_multi(row[SELECTED])
+    selected = [restore_formula(s) for s in split_multi(row[SELECTED])]
     if not selected:
         problems.add(
             line,
@@ -239,7 +268,7 @@ def _choice_row(
         return
     question = row[QUESTION].strip()
     options = tuple(split_multi(row.get(OPTIONS, "")))
-    raw = row[CHOICE].strip()
+    raw = restore_formula(row[CHOICE].strip())
     if not raw:
         problems.add(line, CHOICE, f"no answer: the worker chose nothing; expected one option or {NOT_APPLICABLE!r}")
         return

@@ -37,11 +37,13 @@ from crowdsourcing.importers.base import (
 )
 from crowdsourcing.validation import (
     BINARY_HELP,
+    MAX_COUNT,
     SPLIT_HELP,
     binary_answer,
     clean_text,
     normalize_split,
     parse_count,
+    shorten,
 )
 
 COLUMNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -150,7 +152,9 @@ def _csv_rows(text: str, problems: Problems, delimiter: str) -> tuple[list[Row],
 
 def _jsonl_rows(text: str, problems: Problems) -> tuple[list[Row], dict[str, str]] | None:
     rows = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # JSON Lines separates records by \n only: U+2028, U+0085 and the like are valid inside strings, and
+    # str.splitlines would cut a record there
+    for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
@@ -160,6 +164,9 @@ def _jsonl_rows(text: str, problems: Problems) -> tuple[list[Row], dict[str, str
             continue
         except RecursionError:
             problems.add(number, None, "the JSON is nested too deeply; each line must be one flat object")
+            continue
+        except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+            problems.add(number, None, f"invalid JSON value ({str(exc).split(':')[0]}); each line must be one object")
             continue
         if not isinstance(value, dict):
             problems.add(number, None, 'each line must be a JSON object such as {"label": ..., "text": ...}')
@@ -210,7 +217,10 @@ def _tag(row: Row, parsed: ParsedFile, problems: Problems) -> None:
     count = parse_count(row.values.get("count"))
     if count is None:
         problems.add(
-            row.line, row.column("count"), f"count {row.text('count')!r} is not a positive number: use e.g. 1 or 3"
+            row.line,
+            row.column("count"),
+            f"count {shorten(row.text('count'))!r} is not a positive number of people up to {MAX_COUNT:,}: "
+            "use e.g. 1 or 3",
         )
         return
     raw = row.text("answer")

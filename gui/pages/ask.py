@@ -352,9 +352,14 @@ class AskPage(QWidget):
         elif snapshot.phase == "decided":
             self.card.title.setText("Answer proposed")
             self.question_text.setText("The assistant proposes an answer: accept or reject it on the Compare page.")
+        elif snapshot.phase == "rejected":
+            self.card.title.setText("Answer rejected")
+            self.question_text.setText(
+                "On the Compare page: take another answer, answer more questions without it, or give up."
+            )
         else:
             self.card.title.setText("Finished" if snapshot.phase == "finished" else "Ended without an answer")
-            self.question_text.setText("Type a new question above (Ctrl+N) to start again.")
+            self.question_text.setText("Type a new question above (Ctrl+N) to start again, or Undo.")
         clarifying = question is not None
         self.answer_buttons.setVisible(clarifying)
         self.probably.setVisible(clarifying)
@@ -368,7 +373,7 @@ class AskPage(QWidget):
         why = snapshot.stop_explanation if snapshot is not None and not clarifying else None
         self.stop_note.setText(why or "")
         self.stop_note.setVisible(bool(why))
-        self.compare_button.setVisible(snapshot is not None and snapshot.phase in ("comparing", "decided"))
+        self.compare_button.setVisible(snapshot is not None and snapshot.phase in ("comparing", "decided", "rejected"))
         ending = snapshot is not None and snapshot.phase == "out_of_scope"
         self.closest_button.setVisible(ending)
         self.hand_off_button.setVisible(ending)
@@ -380,5 +385,5 @@ class AskPage(QWidget):
         )
         self.undo_button.setVisible(snapshot is not None)
         self.undo_button.setEnabled(snapshot is not None and snapshot.can_undo)
-        if snapshot is not None and not clarifying and snapshot.phase in ("comparing", "decided"):
+        if snapshot is not None and not clarifying and snapshot.phase in ("comparing", "decided", "rejected"):
             self.compare_button.setFocus()

@@ -1,8 +1,11 @@
-"""The Compare page: two candidates side by side, the user's preference, the ranker's confidence, the
-shortlist in its current order, and then the final answer card with Accept / Reject.
+"""The Compare page: two candidates side by side, the person's preference (or "neither is relevant"),
+one number for how sure Clarify is of its current best, the shortlist in its current order with each
+answer's chance of being the best, then the proposed answer ("Accept this answer?") with Accept / Reject,
+and after a rejection the way on (``gui.pages.rejected``).
 
-FAQ candidates are answer texts; bird candidates are species with their key attributes (the label's
-summary text, "size: small; shape: perching-like; ..."), shown as a list.
+FAQ candidates are answer texts headed by their FAQ question; bird candidates are species with their key
+attributes (the label's summary text, "size: small; shape: perching-like; ..."), shown as a list.
+Keys: ← / L left is better, → / R right is better, E / = equally good, N neither is relevant.
 """
 
 from __future__ import annotations
@@ -27,16 +30,24 @@ from PySide6.QtWidgets import (
 
 from assistant.app.session import FinalAnswer
 from gui.controller import SessionController
+from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
 from gui.snapshot import CandidateView, SessionSnapshot
 from gui.widgets import Card, make_table, stretch_column
 
 DECIDED_REASONS = {
-    "confident": "The ranker is confident enough",
+    "confident": "Clarify is sure enough of this answer",
     "budget": "That was the last comparison",
     "exhausted": "Every pair has been compared",
-    "single candidate": "Only one candidate was left",
+    "single candidate": "Only one answer fits what you said",
+    "one left": "You ruled out the others",
+    "user": "You are done comparing",
 }
+CONFIDENCE_TIP = (
+    "How likely Clarify thinks its current best (★) is the best of the compared answers. It starts from "
+    "what your answers to the questions made likely and learns from every comparison; the comparisons "
+    "stop when it passes the threshold (Settings)."
+)
 _ATTRIBUTE = re.compile(r"^\s*([^:;]{1,40}):\s*(.+?)\s*$")
 
 
@@ -119,20 +130,34 @@ class FinalAnswerCard(Card):
         self.reject_button = QPushButton("Re&ject", self)
         self.reject_button.setObjectName("rejectButton")
         self.reject_button.setAccessibleName("Reject the answer")
-        self.reject_button.setToolTip("None of these answers it: the conversation is logged as a failure")
+        self.reject_button.setToolTip("Not this one: then take another answer, ask more questions or give up")
         self.reject_button.clicked.connect(lambda: self.controller.reject(self.reason.text().strip()))
         self.undo_button = QPushButton("&Undo", self)
         self.undo_button.setObjectName("finalUndoButton")
-        self.undo_button.setAccessibleName("Undo the last comparison")
+        self.undo_button.setAccessibleName("Undo the last step")
         self.undo_button.clicked.connect(self.controller.undo)
+        self.summarize_button = QPushButton("&Summarize these answers", self)
+        self.summarize_button.setObjectName("summarizeAnswersButton")
+        self.summarize_button.setAccessibleName("Summarize these answers")
+        self.summarize_button.setToolTip(
+            "This FAQ has several answers: compare summaries of them on the Summarize page"
+        )
         row = QHBoxLayout()
+        row.addWidget(self.summarize_button)
         row.addWidget(self.reason, 1)
         row.addWidget(self.undo_button)
         row.addWidget(self.reject_button)
         row.addWidget(self.accept_button)
+        self.question = QLabel("Accept this answer?", self)
+        self.question.setObjectName("acceptQuestion")
+        font = self.question.font()
+        font.setBold(True)
+        self.question.setFont(font)
         self.body.addWidget(self.status)
         self.body.addWidget(self.text, 1)
+        self.body.addWidget(self.question)
         self.body.addLayout(row)
+        self._reason_for: tuple[int, str] | None = None
 
     def show_answer(self, snapshot: SessionSnapshot) -> None:
         answer: FinalAnswer | None = snapshot.final or snapshot.proposed
@@ -141,23 +166,28 @@ class FinalAnswerCard(Card):
             self.title.setText("No answer")
             self.text.setHtml("")
         else:
-            prefix = {"decided": "Proposed answer", "finished": "Answer", "failed": "Rejected answer"}[snapshot.phase]
+            prefix = {"decided": "Proposed answer", "finished": "Answer"}.get(snapshot.phase, "No answer")
             self.title.setText(f"{prefix}: {answer.label_name}")
             self.text.setHtml(candidate_html(answer.text))
         questions = f"{snapshot.questions_answered} question(s), {snapshot.comparisons} comparison(s)"
         if decided:
-            reason = next((e.get("reason") for e in reversed(snapshot.transcript) if e.get("kind") == "decided"), "")
-            why = DECIDED_REASONS.get(reason, "The comparisons are done")
-            status = f"{why} after {questions}. Is this what you were looking for?"
+            why = DECIDED_REASONS.get(snapshot.decided_reason or "", "The comparisons are done")
+            status = f"{why} after {questions}."
+            if answer is not None and answer.chance is not None:
+                status += f" Clarify is {_percent(answer.chance)} sure this is the best of the compared answers."
         elif snapshot.phase == "finished":
             status = f"Accepted after {questions}. Saved as session {snapshot.session_id}."
         else:
-            status = f"Rejected after {questions}: logged as a failure (session {snapshot.session_id})."
-        if answer is not None:
-            status += f"  Clarifier's belief in this label: {100 * answer.probability:.0f}%."
+            status = f"You gave up after {questions}: saved as unanswered (session {snapshot.session_id})."
         self.status.setText(status)
-        for widget in (self.reason, self.accept_button, self.reject_button, self.undo_button):
+        # a reason typed for one proposal never carries over to another one (or to the next session)
+        shown = (snapshot.session_id, answer.candidate_id if answer is not None else "")
+        if not decided or shown != self._reason_for:
+            self.reason.clear()
+        self._reason_for = shown if decided else None
+        for widget in (self.reason, self.accept_button, self.reject_button, self.question):
             widget.setVisible(decided)
+        self.summarize_button.setVisible(snapshot.answers_to_summarize is not None)
         self.undo_button.setEnabled(snapshot.can_undo)
         if decided:
             self.accept_button.setFocus()
@@ -167,6 +197,7 @@ class ComparePage(QWidget):
     """See the module docstring. ``newQuestionRequested``: back to the Ask page for a new question."""
 
     newQuestionRequested = Signal()
+    summarizeAnswersRequested = Signal(object)  # (FAQ question, query, answers)
 
     def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -183,16 +214,20 @@ class ComparePage(QWidget):
         self.heading.setFont(font)
         self.query_label = QLabel(self)
         self.query_label.setObjectName("compareQuery")
+        self.query_label.setTextFormat(Qt.TextFormat.RichText)  # escaped text: "won't" must not show as &#x27;
         self.query_label.setWordWrap(True)
         self.confidence = QProgressBar(self)
         self.confidence.setObjectName("confidenceBar")
-        self.confidence.setAccessibleName("Ranker confidence")
+        self.confidence.setAccessibleName("How sure Clarify is of its current best")
         self.confidence.setRange(0, 1000)
         self.confidence.setTextVisible(True)
+        self.confidence.setToolTip(CONFIDENCE_TIP)
         self.progress_label = QLabel(self)
         self.progress_label.setObjectName("comparisonCount")
+        conf_label = QLabel("How sure Clarify is of its best answer (★):", self)
+        conf_label.setToolTip(CONFIDENCE_TIP)
         conf_row = QHBoxLayout()
-        conf_row.addWidget(QLabel("Confidence in the current best:", self))
+        conf_row.addWidget(conf_label)
         conf_row.addWidget(self.confidence, 1)
         conf_row.addWidget(self.progress_label)
 
@@ -216,8 +251,14 @@ class ComparePage(QWidget):
         self.undo_button.clicked.connect(self.controller.undo)
         self.more_button = self._button("Ask me &more", "askMoreButton", "Go back to clarifying questions")
         self.more_button.clicked.connect(self.controller.ask_more)
-        self.done_button = self._button("&Done", "doneButton", "Accept the current best candidate now")
-        self.done_button.clicked.connect(self.controller.accept)
+        self.neither = self._button(
+            "&Neither is relevant", "neitherButton", "Neither answer is about your question: both are set aside (N)"
+        )
+        self.neither.clicked.connect(lambda: self.controller.prefer("neither"))
+        self.done_button = self._button(
+            "&Done: show the best", "doneButton", "Stop comparing: Clarify proposes its current best for you to accept"
+        )
+        self.done_button.clicked.connect(self.controller.done)
         choices = QHBoxLayout()
         choices.addWidget(self.prefer_left, 2)
         choices.addWidget(self.tie, 1)
@@ -226,6 +267,7 @@ class ComparePage(QWidget):
         extras.addWidget(self.undo_button)
         extras.addWidget(self.more_button)
         extras.addStretch(1)
+        extras.addWidget(self.neither)
         extras.addWidget(self.done_button)
         comparison = QWidget(self)
         comparison.setObjectName("comparisonPanel")
@@ -237,6 +279,7 @@ class ComparePage(QWidget):
 
         # the final answer, or nothing yet
         self.final = FinalAnswerCard(controller, self)
+        self.final.summarize_button.clicked.connect(self._summarize_answers)
         self.empty = QLabel(
             "No comparison yet. Ask a question first: once the assistant has a shortlist, its candidates appear "
             "here two at a time.",
@@ -247,17 +290,20 @@ class ComparePage(QWidget):
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.new_button = self._button("&New question", "newQuestionButton", "Start again (Ctrl+N)")
         self.new_button.clicked.connect(self.newQuestionRequested)
+        self.rejected = RejectedPanel(controller, candidate_html, self)
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.empty)
         self.stack.addWidget(comparison)
         self.stack.addWidget(self.final)
+        self.stack.addWidget(self.rejected)
+        self.comparison = comparison
 
         # the shortlist in the ranker's order
         self.shortlist_model = ShortlistModel(self)
         self.shortlist_view = make_table("shortlistView", "Shortlist in the ranker's order", self)
         self.shortlist_view.setModel(self.shortlist_model)
         stretch_column(self.shortlist_view, 2)
-        shortlist_box = QGroupBox("Shortlist, best first (★ = the ranker's current best)", self)
+        shortlist_box = QGroupBox("The compared answers, best first (★ = Clarify's current best)", self)
         QVBoxLayout(shortlist_box).addWidget(self.shortlist_view)
         shortlist_box.setMaximumHeight(230)
 
@@ -273,10 +319,26 @@ class ComparePage(QWidget):
         layout.addWidget(shortlist_box)
 
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
-        for key, button in (("L", self.prefer_left), ("R", self.prefer_right), ("E", self.tie), ("=", self.tie)):
-            QShortcut(QKeySequence(key), comparison, context=context).activated.connect(button.click)
+        keys = (
+            ("L", self.prefer_left),
+            ("Left", self.prefer_left),
+            ("R", self.prefer_right),
+            ("Right", self.prefer_right),
+            ("E", self.tie),
+            ("=", self.tie),
+            ("N", self.neither),
+        )
+        self.shortcuts = []
+        for key, button in keys:
+            shortcut = QShortcut(QKeySequence(key), self, context=context)
+            shortcut.activated.connect(lambda button=button: self._press(button))
+            self.shortcuts.append(shortcut)
         controller.snapshotChanged.connect(self.render)
         self.render(None)
+
+    def _summarize_answers(self) -> None:
+        if self.snapshot is not None and self.snapshot.answers_to_summarize is not None:
+            self.summarizeAnswersRequested.emit(self.snapshot.answers_to_summarize)
 
     def _button(self, text: str, name: str, tip: str) -> QPushButton:
         button = QPushButton(text, self)
@@ -287,15 +349,28 @@ class ComparePage(QWidget):
         button.setMinimumHeight(34)
         return button
 
+    def _press(self, button: QPushButton) -> None:
+        """A comparison key: only while a pair is shown (the page's other views have their own keys)."""
+        if self.stack.currentWidget() is self.comparison and button.isVisible() and button.isEnabled():
+            button.click()
+
     def render(self, snapshot: SessionSnapshot | None) -> None:
+        previous = self.snapshot.session_id if self.snapshot is not None else None
         self.snapshot = snapshot
         self.shortlist_model.set_records(snapshot.shortlist if snapshot else ())
-        why = f"\n{snapshot.stop_explanation}" if snapshot and snapshot.stop_explanation else ""
-        self.query_label.setText(f"Your question: “{snapshot.query}”{why}" if snapshot else "")
-        confidence = snapshot.confidence if snapshot else None
+        if snapshot is None or snapshot.session_id != previous:  # a new session starts at the top of the list
+            self.shortlist_view.scrollToTop()
+        query = f"Your question: “{escape(snapshot.query)}”" if snapshot else ""
+        if snapshot is not None and snapshot.ruled_out_labels and snapshot.phase in ("comparing", "decided"):
+            left_out = ", ".join(f"“{escape(name)}”" for name in snapshot.ruled_out_labels)
+            query += f" <span style='color:#666'>· not compared, since your answers rule them out: {left_out}</span>"
+        if snapshot is not None and snapshot.stop_explanation:
+            query += f"<br>{escape(snapshot.stop_explanation)}"
+        self.query_label.setText(query)
+        confidence = snapshot.confidence if snapshot and snapshot.phase in ("comparing", "decided") else None
         self.confidence.setValue(int(1000 * (confidence or 0.0)))
         self.confidence.setFormat(
-            f"{100 * confidence:.0f}% (stops at {_percent(snapshot.threshold)})"
+            f"{_percent(confidence)} sure (stops at {_percent(snapshot.threshold)})"
             if confidence is not None and snapshot
             else "—"
         )
@@ -332,6 +407,11 @@ class ComparePage(QWidget):
             self.undo_button.setEnabled(snapshot.can_undo)
             self.stack.setCurrentIndex(1)
             self.prefer_left.setFocus()
+            return
+        if snapshot.phase == "rejected":
+            self.heading.setText("Not this answer")
+            self.rejected.show_rejection(snapshot)
+            self.stack.setCurrentWidget(self.rejected)
             return
         self.heading.setText("The answer" if snapshot.phase != "decided" else "Is this your answer?")
         self.final.show_answer(snapshot)

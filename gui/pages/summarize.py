@@ -1,8 +1,9 @@
-"""The Summarize page: open documents (a folder of .txt files, a bundled cluster, or pasted texts), an
-optional question, then either compare two candidate summaries at a time (left / right / equal / undo)
-with the best summary and its confidence and a "write me a better one" button (RL), or build the summary
-sentence by sentence choosing among the top-5 (RLQA). Every long step runs in a JobWorker with Cancel; the
-jobs are the engine's (assistant/summarization/jobs.py)."""
+"""The Summarize page: open documents (a folder of .txt files, a bundled cluster, pasted texts, or a FAQ's
+answers from the Compare page), an optional question, then either compare two candidate summaries at a time
+(left / right / equal / undo) with the best summary and its confidence and "write me a better one" (RL), or
+build the summary sentence by sentence choosing among the top-5 (RLQA). Sessions are saved turn by turn in
+the open domain's session log and can be resumed from the "Saved" list. Every long step runs in a JobWorker
+with Cancel; the jobs are the engine's (assistant.app.summaries)."""
 
 from __future__ import annotations
 
@@ -56,12 +57,13 @@ class SummarizePage(QWidget):
         self.setObjectName("summarizePage")
         self.pool, self.on_error, self.encoder = pool, on_error, encoder
         self.candidates, self.episodes = candidates, episodes
-        self.session = None
-        self.rlqa = None
+        self.session = None  # a SummarySession (compare mode) or an RLQASession (sentence mode)
+        self.log = None  # its SummaryLog in the open domain
+        self.domain: str | None = None
         self.worker: JobWorker | None = None
         self.folder: str | None = None
+        self.pending_topic = None  # a FAQ's answers handed over by the Compare page
 
-        # ---- source ----------------------------------------------------------------------------------------
         self.source = QComboBox(self)
         self.source.setObjectName("summarySource")
         self.source.setAccessibleName("Documents")
@@ -84,10 +86,7 @@ class SummarizePage(QWidget):
         self.mode_compare.setChecked(True)
         self.mode_sentences = QRadioButton("Sentence by sentence (top-5)", self)
         self.mode_sentences.setObjectName("modeSentences")
-        self.start_button = QPushButton("&Summarize", self)
-        self.start_button.setObjectName("summarizeStartButton")
-        self.start_button.clicked.connect(self.start)
-        self.progress = ProgressPanel(self, "summaryProgress")
+        self.start_button = self._button("&Summarize", "summarizeStartButton", self.start)
         top = QHBoxLayout()
         top.addWidget(QLabel("Documents:", self))
         top.addWidget(self.source, 2)
@@ -95,6 +94,18 @@ class SummarizePage(QWidget):
         top.addWidget(self.mode_compare)
         top.addWidget(self.mode_sentences)
         top.addWidget(self.start_button)
+        self.saved = QComboBox(self)
+        self.saved.setObjectName("summarySaved")
+        self.saved.setAccessibleName("Saved summary sessions")
+        self.resume_button = self._button("Resume", "summaryResumeButton", self.resume)
+        self.saved_status = QLabel(self)
+        self.saved_status.setObjectName("summarySavedStatus")
+        saved_row = QHBoxLayout()
+        saved_row.addWidget(QLabel("Saved:", self))
+        saved_row.addWidget(self.saved, 3)
+        saved_row.addWidget(self.resume_button)
+        saved_row.addWidget(self.saved_status, 2)
+        self.progress = ProgressPanel(self, "summaryProgress")
 
         # ---- compare mode ------------------------------------------------------------------------------------
         self.left = self._panel("Left", "summaryLeft")
@@ -107,6 +118,8 @@ class SummarizePage(QWidget):
         self.prefer_right = self._button("Right is better  ▶", "summaryRightButton", lambda: self.answer("right"))
         self.undo_button = self._button("Undo", "summaryUndoButton", self.undo)
         self.better_button = self._button("Write me a better one", "summaryBetterButton", self.write_better)
+        self.accept_button = self._button("Use the best summary", "summaryAcceptButton", lambda: self.accept("best"))
+        self.accept_rl_button = self._button("Use the written one", "summaryAcceptRLButton", lambda: self.accept("rl"))
         choices = QHBoxLayout()
         for w, k in ((self.prefer_left, 2), (self.tie, 1), (self.prefer_right, 2), (self.undo_button, 0)):
             choices.addWidget(w, k)
@@ -124,7 +137,8 @@ class SummarizePage(QWidget):
         bottom = QHBoxLayout()
         bottom.addWidget(QLabel("Confidence in the best:", self))
         bottom.addWidget(self.confidence, 1)
-        bottom.addWidget(self.better_button)
+        for w in (self.better_button, self.accept_button, self.accept_rl_button):
+            bottom.addWidget(w)
         compare = QWidget(self)
         cl = QVBoxLayout(compare)
         cl.setContentsMargins(0, 0, 0, 0)
@@ -145,9 +159,8 @@ class SummarizePage(QWidget):
         self.auto_button = self._button("Let Clarify choose", "rlqaAutoButton", lambda: self.choose(auto=True))
         self.rlqa_undo = self._button("Undo", "rlqaUndoButton", self.undo)
         row = QHBoxLayout()
-        row.addWidget(self.choose_button)
-        row.addWidget(self.auto_button)
-        row.addWidget(self.rlqa_undo)
+        for w in (self.choose_button, self.auto_button, self.rlqa_undo):
+            row.addWidget(w)
         self.draft = QTextBrowser(sentences)
         self.draft.setObjectName("rlqaDraft")
         box = QGroupBox("Pick the next sentence (the learner's top 5, best first)", sentences)
@@ -158,8 +171,8 @@ class SummarizePage(QWidget):
         sl.addWidget(self.draft, 1)
 
         self.empty = QLabel(
-            "Choose documents (a bundled cluster, a folder or pasted texts), optionally a question, "
-            "and press Summarize.",
+            "Choose documents (a bundled cluster, a folder or pasted texts), optionally a question, and press "
+            "Summarize. From the Compare page, “Summarize these answers” brings a FAQ's answers here.",
             self,
         )
         self.empty.setObjectName("summaryEmpty")
@@ -170,6 +183,7 @@ class SummarizePage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.paste)
+        layout.addLayout(saved_row)
         layout.addWidget(self.progress)
         layout.addWidget(self.stack, 1)
         self._source_changed()
@@ -187,10 +201,24 @@ class SummarizePage(QWidget):
     def _button(self, text: str, name: str, slot) -> QPushButton:
         button = QPushButton(text, self)
         button.setObjectName(name)
-        button.setAccessibleName(text.strip(" ◀▶"))
+        button.setAccessibleName(text.replace("&", "").strip(" ◀▶"))
         button.setAutoDefault(False)
         button.clicked.connect(lambda: slot())
         return button
+
+    # ---- the domain whose session log keeps the sessions ----------------------------------------------------
+    def set_domain(self, name: str | None) -> None:
+        if name != self.domain:
+            self.domain = name
+            self.refresh_saved()
+
+    def refresh_saved(self) -> None:
+        self.saved.clear()
+        sessions = jobs.list_summary_sessions(self.domain) if self.domain is not None else []
+        for s in sessions:
+            kind = "compare" if s.kind == "summary" else "sentences"
+            self.saved.addItem(f"#{s.id} {kind}, {s.status}, {s.turns} actions: {s.query[:70]}", s.id)
+        self.render()
 
     # ---- jobs ---------------------------------------------------------------------------------------------------
     def _source_changed(self) -> None:
@@ -217,106 +245,143 @@ class SummarizePage(QWidget):
         question = self.question.text().strip()
         texts = [t for t in self.paste.toPlainText().split("\n---\n") if t.strip()] if key == "paste" else []
         files = [self.folder] if key == "folder" and self.folder else []
-        bundled = key if key not in ("paste", "folder") else None
-        encoder = self.encoder
+        bundled = key if key not in ("paste", "folder", "answers") else None
+        encoder, pending = self.encoder, self.pending_topic if key == "answers" else None
+
+        def topic():
+            if pending is not None:
+                return pending
+            return jobs.load_topic(files, bundled, texts, question)
+
         if self.mode_sentences.isChecked():
-
-            def make():
-                return jobs.rlqa_session_job(jobs.load_topic(files, bundled, texts, question), encoder)
-
-            return self._run("Preparing the sentences", make, self._rlqa_ready)
+            return self._run(
+                "Preparing the sentences", lambda: jobs.rlqa_session_job(topic(), encoder), self._session_ready
+            )
         settings = SummarySettings(candidates=self.candidates)
+        return self._run(
+            "Preparing candidate summaries",
+            lambda: jobs.open_session_job(topic(), settings, encoder),
+            self._session_ready,
+        )
 
-        def make_session():
-            return jobs.open_session_job(jobs.load_topic(files, bundled, texts, question), settings, encoder)
-
-        return self._run("Preparing candidate summaries", make_session, self._session_ready)
+    def open_answers(self, question: str, query: str, answers: list[str]) -> JobWorker | None:
+        """ "Summarize these answers" (the Compare page): the FAQ's answers in compare mode, query-focused."""
+        self.pending_topic = jobs.answers_topic_of(question, query, list(answers))
+        if self.source.findData("answers") < 0:
+            self.source.insertItem(0, "The FAQ's answers", "answers")
+        self.source.setItemText(0, f"The answers to “{question[:60]}”")
+        self.source.setCurrentIndex(0)
+        self.question.setText(self.pending_topic.question)
+        self.mode_compare.setChecked(True)
+        return self.start()
 
     def _session_ready(self, session) -> None:
-        self.session, self.rlqa = session, None
-        self.render()
+        self.session = session
+        self.log = jobs.SummaryLog.start(self.domain, session) if self.domain is not None else None
+        self.refresh_saved()
 
-    def _rlqa_ready(self, session) -> None:
-        self.rlqa, self.session = session, None
-        self.render()
+    def resume(self) -> JobWorker | None:
+        session_id = self.saved.currentData()
+        if session_id is None or self.domain is None:
+            return None
+        domain, encoder = self.domain, self.encoder
+
+        def resumed(session) -> None:
+            self.session = session
+            self.log = jobs.SummaryLog.attach(domain, int(session_id), session)
+            self.render()
+
+        return self._run(
+            f"Resuming session {session_id}", lambda: jobs.resume_job(domain, session_id, encoder), resumed
+        )
 
     def write_better(self) -> JobWorker | None:
-        if self.session is None:
+        if self.session is None or self.session.kind != "summary":
             return None
-        session, episodes = self.session, self.episodes
+        session, settings = self.session, jobs.RLSettings(replay_episodes=self.episodes)
         return self._run(
-            "Writing a better summary", lambda: jobs.write_better_job(session, episodes), lambda _: self.render()
+            "Writing a better summary", lambda: jobs.write_better_job(session, settings), lambda _: self.render()
         )
 
     # ---- actions ------------------------------------------------------------------------------------------------
+    def _idle(self, kind: str) -> bool:
+        return self.session is not None and self.session.kind == kind and not is_running(self.worker)
+
     def answer(self, preferred: str) -> None:
-        if self.session is not None and self.session.next_pair() is not None and not is_running(self.worker):
+        if self._idle("summary") and self.session.next_pair() is not None:
             self.session.answer(preferred)
             self.render()
 
     def undo(self) -> None:
-        target = self.session or self.rlqa
-        if target is not None and not is_running(self.worker):
-            target.undo()
+        if self.session is not None and not is_running(self.worker):
+            self.session.undo()
             self.render()
 
+    def accept(self, which: str) -> None:
+        if self._idle("summary") and not self.session.accepted:
+            self.session.accept(which)
+            self.refresh_saved()
+
     def choose(self, auto: bool = False) -> None:
-        if self.rlqa is None or self.rlqa.done:
+        if not self._idle("sentences") or self.session.done:
             return
-        options = self.rlqa.options()
+        options = self.session.options()
         row = self.options.currentRow()
-        self.rlqa.choose(None if auto or row < 0 else options[row])
+        self.session.choose(None if auto or row < 0 else options[row])
         self.render()
 
     # ---- view -------------------------------------------------------------------------------------------------------
     def render(self) -> None:
         busy = is_running(self.worker)
         self.start_button.setEnabled(not busy)
-        if self.session is not None:
-            s = self.session
+        self.resume_button.setEnabled(not busy and self.saved.count() > 0)
+        where = f"saved in {self.domain}'s session log" if self.domain else "not saved: no domain is open"
+        self.saved_status.setText(f"Session #{self.log.id}, {where}" if self.log is not None else where.capitalize())
+        s = self.session
+        if s is not None and s.kind == "summary":
             self.stack.setCurrentIndex(1)
-            pair = s.next_pair()
-            for card, index in zip((self.left, self.right), pair or (None, None)):
-                card.title.setText(
-                    f"{card.objectName().removeprefix('summary')} ({s.kind(index)})" if index is not None else ""
-                )
-                card.text.setHtml(
-                    _html(s.text(index))
-                    if index is not None
-                    else "<p><i>No more comparisons: see the best summary below.</i></p>"
-                )
-            for b in (self.prefer_left, self.tie, self.prefer_right):
-                b.setEnabled(pair is not None and not busy)
-            self.undo_button.setEnabled(s.comparisons > 0 and not busy)
-            self.better_button.setEnabled(not busy and s.settings.acquisition != "unc")
-            self.confidence.setValue(int(1000 * s.confidence))
-            self.confidence.setFormat(f"{100 * s.confidence:.0f}% after {s.comparisons} comparison(s)")
-            self.best.title.setText(
-                f"Best summary so far ({s.kind(s.best_index())}, {100 * s.confidence:.0f}% confident)"
-            )
-            self.best_text.setHtml(_html(s.best_text()))
-            scores = s.rl_score()
-            self.rl_text.setVisible(scores is not None)
-            if scores is not None:
-                text = s.prepared.table.summary_text(s.rl_summary)
-                self.rl_text.setHtml(
-                    f"<p><b>Written for you (RL, learned reward {scores[0]:.2f}; best candidate "
-                    f"{scores[1]:.2f}):</b></p>{_html(text)}"
-                )
-        elif self.rlqa is not None:
-            r = self.rlqa
+            self._render_compare(s, busy)
+        elif s is not None:
             self.stack.setCurrentIndex(2)
             self.options.clear()
-            for j in [] if r.done else r.options():
-                self.options.addItem(r.topic.table.texts[j])
+            for text in [] if s.done else s.option_texts():
+                self.options.addItem(text)
             if self.options.count():
                 self.options.setCurrentRow(0)
             for b in (self.choose_button, self.auto_button):
-                b.setEnabled(not r.done and not busy)
-            self.rlqa_undo.setEnabled(bool(r.history) and not busy)
-            words = r.draft.words
-            self.draft.setHtml(
-                _html(r.summary_text() or "(empty)") + f"<p style='color:#666'>{words} of {r.topic.max_words} words</p>"
-            )
+                b.setEnabled(not s.done and not busy)
+            self.rlqa_undo.setEnabled(bool(s.history) and not busy)
+            status = "complete" if s.done else f"{s.words} of {s.topic.max_words} words"
+            self.draft.setHtml(_html(s.summary_text() or "(empty)") + f"<p style='color:#666'>{status}</p>")
         else:
             self.stack.setCurrentIndex(0)
+
+    def _render_compare(self, s, busy: bool) -> None:
+        pair = s.next_pair()
+        for card, index in zip((self.left, self.right), pair or (None, None)):
+            side = card.objectName().removeprefix("summary")
+            card.title.setText(f"{side} ({s.kind_of(index)})" if index is not None else "")
+            card.text.setHtml(
+                _html(s.text(index)) if index is not None else "<p><i>No more comparisons: see the best below.</i></p>"
+            )
+        for b in (self.prefer_left, self.tie, self.prefer_right):
+            b.setEnabled(pair is not None and not busy)
+        self.undo_button.setEnabled(s.comparisons > 0 and not busy and not s.accepted)
+        self.better_button.setEnabled(not busy and s.settings.acquisition != "unc" and not s.accepted)
+        self.accept_button.setEnabled(not busy and not s.accepted)
+        self.accept_rl_button.setVisible(s.rl_summary is not None)
+        self.accept_rl_button.setEnabled(not busy and not s.accepted)
+        self.confidence.setValue(int(1000 * s.confidence))
+        self.confidence.setFormat(f"{100 * s.confidence:.0f}% after {s.comparisons} comparison(s)")
+        state = "accepted, " if s.accepted else ""
+        self.best.title.setText(
+            f"Best summary so far ({state}{s.kind_of(s.best_index())}, {100 * s.confidence:.0f}% confident)"
+        )
+        self.best_text.setHtml(_html(s.best_text()))
+        scores = s.rl_score()
+        self.rl_text.setVisible(scores is not None)
+        if scores is not None:
+            self.rl_text.setHtml(
+                f"<p><b>Written for you (RL on what you preferred; learned reward {scores[0]:.2f}, best candidate "
+                f"{scores[1]:.2f}):</b></p>{_html(s.rl_text)}"
+            )

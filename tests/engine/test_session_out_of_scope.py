@@ -80,8 +80,8 @@ def test_nothing_fits_is_said_plainly_and_logged_as_out_of_scope():
 def test_rephrase_undo_or_see_the_closest_answers_anyway():
     agents = DeskAgents()
     session = unanswerable(agents)
-    session.add_words("i lost my card")  # say it differently
-    assert session.phase in ("clarifying", "comparing")
+    session.add_words("i lost my card")  # say it differently: questions again, or (sure at once) an answer
+    assert session.phase in ("clarifying", "comparing", "decided") and session.status == "active"
     again = unanswerable(agents)
     again.undo()
     assert again.phase == "clarifying" and again.status == "active"
@@ -116,7 +116,12 @@ def test_nothing_handed_on_yet_is_a_clear_error(tmp_path):
 
 def test_the_terminal_shows_the_ending_and_hands_the_question_on(monkeypatch):
     agents = DeskAgents()
-    monkeypatch.setattr("assistant.cli.ask.ModelRegistry", lambda name, text_prior="sru": agents)
+
+    def ready(name, candidates="all", text_prior="sru"):
+        return agents
+        yield  # a job that reports nothing
+
+    monkeypatch.setattr("assistant.cli.ask.ready_registry", ready)
     answers = "3\nh\nplease call back\n"  # something else, then hand it on with a note
     result = CliRunner().invoke(main, ["ask", "desk", "what is the weather like"], input=answers)
     assert result.exit_code == 0, result.output
@@ -127,3 +132,15 @@ def test_the_terminal_shows_the_ending_and_hands_the_question_on(monkeypatch):
     events = [json.loads(line) for line in lines.output.splitlines() if line.startswith("{")]
     kinds = [e["type"] for e in events]
     assert "error" not in kinds and kinds[kinds.index("out_of_scope") + 1] in ("shortlist", "pair")
+
+
+def test_a_hand_off_taken_back_is_not_exported_and_the_ending_replays(tmp_path):
+    agents = DeskAgents()
+    session = unanswerable(agents)
+    session.hand_off("call back")
+    session.undo()  # takes back the hand-off only: the ending stays
+    assert session.phase == "out_of_scope" and not session.handed_off and session.can_undo
+    resumed = Session.resume(agents, session.id)
+    assert resumed.phase == "out_of_scope" and not resumed.handed_off
+    with pytest.raises(ConfigError, match="handed on"):
+        run([], export_job("desk", tmp_path / "batch.csv", "unanswered"))

@@ -162,6 +162,8 @@ def test_birds_with_not_visible_resume_and_reject(qtbot, use_trained_home, real_
     assert ":" in left_text  # a species' key attributes ("size: ...; shape: ...")
     named(window, QLineEdit, "rejectReason").setText("it was a tanager")
     click(qtbot, window, QPushButton, "rejectButton")
+    assert window.controller.snapshot.phase == "rejected"  # not a dead end: another answer, more questions
+    click(qtbot, window, QPushButton, "giveUpButton")
     assert window.controller.snapshot.phase == "failed"
     with KnowledgeBase.open("birds") as kb:
         [summary] = [s for s in Session.list(kb) if s.id == saved.session_id]

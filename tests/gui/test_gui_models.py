@@ -66,12 +66,12 @@ def test_shortlist_and_results_models():
     shortlist = ShortlistModel()
     shortlist.set_records(
         [
-            ShortlistRow(1, "k1", "Cardinal", "bright red crest " * 20, 1.234, True),
-            ShortlistRow(2, "k2", "Robin", "", -0.5, False),
+            ShortlistRow(1, "k1", "Cardinal", "bright red crest " * 20, 0.734, True),
+            ShortlistRow(2, "k2", "Robin", "", 0.266, False),
         ]
     )
     rows = cells(shortlist)
-    assert rows[0][:2] == ["1", "★ Cardinal"] and rows[0][3] == "1.23" and rows[1][1] == "Robin"
+    assert rows[0][:2] == ["1", "★ Cardinal"] and rows[0][3] == "73.4 %" and rows[1][1] == "Robin"
     assert rows[0][2].endswith("…") and len(rows[0][2]) <= 90
     assert shortlist.index(0, 0).data(ROW_RECORD_ROLE).id == "k1"
 

@@ -64,7 +64,12 @@ def test_the_transcript_shows_every_step_as_a_chat():
     assert "“Fonts in Gmail” is better than “Strikethrough in Gmail”" in html
     assert "are equally good" in html and "Answer accepted: Strikethrough in Gmail" in html
     assert "conversation will appear here" in transcript_html(None)
-    assert "None of these" in event_html({"kind": "reject", "reason": "wrong"}, {})
+    assert "Not this one. (wrong)" in event_html({"kind": "reject", "reason": "wrong"}, {})
+    assert "Neither “A” nor “x” is relevant" in event_html(
+        {"kind": "compare", "left": "a", "right": "x", "preferred": "neither"}, {"a": "A"}
+    )
+    for kind in ("done", "choose", "give_up", "back", "exhausted"):  # every entry a session logs reads as words
+        assert kind not in event_html({"kind": kind, "candidate": "a"}, {"a": "A"}).replace("give up", "")
     assert "faq-1#2" in event_html({"kind": "compare", "left": "faq-1#2", "right": "x", "preferred": "left"}, {})
 
 

@@ -150,3 +150,42 @@ def test_bradley_terry_matches_logistic_regression_map():
     w = minimize(loss, np.zeros(d), method="BFGS", options={"gtol": 1e-10}).x
     np.testing.assert_allclose(post.mean, offset + x @ w, atol=1e-5)
     assert BradleyTerry.bayesian is False
+
+
+def test_predict_mean_of_new_items_follows_the_fitted_posterior():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(30, 3))
+    prior = x[:, 0] + 0.1 * rng.normal(size=30)
+    model = GPPL(output_scale=2.0, prior_scale=0.7)
+    comparisons = Comparisons.from_winners([(1, 2), (5, 7), (9, 1)])
+    posterior = model.fit(x, prior, comparisons).posterior()
+    # the fitted candidates themselves: their posterior mean (up to the jitter on the compared items)
+    assert model.predict_mean(x, prior) == pytest.approx(posterior.mean, abs=1e-5)
+    # a new item far from every compared one keeps its prior mean, on the candidates' standardised scale
+    far = np.full((1, 3), 50.0)
+    expected = 0.7 * (3.0 - prior.mean()) / prior.std()
+    assert model.predict_mean(far, np.array([3.0]))[0] == pytest.approx(expected)
+    with pytest.raises(ConfigError):
+        model.predict_mean(x[:, :2], prior)
+    with pytest.raises(ConfigError):
+        GPPL().predict_mean(x, prior)
+
+
+def test_kernel_rows_survive_a_full_cache():
+    from assistant.ranking.gppl import RBFKernel
+
+    x = np.random.default_rng(0).normal(size=(100, 2))
+    kernel = RBFKernel(x, np.ones(2), 1.0)
+    kernel.cache_rows = 4
+    kernel.rows(np.array([0, 1, 2]))
+    rows = kernel.rows(np.array([1, 2, 3, 4]))  # overflows: rows 1 and 2 were cached before the clear
+    d2 = ((x[[1, 2, 3, 4], None, :] - x[None, :, :]) ** 2).sum(-1)
+    assert rows == pytest.approx(np.exp(-0.5 * d2))
+
+
+@pytest.mark.parametrize("model", [GPPL(output_scale=3.0), BradleyTerry(l2=2.0)])
+def test_cov_block_equals_the_block_of_the_rows(model):
+    x = np.random.default_rng(1).normal(size=(40, 4))
+    posterior = model.fit(x, x[:, 0], Comparisons.from_winners([(0, 1), (2, 3), (4, 0)])).posterior()
+    idx = np.array([3, 0, 17, 25])
+    assert posterior.cov_block(idx) == pytest.approx(posterior.cov_rows(idx)[:, idx])

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from assistant.summarization.candidates import CandidateSet, build_candidates, greedy_mmr, sample_random
-from assistant.summarization.features import BigramSpace, TermStats, bigram_plus, pooled_embeddings
-from assistant.summarization.priors import minilm_prior, reaper_prior
+from assistant.summarization.features import BigramSpace, bigram_plus, pooled_embeddings
+from assistant.summarization.priors import ReaperStats, minilm_prior, reaper_prior
 from assistant.summarization.text import SentenceTable
 
 
@@ -32,22 +32,38 @@ def test_mmr_avoids_a_redundant_sentence():
 
 def test_bigram_plus_counts_presence_coverage_redundancy_length_and_position(tiny_topic):
     table = SentenceTable.from_documents(tiny_topic.documents)
-    space = BigramSpace.from_table(table, top=50)
-    b = len(space.bigrams)  # fewer than 50 in this tiny topic: every bigram, each once
+    space = BigramSpace.from_table(table, top=60)
+    b = len(space.bigrams)  # fewer than 60 in this tiny topic: every bigram, each once
+    assert ("storm", "hit") in space.bigrams and ("the", "storm") in space.bigrams  # stopwords kept, as BO's
+    assert ("on", "the") not in space.bigrams  # but not a bigram of two stopwords
     cands = CandidateSet([(0, 3), (1,)], ["random", "random"], len(table))
-    x = bigram_plus(table, cands, space, max_words=100)[:, list(range(b)) + list(range(50, 55))]
+    x = bigram_plus(table, cands, space, max_words=100)[:, list(range(b)) + list(range(60, 65))]
     storm = space.bigrams.index(("storm", "hit"))
     assert x[0, storm] == 1.0 and x[1, storm] == 0.0
-    assert x[0, b] == pytest.approx(x[0, :b].sum() / 50)  # coverage of the top bigrams
-    assert x[0, b + 1] == 0.0  # no bigram twice
+    assert x[0, b] == pytest.approx(x[0, :b].sum() / 60)  # coverage of the top bigrams
+    assert x[0, b + 1] == pytest.approx(1 / 60)  # "the storm" is in both sentences: one bigram twice
     assert x[0, b + 2] == pytest.approx((table.words[0] + table.words[3]) / 100)  # length ratio
     assert x[0, b + 3] == pytest.approx(1 / 1 + 1 / 1)  # both sentences open their document
     assert x[1, b + 3] == pytest.approx(1 / 2)
 
 
-def test_reaper_prior_is_relatedness_minus_redundancy(tiny_topic):
+def _two_text_cosine(a: list[str], b: list[str]) -> float:
+    """sklearn's TfidfVectorizer (smooth idf, l2) fitted on the two texts, then their cosine, by hand."""
+    vocab = sorted(set(a) | set(b))
+    idf = {w: np.log(3 / (1 + (w in a) + (w in b))) + 1 for w in vocab}
+    va = np.array([a.count(w) * idf[w] for w in vocab])
+    vb = np.array([b.count(w) * idf[w] for w in vocab])
+    return float(va @ vb / np.linalg.norm(va) / np.linalg.norm(vb))
+
+
+def test_reaper_prior_is_bo_relatedness_minus_redundancy(tiny_topic):
     table = SentenceTable.from_documents(tiny_topic.documents)
-    stats = TermStats.from_table(table)
+    stats = ReaperStats.from_table(table)
+    words = [[w for w in c if len(w) > 1] for c in table.content]
+    everything = [w for ws in words for w in ws]
+    assert stats.doc_cosine[0] == pytest.approx(_two_text_cosine(words[0], everything))
+    assert stats.similarity[0, 3] == pytest.approx(_two_text_cosine(words[0], words[3])) and stats.similarity[0, 3] > 0
+    assert stats.similarity[1, 1] == 0.0
     cands = CandidateSet([(0,), (0, 3)], ["random"] * 2, len(table))
     prior = reaper_prior(table, stats, cands)
     rel = stats.doc_cosine + 1.0 / table.position

@@ -9,9 +9,17 @@ from click.testing import CliRunner
 
 from assistant.cli import main
 from assistant.paths import shared_data_dir
+from assistant.store import KnowledgeBase, SessionLog
 
 
-def test_compare_a_folder_of_files_saves_and_resumes(tmp_path):
+@pytest.fixture
+def scratch_domain():
+    """An empty knowledge base whose session log keeps the summary sessions."""
+    KnowledgeBase.create("scratch").close()
+    return "scratch"
+
+
+def test_compare_a_folder_of_files_saves_turn_by_turn_and_resumes(tmp_path, scratch_domain):
     folder = tmp_path / "docs"
     folder.mkdir()
     # longer than the 100-word limit, so that the candidate summaries differ
@@ -28,35 +36,42 @@ def test_compare_a_folder_of_files_saves_and_resumes(tmp_path):
             f"On day {k} of the {name} report {fact} near the old harbour town." for k, fact in enumerate(facts * 2)
         ]
         (folder / f"{name}.txt").write_text(" ".join(s[0].upper() + s[1:] for s in sentences))
-    args = [
-        "summarize",
-        str(folder),
-        "--question",
-        "storm damage",
-        "--candidates",
-        "20",
-        "--budget",
-        "2",
-        "--threshold",
-        "1",
-        "--episodes",
-        "30",
-    ]
-    result = CliRunner().invoke(main, args, input="1\n2\n")
+    args = ["summarize", str(folder), "--question", "storm damage", "--candidates", "20", "--domain", scratch_domain]
+    args += ["--budget", "2", "--threshold", "1", "--episodes", "30"]
+    result = CliRunner().invoke(main, args, input="1\n2\nq\n")
     assert result.exit_code == 0, result.output
-    assert "Best summary:" in result.output and "RL summary" in result.output and "saved as" in result.output
-    listed = CliRunner().invoke(main, ["summarize", "sessions"])
-    assert "docs (2 comparisons)" in listed.output
-    resumed = CliRunner().invoke(main, ["summarize", "--resume", "1", "--no-better"])
-    assert resumed.exit_code == 0 and "after 2 comparisons" in resumed.output
-
-
-def test_sentence_mode_on_a_bundled_cluster(fast_encoder):
-    result = CliRunner().invoke(
-        main, ["summarize", "--bundled", "multiling/M002", "--mode", "sentences"], input="2\nq\n"
+    assert (
+        "Best summary:" in result.output
+        and "Written for you" in result.output
+        and "saved as session 1" in result.output
     )
+    with KnowledgeBase.open(scratch_domain) as kb:
+        log = SessionLog(kb)
+        assert [k for k, _ in log.entries(1)] == ["compare", "compare", "better"]
+        assert log.list() == [] and log.list(kind="summary")[0].status == "active"  # not among the conversations
+    listed = CliRunner().invoke(main, ["summarize", "sessions", "--domain", scratch_domain])
+    assert "summary" in listed.output and "docs" in listed.output
+    resumed = CliRunner().invoke(main, ["summarize", "--resume", "1", "--domain", scratch_domain], input="b\n")
+    assert resumed.exit_code == 0 and "after 2 comparisons" in resumed.output and "accepted" in resumed.output
+    with KnowledgeBase.open(scratch_domain) as kb:
+        assert SessionLog(kb).list(kind="summary")[0].status == "finished"
+
+
+def test_sentence_mode_on_a_bundled_cluster(fast_encoder, scratch_domain):
+    args = ["summarize", "--bundled", "multiling/M002", "--mode", "sentences", "--domain", scratch_domain]
+    result = CliRunner().invoke(main, args, input="2\nq\n")
     assert result.exit_code == 0, result.output
     assert "Summary:" in result.output
+    with KnowledgeBase.open(scratch_domain) as kb:
+        assert [k for k, _ in SessionLog(kb).entries(1)] == ["choose"]
+    again = CliRunner().invoke(main, ["summarize", "--resume", "1", "--domain", scratch_domain], input="q\n")
+    assert again.exit_code == 0 and "Summary:" in again.output
+
+
+def test_summary_sessions_need_a_built_domain(tmp_path):
+    (tmp_path / "a.txt").write_text("One sentence here. And another one there.")
+    result = CliRunner().invoke(main, ["summarize", str(tmp_path / "a.txt"), "--domain", "nowhere"])
+    assert result.exit_code == 2 and "clarify domain build" in result.output
 
 
 @pytest.mark.parametrize(
@@ -89,6 +104,8 @@ def test_evaluate_on_one_duc_topic_writes_the_documented_rows(tmp_path):
         "imp,unc,random",
         "--candidates",
         "300",
+        "--checkpoints",
+        "0,2",
         "--json",
         str(out),
     ]

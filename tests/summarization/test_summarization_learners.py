@@ -3,37 +3,83 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from assistant.errors import ConfigError
 from assistant.progress import run_job
+from assistant.ranking.base import Comparisons
+from assistant.ranking.gppl import GPPL
 from assistant.summarization.prepare import prepare_topic
-from assistant.summarization.rl import GoldReward, RLSettings, RLSummarizer
+from assistant.summarization.rewards import GoldReward, LearnedReward, RewardScale
+from assistant.summarization.rl import LinearValue, RLSettings, RLSummarizer, SummaryEnv, check_env
 from assistant.summarization.rlqa import RLQALearner, RLQASession, RLQASettings, RLQATopic
 from assistant.summarization.session import SummarySession, SummarySettings
 from assistant.summarization.text import SentenceTable
 
 
-def test_rl_learns_to_include_the_rewarded_sentence(tiny_topic):
-    prepared = run_job(
-        prepare_topic(tiny_topic, n_random=20, strong=False, minilm_features=False, priors=("reaper",), max_words=14)
+def _prepared(topic, n=30, max_words=14):
+    return run_job(
+        prepare_topic(topic, n_random=n, strong=False, minilm_features=False, priors=("reaper",), max_words=max_words)
     )
+
+
+def test_env_keeps_the_limit_and_successor_values_equal_the_features_of_each_successor(tiny_topic):
+    prepared = _prepared(tiny_topic)
+    env = SummaryEnv(prepared)
+    check_env(env)
+    value = LinearValue(env)
+    value.w = np.random.default_rng(0).normal(size=value.w.shape)
+    env.step(0)
+    actions = env.actions()
+    assert 0 not in actions and all(env.words + prepared.table.words[j] <= 14 for j in actions)
+    by_features = [value.prefix_features([*env.order, int(j)])[-1] @ value.w for j in actions]
+    assert value.successor_values(actions) == pytest.approx(by_features)
+    with pytest.raises(ConfigError):
+        env.step(0)
+
+
+def test_rl_learns_to_write_the_rewarded_sentence(tiny_topic):
+    prepared = _prepared(tiny_topic, n=20)
 
     def reward(summaries):  # 1 for a summary holding sentence 4 ("Power returned on Friday."), else 0
         return np.array([float(4 in s) for s in summaries])
 
-    untrained = RLSummarizer(prepared, reward, RLSettings(episodes=1), seed=0)
-    agent = RLSummarizer(prepared, reward, RLSettings(episodes=400), seed=0)
+    agent = RLSummarizer(prepared, reward, RLSettings(replay_episodes=200, policy_episodes=100), seed=0)
     summary = run_job(agent.train())
     assert 4 in summary
-    assert agent.w.any() and not np.allclose(agent.w, untrained.w)
+    actions = agent.env.actions()  # from the empty draft: adding sentence 4 is worth the most
+    assert actions[np.argmax(agent.value.successor_values(actions))] == 4
 
 
-def test_rl_on_gold_beats_the_average_candidate(tiny_topic):
-    prepared = run_job(
-        prepare_topic(tiny_topic, n_random=30, strong=False, minilm_features=False, priors=("reaper",), max_words=14)
-    )
+def test_rl_writes_at_least_as_long_as_the_shortest_candidate_even_when_shorter_wins(tiny_topic):
+    prepared = _prepared(tiny_topic)
+
+    def reward(summaries):  # the fewer sentences the better: stopping after one sentence would win
+        return np.array([-float(len(s)) for s in summaries])
+
+    agent = RLSummarizer(prepared, reward, RLSettings(replay_episodes=100), seed=0)
+    summary = run_job(agent.train())
+    words = int(prepared.table.words[list(summary)].sum())
+    shortest = min(int(prepared.table.words[list(s)].sum()) for s in prepared.candidates.summaries)
+    assert 0 < agent.min_stop_words == shortest <= words
+
+
+def test_rl_on_gold_matches_the_best_candidate(tiny_topic):
+    prepared = _prepared(tiny_topic)
     gold = GoldReward(prepared.table, tiny_topic.references)
-    summary = run_job(RLSummarizer(prepared, gold, RLSettings(episodes=300), seed=1).train())
-    assert gold([summary])[0] >= gold(prepared.candidates.summaries).mean()
+    summary = run_job(RLSummarizer(prepared, gold, RLSettings(replay_episodes=300, policy_episodes=100)).train())
+    assert gold([summary])[0] >= gold(prepared.candidates.summaries).max() - 1e-9
+
+
+def test_learned_reward_is_the_posterior_mean_on_the_candidates(tiny_topic):
+    prepared = _prepared(tiny_topic)
+    x, p = prepared.features["bigram"], prepared.priors["reaper"]
+    model = GPPL(output_scale=4.0)
+    posterior = model.fit(x, p, Comparisons.from_winners([(3, 0), (5, 1)])).posterior()
+    reward = LearnedReward(prepared, model)
+    # equal up to the kernel's jitter on the compared items
+    assert reward(prepared.candidates.summaries) == pytest.approx(posterior.mean, abs=1e-5)
+    assert RewardScale.of(np.array([2.0, 4.0]))(np.array([3.0, 5.0])).tolist() == [5.0, 15.0]
 
 
 def test_rlqa_learns_weights_and_the_simulated_user_picks_the_best_gain(tiny_topic):
@@ -48,25 +94,37 @@ def test_rlqa_learns_weights_and_the_simulated_user_picks_the_best_gain(tiny_top
     assert topic.relevance([summary])[0] > 0
 
 
-def test_rlqa_session_choice_moves_the_weights_and_undo_restores(tiny_topic):
+def test_rlqa_session_records_replays_and_undoes(tiny_topic):
     table = SentenceTable.from_documents(tiny_topic.documents)
+    log = []
     session = RLQASession(RLQATopic.build(table, "power", [], max_words=30))
+    session.recorder = lambda kind, payload: log.append((kind, payload))
     options = session.options()
     assert 1 <= len(options) <= 5
     weights = session.learner.weights.copy()
     session.choose(options[-1])
-    assert options[-1] in session.draft.chosen
-    assert session.undo() and session.draft.chosen == [] and np.allclose(session.learner.weights, weights)
+    session.choose(None)
+    assert options[-1] in session.draft.chosen and [k for k, _ in log] == ["choose", "choose"]
+    again = RLQASession(RLQATopic.build(table, "power", [], max_words=30))
+    again.replay(log)
+    assert again.draft.chosen == session.draft.chosen and np.allclose(again.learner.weights, session.learner.weights)
+    assert session.undo() and session.undo() and session.draft.chosen == []
+    assert np.allclose(session.learner.weights, weights) and log[-1] == ("undo", {})
 
 
-def test_summary_session_round_trips_through_json(tiny_topic):
-    settings = SummarySettings(candidates=15, budget=3, max_words=14, threshold=0.999)
+def test_summary_session_replays_its_log(tiny_topic):
+    settings = SummarySettings(candidates=15, budget=4, max_words=14, threshold=0.999)
     session = run_job(SummarySession.create(tiny_topic, settings))
-    for answer in ("left", "right"):
-        assert session.next_pair() is not None
+    log = []
+    session.recorder = lambda kind, payload: log.append((kind, payload))
+    for answer in ("left", "right", "tie"):
         session.answer(answer)
-    again = run_job(SummarySession.from_dict(session.to_dict()))
+    assert session.undo()
+    text = run_job(session.write_better(RLSettings(replay_episodes=40, policy_episodes=10)))
+    assert text and session.rl_score() is not None
+    assert [k for k, _ in log] == ["compare", "compare", "compare", "undo", "better"]
+    again = run_job(SummarySession.from_config(session.config()))
+    again.replay(log)
     assert again.comparisons == 2 and again.best_index() == session.best_index()
-    assert again.next_pair() == session.next_pair()
-    text = run_job(again.write_better(episodes=50))
-    assert text and again.rl_score() is not None
+    assert again.next_pair() == session.next_pair() and again.rl_summary == session.rl_summary
+    assert session.accept("rl") == session.rl_text and session.next_pair() is None and log[-1][0] == "accept"

@@ -190,6 +190,17 @@ def load_wikiqa(data_dir: str | Path | None = None) -> CQADataset:
     return CQADataset("wikiqa", tuple(threads), str(folder))
 
 
+def check_dataset(name: str, data_dir: str | Path | None = None) -> None:
+    """Raise DataMissingError when a file of data set ``name`` is absent (without reading it)."""
+    key = canonical_name(name)
+    if key == "semeval":
+        for filename in SEMEVAL_FILES:
+            _require(shared_data_dir(data_dir) / "semeval2016-task3-cqa" / filename, "semeval")
+    elif key == "wikiqa":
+        for filename in WIKIQA_FILES:
+            _require(shared_data_dir(data_dir) / "wikiqa" / filename, "wikiqa")
+
+
 def load_dataset(name: str, data_dir: str | Path | None = None) -> CQADataset:
     """Load ``name`` (beer, coffee, semeval, wikiqa); ``data_dir`` is the shared data folder for the last two."""
     key = canonical_name(name)

@@ -8,7 +8,8 @@ questions}, plus the prior alone (model "prior", strategy "none"). A Wilcoxon si
 best row after N interactions with every other one, question by question.
 
 Models: gppl, mcd and swag are Bayesian (imp, tp, eig, unpa, random); bt and deep (the non-Bayesian deep
-ranker) are point estimates and use unc or random. One "interaction" = choose a pair + the user's answer +
+ranker) are point estimates and use unc or random. The peer ``pairwisegp`` (BoTorch's PairwiseGP, optional)
+takes BoTorch's own ``eubo`` and ``botorch_ei`` (see ``assistant.evaluation.peers.pairwise_gp``). One "interaction" = choose a pair + the user's answer +
 refit + posterior over all candidates; its wall time is ``seconds_per_interaction``.
 """
 
@@ -32,8 +33,9 @@ from assistant.ranking.bt import BradleyTerry
 from assistant.ranking.gppl import GPPL
 from assistant.ranking.oracle import NoisyOracle, ndcg_at_k, top1_accuracy
 
-MODELS = ("gppl", "bt", "mcd", "deep", "swag")
-STRATEGIES = tuple(ACQUISITIONS)
+MODELS = ("gppl", "bt", "mcd", "deep", "swag", "pairwisegp")
+PEER_STRATEGIES = ("eubo", "botorch_ei")
+STRATEGIES = (*ACQUISITIONS, *PEER_STRATEGIES)
 
 
 @dataclass
@@ -69,14 +71,30 @@ def model_class(name: str) -> type[PreferenceModel]:
         return GPPL
     if name == "bt":
         return BradleyTerry
+    if name == "pairwisegp":
+        from assistant.evaluation.peers.pairwise_gp import PairwiseGPRanker
+
+        return PairwiseGPRanker
     from assistant.ranking.deep import DeepRanker, MCDropoutRanker, SWAGRanker
 
     return {"mcd": MCDropoutRanker, "deep": DeepRanker, "swag": SWAGRanker}[name]
 
 
 def compatible(model: str, strategy: str) -> bool:
-    """Bayesian models take every strategy but UNC; point estimates take UNC and random."""
+    """Bayesian models take every strategy but UNC; point estimates take UNC and random; BoTorch's
+    acquisitions go with the PairwiseGP peer only, which takes those and random."""
+    if model == "pairwisegp" or strategy in PEER_STRATEGIES:
+        return model == "pairwisegp" and strategy in (*PEER_STRATEGIES, "random")
     return acquisition_fits(ACQUISITIONS[strategy], model_class(model))
+
+
+def make_acquisition_for(strategy: str, noise: float):
+    """Our acquisition ``strategy``, or BoTorch's for the PairwiseGP peer."""
+    if strategy in PEER_STRATEGIES:
+        from assistant.evaluation.peers.pairwise_gp import PEER_ACQUISITIONS
+
+        return PEER_ACQUISITIONS[strategy]()
+    return make_acquisition(strategy, noise=noise)
 
 
 def parse_list(text: str | Sequence[str], allowed: Sequence[str], what: str) -> list[str]:
@@ -88,7 +106,12 @@ def parse_list(text: str | Sequence[str], allowed: Sequence[str], what: str) -> 
     return list(dict.fromkeys(items))
 
 
-def _make_model(name: str, settings: RankerSettings, pretrained, seed: int, moments=None) -> PreferenceModel:
+def make_model(name: str, settings: RankerSettings, pretrained, seed: int, moments=None) -> PreferenceModel:
+    """A fresh model ``name`` with ``settings`` (the deep ones start from ``pretrained``)."""
+    if name == "pairwisegp":
+        from assistant.evaluation.peers.pairwise_gp import PairwiseGPRanker
+
+        return PairwiseGPRanker(prior_scale=settings.gppl_prior_scale, seed=seed)
     if name == "gppl":
         return GPPL(
             output_scale=settings.gppl_output_scale,
@@ -136,7 +159,7 @@ def run_interactions(
     ``similarity_features``) opens every strategy except random.
     """
     n_steps = len(draws)
-    acquisition = make_acquisition(strategy, noise=model.noise)
+    acquisition = make_acquisition_for(strategy, model.noise)
     oracle = NoisyOracle(utilities, t=t, draws=draws)
     comparisons = Comparisons.empty()
     posterior = model.fit(features, prior, comparisons).posterior()
@@ -278,7 +301,7 @@ def evaluate(
                 x = deep_x
             else:
                 x = problem.embeddings
-            model = _make_model(model_name, settings, pretrained, seed, moments)
+            model = make_model(model_name, settings, pretrained, seed, moments)
             acc, ndcg, secs = run_interactions(
                 model,
                 strategy,

@@ -4,28 +4,34 @@ Per topic: 10,000 random candidate summaries (< 100 words), their features and p
 topic's 100-word model summaries the gold utility of every candidate (BO eq. 8, normalised to [0, 10]).
 Each (topic, model summary) is one simulated user, as in BO's code: P(a > b) = sigmoid((g_a - g_b) / t),
 t = 1, its uniforms drawn once from (seed, topic, reference) and shared by every strategy. After k
-interactions we record NDCG@1% of the ranking of all candidates (gains = gold) and Pearson r with the gold.
-UNC belongs to Bradley-Terry, the other strategies to GPPL; the prior alone is the row at 0 interactions.
-A Wilcoxon signed-rank test (over simulated users) compares the best row with every other at the last
-checkpoint.
+interactions we record NDCG@1% of the ranking of all candidates (gains = gold; BO's formula, see
+``ndcg_at_percent``) and Pearson r with the gold. UNC belongs to Bradley-Terry, the other strategies to
+GPPL; the prior alone is the row at 0 interactions. As in BO's code the GPPL strategies (random included)
+open with the best candidate under the prior against the one least similar to it; UNC chooses from the
+start. A Wilcoxon signed-rank test (over simulated users) compares the best row with every other at the
+last checkpoint.
+
+Topics are independent, so ``workers`` > 1 runs them in a process pool (after preparing every topic's cache
+in this process); the figures do not depend on it.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
 from assistant.errors import ConfigError
-from assistant.progress import Job, Progress, metrics_of
+from assistant.progress import Job, Progress, metrics_of, run_job
 from assistant.ranking.acquisition import first_pair, make_acquisition
-from assistant.ranking.base import OUTCOME_OF, Comparisons, PreferenceModel
-from assistant.ranking.oracle import NoisyOracle, ndcg_at_k
-from assistant.summarization.documents import DUC_YEARS, load_duc
+from assistant.ranking.base import OUTCOME_OF, Comparisons, Posterior, PreferenceModel
+from assistant.ranking.oracle import NoisyOracle
+from assistant.summarization.documents import DUC_YEARS, Topic, load_duc
 from assistant.summarization.features import FEATURES
 from assistant.summarization.prepare import cached_topic
 from assistant.summarization.priors import PRIORS
@@ -36,14 +42,53 @@ CHECKPOINTS = (0, 10, 20, 50, 100)
 
 
 def ndcg_at_percent(scores: np.ndarray, gold: np.ndarray, percent: float = 1.0) -> float:
-    """NDCG of the top ``percent`` % of the candidates ranked by ``scores`` (gains = gold)."""
-    return ndcg_at_k(scores, gold, k=max(1, int(len(gold) * percent / 100)))
+    """NDCG of the top ``percent`` % of the candidates ranked by ``scores`` (gains = gold), as BO computes it
+    (their ``rank_metrics.ndcg_at_k``, method 0: discounts 1, 1, 1/log2(3), 1/log2(4), ...; k = int(N * percent
+    / 100))."""
+    gold = np.asarray(gold, dtype=np.float64)
+    scores = np.asarray(scores, dtype=np.float64)
+    k = max(1, int(len(gold) * percent / 100))
+    top = np.argpartition(-scores, min(k, len(gold) - 1))[:k]
+    top = top[np.argsort(-scores[top], kind="stable")]
+    discounts = np.concatenate([[1.0], 1.0 / np.log2(np.arange(2, k + 1))])
+    dcg = float(gold[top] @ discounts[: len(top)])
+    ideal = float(np.sort(gold)[::-1][:k] @ discounts[: min(k, len(gold))])
+    return dcg / ideal if ideal > 0 else 0.0
 
 
 def pearson(scores: np.ndarray, gold: np.ndarray) -> float:
     s, g = scores - scores.mean(), gold - gold.mean()
     denom = np.sqrt((s * s).sum() * (g * g).sum())
     return float((s * g).sum() / denom) if denom > 0 else 0.0
+
+
+def dialogue(
+    model: PreferenceModel,
+    strategy: str,
+    features: np.ndarray,
+    prior: np.ndarray,
+    oracle: NoisyOracle,
+    interactions: int,
+    rng: np.random.Generator,
+    pool_size: int = 150,
+) -> Iterator[tuple[int, Posterior, float]]:
+    """A simulated user answering ``interactions`` comparisons chosen by ``strategy``: yields (k, posterior
+    after k answers, seconds the k-th step took) for k = 0 .. interactions."""
+    acquisition = make_acquisition(strategy, noise=model.noise)
+    acquisition.pool_size = pool_size
+    comparisons = Comparisons.empty()
+    posterior = model.fit(features, prior, comparisons).posterior()
+    yield 0, posterior, 0.0
+    for k in range(1, interactions + 1):
+        start = time.perf_counter()
+        if k == 1 and learner_of(strategy) == "gppl":
+            pair = first_pair(posterior.mean, features)
+        else:
+            pair = acquisition.select(posterior, comparisons.seen(), rng)
+        if pair is not None:
+            comparisons = comparisons.add(pair[0], pair[1], OUTCOME_OF[oracle.answer(*pair)])
+            posterior = model.fit(features, prior, comparisons).posterior()
+        yield k, posterior, time.perf_counter() - start
 
 
 def simulate(
@@ -59,28 +104,54 @@ def simulate(
     pool_size: int = 150,
 ) -> tuple[dict[int, tuple[float, float]], float]:
     """One simulated dialogue; {k: (ndcg@1%, r)} at each checkpoint k <= len(draws), and seconds per step."""
-    acquisition = make_acquisition(strategy, noise=model.noise)
-    acquisition.pool_size = pool_size
     oracle = NoisyOracle(gold, t=t, draws=draws)
-    comparisons = Comparisons.empty()
-    posterior = model.fit(features, prior, comparisons).posterior()
-    out = {}
-    if 0 in checkpoints:
-        out[0] = (ndcg_at_percent(posterior.mean, gold), pearson(posterior.mean, gold))
-    elapsed = 0.0
-    for k in range(1, len(draws) + 1):
-        start = time.perf_counter()
-        if k == 1 and strategy != "random":
-            pair = first_pair(posterior.mean, features)
-        else:
-            pair = acquisition.select(posterior, comparisons.seen(), rng)
-        if pair is not None:
-            comparisons = comparisons.add(pair[0], pair[1], OUTCOME_OF[oracle.answer(*pair)])
-            posterior = model.fit(features, prior, comparisons).posterior()
-        elapsed += time.perf_counter() - start
+    out, elapsed = {}, 0.0
+    for k, posterior, seconds in dialogue(model, strategy, features, prior, oracle, len(draws), rng, pool_size):
+        elapsed += seconds
         if k in checkpoints:
             out[k] = (ndcg_at_percent(posterior.mean, gold), pearson(posterior.mean, gold))
     return out, elapsed / max(len(draws), 1)
+
+
+def user_draws(seed: int, topic: int, reference: int, interactions: int) -> np.ndarray:
+    """The simulated user's uniforms: one per interaction, the same for every strategy."""
+    return np.random.default_rng([seed, topic, reference]).random(max(interactions, 1))[:interactions]
+
+
+def topic_scores(
+    dataset: str,
+    topic_index: int,
+    topic: Topic,
+    strategies: Sequence[str],
+    prior: str,
+    features: str,
+    seed: int,
+    t: float,
+    n_candidates: int,
+    checkpoints: Sequence[int],
+    settings: SummaryRankerSettings,
+    encoder=None,
+) -> tuple[dict[tuple[str, int], list[tuple[float, float]]], dict[str, list[float]]]:
+    """Every simulated user of one topic: {(strategy, k): [(ndcg, r) per user]} and seconds per step per
+    strategy. One model per learner serves all of the topic's users (its kernel rows are cached)."""
+    need_minilm = prior == "minilm" or features == "minilm"
+    prepared = run_job(cached_topic(dataset, topic, n_candidates, seed, encoder, minilm=need_minilm))
+    x, p = prepared.features[features], prepared.priors[prior]
+    models = {learner: make_model("unc" if learner == "bt" else "imp", settings) for learner in ("gppl", "bt")}
+    scores: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    seconds: dict[str, list[float]] = {s: [] for s in strategies}
+    interactions = max(checkpoints)
+    for ri, gold in enumerate(prepared.gold):
+        draws = user_draws(seed, topic_index, ri, interactions)
+        scores.setdefault(("none", 0), []).append((ndcg_at_percent(p, gold), pearson(p, gold)))
+        for strategy in strategies:
+            rng = np.random.default_rng([seed, topic_index, ri, 1])
+            model = models[learner_of(strategy)]
+            out, secs = simulate(model, strategy, x, p, gold, draws, checkpoints, t, rng, settings.pool_size)
+            seconds[strategy].append(secs)
+            for k, v in out.items():
+                scores.setdefault((strategy, k), []).append(v)
+    return scores, seconds
 
 
 def _wilcoxon(per_user: dict[str, np.ndarray]) -> dict:
@@ -97,6 +168,22 @@ def _wilcoxon(per_user: dict[str, np.ndarray]) -> dict:
     return {"best": best, "tests": tests}
 
 
+def _check(dataset: str, interactions: int, strategies: Sequence[str], prior: str, features: str) -> list[str]:
+    if dataset not in DUC_YEARS:
+        raise ConfigError(f"unknown data set {dataset!r}: use one of {', '.join(DUC_YEARS)}")
+    if interactions < 0:
+        raise ConfigError(f"--interactions must be >= 0, got {interactions}")
+    if prior not in PRIORS:
+        raise ConfigError(f"unknown prior {prior!r}: use {' or '.join(PRIORS)}")
+    if features not in FEATURES:
+        raise ConfigError(f"unknown features {features!r}: use {' or '.join(FEATURES)}")
+    chosen = [s.strip().lower() for s in strategies if s.strip()]
+    bad = [s for s in chosen if s not in STRATEGIES]
+    if bad or not chosen:
+        raise ConfigError(f"unknown strategy {', '.join(bad) or '(none)'}: choose from {', '.join(STRATEGIES)}")
+    return chosen
+
+
 def evaluate(
     dataset: str,
     interactions: int = 20,
@@ -111,53 +198,59 @@ def evaluate(
     data_dir: str | Path | None = None,
     settings: SummaryRankerSettings | None = None,
     encoder=None,
+    checkpoints: Sequence[int] | None = None,
+    workers: int = 1,
 ) -> Job[dict]:
-    """Run the protocol; yields Progress per topic, returns {"rows": [...], "wilcoxon": ..., settings}."""
+    """Run the protocol; yields Progress per topic, returns {"rows": [...], "wilcoxon": ..., settings}.
+
+    ``checkpoints``: the interaction counts to report (default 0, 10, 20, 50, 100 up to ``interactions``)."""
     key = dataset.lower()
-    if key not in DUC_YEARS:
-        raise ConfigError(f"unknown data set {dataset!r}: use one of {', '.join(DUC_YEARS)}")
-    if interactions < 0:
-        raise ConfigError(f"--interactions must be >= 0, got {interactions}")
-    if prior not in PRIORS:
-        raise ConfigError(f"unknown prior {prior!r}: use {' or '.join(PRIORS)}")
-    if features not in FEATURES:
-        raise ConfigError(f"unknown features {features!r}: use {' or '.join(FEATURES)}")
-    strategies = [s.strip().lower() for s in strategies if s.strip()]
-    bad = [s for s in strategies if s not in STRATEGIES]
-    if bad or not strategies:
-        raise ConfigError(f"unknown strategy {', '.join(bad) or '(none)'}: choose from {', '.join(STRATEGIES)}")
+    strategies = _check(key, interactions, strategies, prior, features)
     settings = settings or SummaryRankerSettings()
-    checkpoints = sorted({k for k in CHECKPOINTS if k <= interactions} | {interactions})
+    default = [k for k in CHECKPOINTS if k <= interactions]
+    checkpoints = sorted({int(k) for k in (checkpoints or default) if 0 <= int(k) <= interactions} | {interactions})
     all_topics = load_duc(key, data_dir)
     chosen = list(range(len(all_topics))) if topics is None else [int(i) for i in topics]
     if max_topics is not None:
         chosen = chosen[:max_topics]
-    need_minilm = prior == "minilm" or features == "minilm"
+    if encoder is None and (prior == "minilm" or features == "minilm"):
+        from models.pretrained import SentenceEncoder
+
+        encoder = SentenceEncoder()
+    args = (strategies, prior, features, seed, t, n_candidates, checkpoints, settings)
     scores: dict[tuple[str, int], list[tuple[float, float]]] = {}
     seconds: dict[str, list[float]] = {s: [] for s in strategies}
-    users = 0
-    for done, ti in enumerate(chosen):
-        prepared = yield from cached_topic(key, all_topics[ti], n_candidates, seed, encoder, minilm=need_minilm)
-        x = prepared.features[features]
-        p = prepared.priors[prior]
-        for ri, gold in enumerate(prepared.gold):
-            users += 1
-            draws = np.random.default_rng([seed, ti, ri]).random(max(interactions, 1))[:interactions]
-            scores.setdefault(("none", 0), []).append((ndcg_at_percent(p, gold), pearson(p, gold)))
-            for strategy in strategies:
-                model = make_model(strategy, settings)
-                rng = np.random.default_rng([seed, ti, ri, 1])
-                out, secs = simulate(model, strategy, x, p, gold, draws, checkpoints, t, rng, settings.pool_size)
-                seconds[strategy].append(secs)
-                for k, v in out.items():
-                    scores.setdefault((strategy, k), []).append(v)
+
+    def merge(done: int, result) -> Progress:
+        topic_scores_, topic_seconds = result
+        for k, v in topic_scores_.items():
+            scores.setdefault(k, []).extend(v)
+        for s, v in topic_seconds.items():
+            seconds[s].extend(v)
         last = scores.get((strategies[0], interactions), [(0.0, 0.0)])
-        yield Progress(
-            done + 1,
-            len(chosen),
-            f"{key} topics",
-            metrics_of(**{f"{strategies[0]}_ndcg": float(np.mean([v[0] for v in last]))}),
-        )
+        metric = {f"{strategies[0]}_ndcg": float(np.mean([v[0] for v in last]))}
+        return Progress(done, len(chosen), f"{key} topics", metrics_of(**metric))
+
+    if workers > 1:
+        for done, ti in enumerate(chosen):  # fill every topic's cache here: workers then only read files
+            yield from cached_topic(
+                key, all_topics[ti], n_candidates, seed, encoder, prior == "minilm" or features == "minilm"
+            )
+            yield Progress(done + 1, len(chosen), f"{key}: preparing topics")
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(topic_scores, key, ti, all_topics[ti], *args) for ti in chosen]
+            for done, future in enumerate(futures):
+                yield merge(done + 1, future.result())
+    else:
+        for done, ti in enumerate(chosen):
+            yield merge(done + 1, topic_scores(key, ti, all_topics[ti], *args, encoder=encoder))
+    return _result(
+        key, prior, features, t, seed, interactions, chosen, n_candidates, settings, scores, seconds, strategies
+    )
+
+
+def _result(key, prior, features, t, seed, interactions, chosen, n_candidates, settings, scores, seconds, strategies):
+    users = len(scores.get(("none", 0), []))
     rows = []
     for (strategy, k), values in scores.items():
         arr = np.array(values)
@@ -171,7 +264,7 @@ def evaluate(
                 "interactions": k,
                 "ndcg1pct": float(arr[:, 0].mean()),
                 "r": float(arr[:, 1].mean()),
-                "seconds_per_interaction": float(np.mean(seconds[strategy])) if strategy in seconds else 0.0,
+                "seconds_per_interaction": float(np.mean(seconds[strategy])) if seconds.get(strategy) else 0.0,
                 "topics": len(chosen),
                 "users": users,
             }
@@ -187,6 +280,7 @@ def evaluate(
     final.update(
         {s: np.array([v[0] for v in scores[(s, interactions)]]) for s in strategies if (s, interactions) in scores}
     )
+    per_user = {f"{s}@{k}": [v[0] for v in values] for (s, k), values in scores.items()}
     return {
         "dataset": key,
         "prior": prior,
@@ -202,6 +296,7 @@ def evaluate(
         "rouge": "rouge-score (R1, R2) + rouge-metric (SU4), recall, not Perl ROUGE-1.5.5",
         "rows": rows,
         "wilcoxon": {"interactions": interactions, **_wilcoxon(final)},
+        "per_user_ndcg1pct": per_user,
     }
 
 

@@ -12,12 +12,13 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from gui.pages.lab.evaluation import EvaluationPanel
+from gui.pages.lab.learning import LearningPanel
 from gui.pages.lab.panel import ErrorHandler
 from gui.pages.lab.ranking import RankingPanel, ranking_csv
 from gui.pages.lab.training import TrainingPanel
 from gui.workers import WorkerPool
 
-__all__ = ["EvaluationPanel", "LabPage", "RankingPanel", "TrainingPanel", "ranking_csv"]
+__all__ = ["EvaluationPanel", "LabPage", "LearningPanel", "RankingPanel", "TrainingPanel", "ranking_csv"]
 
 
 class LabPage(QWidget):
@@ -43,6 +44,8 @@ class LabPage(QWidget):
         self.tabs.addTab(self.evaluation, "Evaluate &clarifier")
         self.tabs.addTab(self.training, "&Train models")
         self.tabs.addTab(self.ranking, "Evaluate ran&king")
+        self.learning = LearningPanel(self)
+        self.tabs.addTab(self.learning, "&Learn from use")
         self.training.modelsChanged.connect(self.modelsChanged)
         layout = QVBoxLayout(self)
         layout.addWidget(self.domain_label)

@@ -1,0 +1,163 @@
+"""The plain records of a conversation ``Session``: its settings, what a person sees of the pending
+question, the answer it arrived at, the out-of-scope ending ("nothing here fits": what it can help with, the
+closest answers as "did you mean"), and where sessions are listed (``assistant.app.session`` re-exports them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from assistant.app.registry import check_pace
+from assistant.clarification.clarifier import Conversation
+from assistant.errors import ConfigError, SessionStateError
+from assistant.store import KnowledgeBase, SessionLog, SessionRecord, SessionSummary
+
+# Entries a person makes (undo takes back the last of these); the others are the session's own decisions.
+USER_ACTIONS = frozenset(
+    {"answer", "words", "skip", "more", "compare", "done", "accept", "reject", "choose", "give_up", "anyway", "handoff"}
+)
+
+
+def open_session_log(domain: str) -> KnowledgeBase:
+    """A connection to ``domain``'s knowledge base for this thread's sessions (SQLite connections belong to the
+    thread that opened them); close it when done."""
+    return KnowledgeBase.open(domain)
+
+
+def list_sessions(domain: str, status: str | None = None) -> list[SessionSummary]:
+    """The saved sessions of ``domain``, newest first (optionally only one status)."""
+    with KnowledgeBase.open(domain) as kb:
+        return SessionLog(kb).list(status)
+
+
+Phase = Literal["clarifying", "comparing", "decided", "rejected", "finished", "failed", "out_of_scope"]
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """``shortlist_size`` labels go to the comparison phase; the ranker stops at ``ranking_threshold``
+    confidence or after ``ranking_budget`` comparisons. ``text_prior`` is the model registry's, recorded when
+    the session starts so that it is resumed with the same one. ``pace``: "quick" or "thorough" (the cost of
+    a question, see ``assistant.app.registry.PACES``; None: the domain's default, recorded at the start)."""
+
+    candidates: str = "all"
+    shortlist_size: int = 5
+    ranking_model: str = "gppl"
+    acquisition: str = "imp"
+    ranking_budget: int = 8
+    ranking_threshold: float = 0.9
+    seed: int = 0
+    text_prior: str = "sru"
+    pace: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.shortlist_size < 1:
+            raise ConfigError(f"shortlist_size must be at least 1, got {self.shortlist_size}")
+        if self.pace is not None:
+            check_pace(self.pace)
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """What the user sees of the pending question."""
+
+    index: int
+    text: str
+    kind: str
+    options: tuple[str, ...]
+    turn: int
+    allows_not_visible: bool
+
+    @classmethod
+    def of(cls, conversation: Conversation, index: int) -> QuestionView:
+        """Question ``index`` of ``conversation`` as the next one to answer."""
+        q = conversation.question(index)
+        allows = conversation.clarifier.domain.allows_not_visible(index)
+        return cls(index, q.text, q.kind, q.options, conversation.turn + 1, allows)
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """The answer the session arrived at: the label, the chosen candidate, the clarifier's belief in the
+    label, and ``chance``: the probability that this is the best of the compared answers (the one number to
+    show a person; it starts from the clarifier's belief and learns from every comparison)."""
+
+    label_key: str
+    label_name: str
+    text: str
+    probability: float
+    comparisons: int
+    candidate_id: str = ""
+    chance: float | None = None
+
+
+@dataclass(frozen=True)
+class OutOfScopeView:
+    """The out-of-scope ending: how sure it is that nothing fits, what the domain can help with (its areas,
+    or its most asked-about topics) and the closest answers as "did you mean" (name, probability)."""
+
+    probability: float
+    message: str
+    help_topics: tuple[str, ...]
+    did_you_mean: tuple[tuple[str, float], ...]
+
+
+AREA_GROUP = "area"
+
+
+def out_of_scope_view(conversation: Conversation, title: str, k: int = 3) -> OutOfScopeView:
+    """The view of a conversation that concluded that nothing fits (clarification.out_of_scope)."""
+    domain = conversation.clarifier.domain
+    probability = conversation.out_of_scope_probability() or 0.0
+    areas = [q for q in domain.questions if q.group == AREA_GROUP and q.kind == "choice"]
+    if areas:
+        topics = tuple(o for o in areas[0].options if o != "something else")
+    else:  # the values of the widest multiple-choice question, else a few labels
+        choices = sorted((q for q in domain.questions if q.kind == "choice"), key=lambda q: -len(q.options))
+        topics = tuple(o for o in choices[0].options if o != "something else") if choices else ()
+        topics = topics or tuple(label.name for label in domain.labels[:8])
+    # the belief over the labels given that one fits: the closest ones, not likely ones
+    closest = tuple((item.label.name, item.probability) for item in conversation.shortlist(k))
+    message = (
+        f"I don't have an answer for that: nothing in {title} seems to fit ({probability:.0%} sure). You can say "
+        "it differently, look at the closest answers anyway, or hand the question on to a person."
+    )
+    return OutOfScopeView(probability, message, topics, closest)
+
+
+def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -> str:
+    """Why a conversation stopped asking (``assistant.clarification.clarifier.STOP_REASONS``), in words."""
+    covered = conversation.coverage()
+    top = float(conversation.probs.max())
+    reasons = {
+        "confident": f"it is {covered:.0%} sure the answer is among the {shortlist_size} shortlisted "
+        f"(best guess {top:.0%})",
+        "no_informative_question": "no question left would tell the shortlisted answers apart",
+        "no_question": "it has asked every question it has",
+        "max_turns": f"it reached its limit of {conversation.clarifier.config.max_turns} questions",
+        "user": "you chose to skip to the answers",
+        "out_of_scope": "nothing it knows seems to fit the question",
+    }
+    return "Stopped asking: " + reasons.get(reason, reason) + "."
+
+
+def resumable(kb: KnowledgeBase, domain: str, text_prior: str, session_id: int) -> tuple[SessionRecord, SessionConfig]:
+    """The log record of conversation ``session_id`` and its settings, if an assistant with ``text_prior`` can
+    resume it; else a SessionStateError that says how to."""
+    record = SessionLog(kb).record(session_id)
+    if record is None:
+        raise SessionStateError(f"there is no session {session_id} in domain {domain!r}")
+    if record.kind != "clarify":
+        raise SessionStateError(
+            f"session {session_id} of domain {domain!r} is a {record.kind} session, not a conversation: resume it "
+            f"with `clarify summarize --domain {domain} --resume {session_id}` or on the Summarize page"
+        )
+    config = SessionConfig(**{k: v for k, v in record.config.items() if k in SessionConfig.__dataclass_fields__})
+    if config.text_prior != text_prior:
+        raise SessionStateError(
+            f"session {session_id} was started with the {config.text_prior!r} text prior, this assistant uses "
+            f"{text_prior!r}: resume it with the same prior (clarify ask {domain} --resume {session_id} --prior "
+            f"{config.text_prior})"
+        )
+    return record, config

@@ -1,0 +1,174 @@
+"""Opening a knowledge base file safely, and writing to it while another program writes too.
+
+SQLite allows one writer at a time. A transaction that starts with a plain (deferred) BEGIN, reads, then
+writes cannot wait for the lock: when another program committed in between, SQLite fails at once with
+"database is locked". Every write here therefore takes the write lock up front (``BEGIN IMMEDIATE``),
+waits ``BUSY_TIMEOUT_MS`` inside SQLite, tells the person (``on_busy``) and tries again until
+``WRITE_WAIT_SECONDS`` have passed; only then it gives up with a ``StoreBusyError`` (nothing written).
+Readers never wait: the file is in WAL mode.
+
+A file is checked with ``PRAGMA quick_check`` when it is opened (once per process while the file is
+unchanged), and a damaged one is refused with a message that says what to do, before anything reads
+or writes it. SQLite's own errors (disk full, read-only folder, damaged pages) become ``StoreError``s
+with a message for the person.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlite_utils
+
+from assistant.errors import StoreBusyError, StoreError
+
+BUSY_MESSAGE = "the knowledge base is busy (an import is running); retrying"
+BUSY_TIMEOUT_MS = 1000  # SQLite's own wait per attempt; then ``on_busy`` is told and the write retried
+WRITE_WAIT_SECONDS = 120.0  # how long a write waits for another program's transaction in all
+
+BusyListener = Callable[[str], None]
+
+# (device, inode, size, mtime) of files that passed quick_check in this process: checking a 20 MB file
+# takes ~0.2 s, and a session opens its domain's file several times.
+_checked: dict[str, tuple[int, int, int, int]] = {}
+
+
+def _stamp(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def damaged_message(path: Path, name: str, detail: str) -> str:
+    detail = " ".join(detail.split())
+    backups = sorted(path.parent.glob(f"{path.name}.bak-v*"))
+    backup = f", or copy the backup {backups[-1].name} over it" if backups else ""
+    return (
+        f"the knowledge base {path} is damaged ({detail}); nothing was read or written. Move it away "
+        f"(mv {path} {path}.damaged) and run `clarify domain build {name}` for a bundled domain{backup}; "
+        f"`sqlite3 {path}.damaged .recover` may rescue imported data and sessions"
+    )
+
+
+def store_error(exc: sqlite3.Error, path: Path, name: str) -> StoreError:
+    """The person's version of a SQLite error on ``path`` (what went wrong and what to do)."""
+    text = str(exc)
+    lowered = text.lower()
+    if "locked" in lowered or "busy" in lowered:
+        return StoreBusyError(
+            f"the knowledge base {path} is busy: another program (an import, a session) is writing to it; "
+            "nothing was written: try again when it has finished"
+        )
+    if "disk is full" in lowered or "database or disk is full" in lowered:
+        return StoreError(
+            f"the disk holding {path} is full; nothing was written: free some space (or set CLARIFY_HOME to a "
+            "folder on another disk) and try again"
+        )
+    if "readonly" in lowered or "read-only" in lowered:
+        return StoreError(
+            f"cannot write {path}: the file or its folder is read-only; make it writable or set CLARIFY_HOME to "
+            "a writable folder"
+        )
+    if "unable to open" in lowered:
+        return StoreError(
+            f"cannot open {path} ({text}): check that its folder exists and is writable, or set CLARIFY_HOME to "
+            "a writable folder"
+        )
+    if "malformed" in lowered or "not a database" in lowered or "corrupt" in lowered:
+        return StoreError(damaged_message(path, name, text))
+    if "disk i/o error" in lowered:
+        return StoreError(f"reading or writing {path} failed ({text}): check the disk, then try again")
+    return StoreError(f"the knowledge base {path} failed: {text}")
+
+
+@contextmanager
+def translated_errors(path: Path, name: str) -> Iterator[None]:
+    """Turn SQLite's operational errors (not constraint violations: callers handle those) into StoreErrors."""
+    try:
+        yield
+    except (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError):
+        raise
+    except sqlite3.DatabaseError as exc:
+        raise store_error(exc, path, name) from exc
+
+
+def open_database(path: Path, name: str) -> sqlite_utils.Database:
+    """A checked connection to ``path``: foreign keys on, WAL mode, busy timeout, ``quick_check`` passed."""
+    if path.exists() and not path.is_file():
+        raise StoreError(f"{path} is not a file: move it away so that Clarify can keep the {name!r} knowledge base")
+    db = None
+    try:
+        db = sqlite_utils.Database(path)
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        check_integrity(db, path, name)
+        _enable_wal(db)
+    except sqlite3.DatabaseError as exc:
+        if db is not None:
+            db.close()
+        raise store_error(exc, path, name) from exc
+    except StoreError:
+        if db is not None:
+            db.close()
+        raise
+    return db
+
+
+def _enable_wal(db: sqlite_utils.Database) -> None:
+    deadline = time.monotonic() + WRITE_WAIT_SECONDS
+    while True:
+        try:
+            db.enable_wal()
+            return
+        except sqlite3.OperationalError as exc:  # switching needs a moment alone with the file
+            if not _is_busy(exc) or time.monotonic() > deadline:
+                raise
+
+
+def check_integrity(db: sqlite_utils.Database, path: Path, name: str) -> None:
+    """Raise StoreError (saying what to do) if ``PRAGMA quick_check`` finds damage."""
+    stamp = _stamp(path)
+    key = str(path.resolve())
+    if stamp is None or stamp[2] == 0 or _checked.get(key) == stamp:
+        return
+    rows = [row[0] for row in db.execute("PRAGMA quick_check(5)").fetchall()]
+    if rows != ["ok"]:
+        _checked.pop(key, None)
+        raise StoreError(damaged_message(path, name, "; ".join(map(str, rows))[:300]))
+    _checked[key] = stamp
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def begin_immediate(
+    conn: sqlite3.Connection, path: Path, on_busy: BusyListener | None, wait: float | None = None
+) -> None:
+    """Start a write transaction holding the write lock, waiting up to ``wait`` seconds (default
+    ``WRITE_WAIT_SECONDS``) for another program's; ``on_busy`` hears ``BUSY_MESSAGE`` once when waiting."""
+    wait = WRITE_WAIT_SECONDS if wait is None else wait
+    start = time.monotonic()
+    told = False
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise
+            waited = time.monotonic() - start
+            if waited >= wait:
+                raise StoreBusyError(
+                    f"the knowledge base {path} stayed busy for {waited:.0f} s (another program, such as an import, "
+                    "is writing to it); nothing was written: try again when it has finished"
+                ) from exc
+            if on_busy is not None and not told:
+                told = True
+                on_busy(BUSY_MESSAGE)

@@ -1,0 +1,88 @@
+"""Reading a whole knowledge base into the in-memory ``Domain`` (labels, questions, annotation counts as a
+[Q, R, Y] array, queries, held-out answers) in a handful of queries, checking what the engine relies on:
+every answer is an option of its question, and every count is finite and non-negative."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+
+from assistant.errors import StoreError
+from assistant.store.domain import Domain, Label, Question
+
+
+class DomainSource(Protocol):
+    """What ``read_domain`` needs of a ``KnowledgeBase``."""
+
+    name: str
+    db: Any
+
+    def labels(self) -> list[Label]: ...
+
+    def questions(self) -> list[Question]: ...
+
+    def get_meta(self) -> dict[str, str]: ...
+
+
+def read_domain(kb: DomainSource) -> Domain:
+    """``kb``'s whole domain (see the module docstring); StoreError, saying what to do, for what cannot be used."""
+    labels = kb.labels()
+    questions = kb.questions()
+    if not labels:
+        raise StoreError(
+            f"domain {kb.name!r} has no labels: build it with `clarify domain build {kb.name}` or import labels first"
+        )
+    label_pos = {lid: i for i, (lid,) in enumerate(kb.db.execute("SELECT id FROM labels ORDER BY position"))}
+    q_rows = list(kb.db.execute("SELECT id FROM questions ORDER BY position"))
+    question_pos = {qid: i for i, (qid,) in enumerate(q_rows)}
+    option_pos = [{opt: r for r, opt in enumerate(q.options)} for q in questions]
+    r_max = max((len(q.options) for q in questions), default=2)
+    counts = np.zeros((len(questions), r_max, len(labels)), dtype=np.float32)
+    for qid, lid, answer, total in kb.db.execute(
+        "SELECT question_id, label_id, answer, SUM(count) FROM annotations GROUP BY question_id, label_id, answer"
+    ):
+        q = question_pos[qid]
+        r = option_pos[q].get(answer)
+        if r is None:
+            raise StoreError(
+                f"domain {kb.name!r}: annotation answer {answer!r} is not an option of question "
+                f"{questions[q].tag!r}; rebuild the domain or re-import the annotations"
+            )
+        counts[q, r, label_pos[lid]] = total
+    if not np.isfinite(counts).all() or (counts < 0).any():  # written by a Clarify that did not check counts
+        raise StoreError(
+            f"domain {kb.name!r} holds annotation counts that are negative or too large for the answer model: "
+            "delete the import that brought them (see `clarify domain stats`) or rebuild the domain"
+        )
+    texts, query_labels, splits = [], [], []
+    for lid, text, split in kb.db.execute("SELECT label_id, text, split FROM queries ORDER BY id"):
+        texts.append(text)
+        query_labels.append(label_pos[lid])
+        splits.append(split)
+    out_of_scope = list(kb.db.execute("SELECT text, split FROM out_of_scope_queries ORDER BY id"))
+    heldout = None
+    rows = kb.db.execute("SELECT question_id, label_id, answer, probability FROM heldout_answers").fetchall()
+    if rows:
+        heldout = np.zeros_like(counts)
+        for qid, lid, answer, probability in rows:
+            q = question_pos[qid]
+            r = option_pos[q].get(answer)
+            if r is not None:
+                heldout[q, r, label_pos[lid]] = probability
+    meta = kb.get_meta()
+    return Domain(
+        name=kb.name,
+        title=meta.get("title", kb.name),
+        labels=labels,
+        questions=questions,
+        counts=counts,
+        query_texts=texts,
+        query_labels=np.array(query_labels, dtype=np.int64),
+        query_splits=np.array(splits, dtype="<U5"),
+        supports_not_visible=meta.get("supports_not_visible", "false") == "true",
+        meta=meta,
+        heldout_answers=heldout,
+        out_of_scope_texts=[text for text, _ in out_of_scope],
+        out_of_scope_splits=np.array([split for _, split in out_of_scope], dtype="<U5"),
+    )

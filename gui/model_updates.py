@@ -1,0 +1,152 @@
+"""Models that catch up with the data in the background while the old ones keep answering.
+
+After an import (or when a domain opens with models older than its data), ``ModelUpdater`` loads the
+domain afresh (the registry then serves the stale models with the new data), runs
+``assistant.app.updates.update_models_job`` in a worker and shows it in the status bar with Cancel; when it
+is done the fresh models are loaded and used for the next question. A conversation in progress keeps the
+models it started with. Cancelled, the update goes on from where it stopped the next time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from assistant.progress import Progress
+from gui.workers import JobWorker, WorkerPool, describe, is_running
+
+
+def reload_job(name: str) -> Generator[Progress, None, Any]:
+    """The domain's registry loaded afresh (stale models serve the new data) and warmed up."""
+    from assistant.app.registry import ModelRegistry
+
+    yield Progress(0, 0, f"loading {name} with its new data")
+    registry = ModelRegistry(name)
+    yield from registry.warm_up()
+    registry.stale()
+    return registry
+
+
+def update_job(name: str) -> Generator[Progress, None, Any]:
+    from assistant.app.updates import update_models_job
+
+    return (yield from update_models_job(name))
+
+
+class UpdatePanel(QWidget):
+    """The status bar's part: what is being updated, how far, and Cancel."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("updatePanel")
+        self.label = QLabel(self)
+        self.label.setObjectName("updateMessage")
+        self.bar = QProgressBar(self)
+        self.bar.setObjectName("updateBar")
+        self.bar.setAccessibleName("Model update progress")
+        self.bar.setMaximumWidth(140)
+        self.bar.setMaximumHeight(16)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setObjectName("updateCancelButton")
+        self.cancel_button.setAccessibleName("Cancel the model update")
+        self.cancel_button.setToolTip("Stop updating; it goes on from where it stopped the next time")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label)
+        row.addWidget(self.bar)
+        row.addWidget(self.cancel_button)
+        self.hide()
+
+    def show_progress(self, batch: list[Progress]) -> None:
+        record = batch[-1]
+        if record.total > 0:
+            self.bar.setRange(0, 1000)
+            self.bar.setValue(int(1000 * (record.fraction or 0.0)))
+        else:
+            self.bar.setRange(0, 0)
+        self.bar.setToolTip(describe(record))
+
+
+class ModelUpdater(QObject):
+    """See the module docstring. ``reloaded(name, registry)``: fresh models to use for the next question;
+    ``message(text)``: a line for the status bar."""
+
+    reloaded = Signal(str, object)
+    message = Signal(str)
+
+    def __init__(self, pool: WorkerPool, report_error: Callable[[str, BaseException, str], None], parent=None):
+        super().__init__(parent)
+        self.pool = pool
+        self.report_error = report_error
+        self.panel = UpdatePanel()
+        self.panel.cancel_button.clicked.connect(self.cancel)
+        self.loading: JobWorker | None = None
+        self.updating: JobWorker | None = None
+        self.plan_text = ""
+
+    @property
+    def busy(self) -> bool:
+        return is_running(self.loading) or is_running(self.updating)
+
+    def reload(self, name: str) -> None:
+        """Load ``name`` afresh (after its data changed), then bring its models up to date if they are stale."""
+        worker = JobWorker(lambda: reload_job(name), f"Loading {name}")
+        self.loading = worker
+        worker.succeeded.connect(lambda registry: self._loaded(name, registry))
+        worker.failed.connect(lambda exc, details: self.report_error(f"Could not load {name}", exc, details))
+        self.pool.start(worker)
+
+    def _loaded(self, name: str, registry: Any) -> None:
+        self.reloaded.emit(name, registry)
+        self.offer(name, registry)
+
+    def offer(self, name: str, registry: Any) -> None:
+        """Start updating ``registry``'s stale models in the background, if it has any."""
+        stale = registry.stale() if hasattr(registry, "stale") else []
+        if stale and not is_running(self.updating):
+            self.start(name)
+
+    def start(self, name: str) -> JobWorker:
+        worker = JobWorker(lambda: update_job(name), f"Updating the models of {name}")
+        self.updating = worker
+        self.panel.label.setText(f"Updating the models of {name}…")
+        self.panel.cancel_button.setEnabled(True)
+        self.panel.show()
+        worker.progressed.connect(self._progress)
+        worker.succeeded.connect(lambda plan: self._updated(name, plan))
+        worker.failed.connect(lambda exc, details: self._failed(name, exc, details))
+        worker.cancelled.connect(lambda: self._cancelled(name))
+        self.pool.start(worker)
+        return worker
+
+    def _progress(self, batch: list[Progress]) -> None:
+        self.panel.show_progress(batch)
+        first = next((r for r in batch if "older than the data" in r.message), None)
+        if first is not None:
+            self.plan_text = first.message
+            self.message.emit(first.message)
+
+    def cancel(self) -> None:
+        if is_running(self.updating):
+            self.updating.cancel()
+            self.panel.cancel_button.setEnabled(False)
+            self.panel.label.setText("Stopping the update…")
+
+    def _updated(self, name: str, plan: Any) -> None:
+        self.panel.hide()
+        self.message.emit(f"The models of {name} are up to date: the next question uses them.")
+        self.reload(name)
+
+    def _failed(self, name: str, exc: BaseException, details: str) -> None:
+        self.panel.hide()
+        self.report_error(f"Could not update the models of {name}", exc, details)
+
+    def _cancelled(self, name: str) -> None:
+        self.panel.hide()
+        self.message.emit(
+            f"Updating the models of {name} was stopped: the older models keep answering, and the update goes "
+            "on from where it stopped the next time (File > Update the models)."
+        )

@@ -1,0 +1,128 @@
+"""After a rejection: the person takes another compared answer, asks more questions without the rejected
+one, or gives up; Undo takes the rejection back. Nothing here decides: it shows ``snapshot.alternatives``
+and sends the choice to the session."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QWidget,
+)
+
+from gui.controller import SessionController
+from gui.snapshot import CandidateView, SessionSnapshot
+from gui.widgets import Card
+
+
+def _snippet(text: str, width: int = 110) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class RejectedPanel(Card):
+    """See the module docstring."""
+
+    def __init__(self, controller: SessionController, candidate_html, parent: QWidget | None = None) -> None:
+        super().__init__("Not this answer. What now?", parent, "rejectedPanel")
+        self.setAccessibleName("After a rejection")
+        self.controller = controller
+        self.candidate_html = candidate_html
+        self.status = QLabel(self)
+        self.status.setObjectName("rejectedStatus")
+        self.status.setWordWrap(True)
+        self.list = QListWidget(self)
+        self.list.setObjectName("alternativesList")
+        self.list.setAccessibleName("The other compared answers")
+        self.list.currentItemChanged.connect(self._preview)
+        self.list.itemActivated.connect(lambda _: self.choose())
+        self.preview = QTextBrowser(self)
+        self.preview.setObjectName("alternativePreview")
+        self.preview.setAccessibleName("The selected answer")
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.list)
+        split.addWidget(self.preview)
+        split.setStretchFactor(1, 1)
+        self.choose_button = self._button("&Use this answer", "chooseButton", "Take the selected answer instead")
+        self.choose_button.clicked.connect(self.choose)
+        self.more_button = self._button(
+            "Ask &more questions", "rejectedMoreButton", "Back to the questions, without the rejected answer's topic"
+        )
+        self.more_button.clicked.connect(self.controller.ask_more)
+        self.give_up_button = self._button("&Give up", "giveUpButton", "End without an answer (saved as unanswered)")
+        self.give_up_button.clicked.connect(self.controller.give_up)
+        self.undo_button = self._button("&Undo", "rejectedUndoButton", "Take the rejection back (Ctrl+Z)")
+        self.undo_button.clicked.connect(self.controller.undo)
+        row = QHBoxLayout()
+        row.addWidget(self.undo_button)
+        row.addStretch(1)
+        row.addWidget(self.give_up_button)
+        row.addWidget(self.more_button)
+        row.addWidget(self.choose_button)
+        self.body.addWidget(self.status)
+        self.body.addWidget(split, 1)
+        self.body.addLayout(row)
+        self.alternatives: tuple[CandidateView, ...] = ()
+
+    def _button(self, text: str, name: str, tip: str) -> QPushButton:
+        button = QPushButton(text, self)
+        button.setObjectName(name)
+        button.setAccessibleName(text.replace("&", ""))
+        button.setToolTip(tip)
+        button.setAutoDefault(False)
+        button.setMinimumHeight(32)
+        return button
+
+    def show_rejection(self, snapshot: SessionSnapshot) -> None:
+        rejected = snapshot.rejected
+        reason = f" ({escape(snapshot.rejection_reason)})" if snapshot.rejection_reason else ""
+        if rejected is not None:
+            head = f"You rejected <b>{escape(rejected.label_name)}</b>{reason}."
+        else:
+            head = "Every shortlisted answer was ruled out."
+        options = []
+        if snapshot.alternatives:
+            options.append("take another of the compared answers")
+        if snapshot.can_ask_more:
+            options.append("answer a few more questions (without it)")
+        options.append("give up")
+        self.status.setText(
+            f"{head} You can {', '.join(options[:-1])} or {options[-1]}."
+            if len(options) > 1
+            else f"{head} You can give up, or undo."
+        )
+        self.alternatives = snapshot.alternatives
+        self.list.clear()
+        for candidate in snapshot.alternatives:
+            item = QListWidgetItem(f"{candidate.title}\n   {_snippet(candidate.text)}")
+            item.setData(Qt.ItemDataRole.UserRole, candidate.id)
+            item.setToolTip(_snippet(candidate.text, 500))
+            self.list.addItem(item)
+        if self.list.count():
+            self.list.setCurrentRow(0)
+        else:
+            self.preview.setHtml("<p><i>No other answer was compared.</i></p>")
+        self.choose_button.setEnabled(bool(self.list.count()))
+        self.more_button.setEnabled(snapshot.can_ask_more)
+        self.undo_button.setEnabled(snapshot.can_undo)
+        (self.list if self.list.count() else self.more_button).setFocus()
+
+    def _preview(self, item: QListWidgetItem | None) -> None:
+        if item is None:
+            return
+        chosen = next((c for c in self.alternatives if c.id == item.data(Qt.ItemDataRole.UserRole)), None)
+        if chosen is not None:
+            self.preview.setHtml(f"<h3>{escape(chosen.title)}</h3>" + self.candidate_html(chosen.text))
+
+    def choose(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.controller.choose(str(item.data(Qt.ItemDataRole.UserRole)))

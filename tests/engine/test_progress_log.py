@@ -1,0 +1,32 @@
+"""The log-friendly progress of the CLI (stderr not a terminal): a line per stage, and ETAs from the stage's
+own pace."""
+
+from __future__ import annotations
+
+import io
+
+from assistant.cli import common
+from assistant.cli.common import ProgressLog
+from assistant.progress import Progress
+
+
+def test_progress_lines_name_each_stage_and_give_an_eta_from_the_stage_pace(monkeypatch):
+    clock = iter([0.0, 0.0, 5.0, 10.0, 30.0, 31.0, 41.0, 60.0])
+    monkeypatch.setattr(common.time, "monotonic", lambda: next(clock))
+    stream = io.StringIO()
+    log = ProgressLog("preparing faq", stream, every=10.0, after=2.0)  # starts at 0 s
+    log(Progress(0, 3, "writing 125 labels"))  # 0 s: too early to print
+    log(Progress(1, 3, "checking the result"))  # 5 s: a new stage
+    log(Progress(10, 1500, "step 10: loss 4.4"))  # 10 s: a new stage, started at step 10
+    log(Progress(30, 1500, "step 30: loss 3.1"))  # 30 s: 20 steps in 20 s
+    log(Progress(31, 1500, "step 31: loss 3.0"))  # 31 s: less than 10 s since the last line
+    log(Progress(40, 1500, "step 40: loss 2.9"))  # 41 s: 30 steps in 31 s
+    log(Progress(0, 0, "training: the knowledge base differs from the release's"))  # 60 s
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        "preparing faq: checking the result [1/3, 5 s]",
+        "preparing faq: step 10: loss 4.4 [10/1500, 10 s]",
+        "preparing faq: step 30: loss 3.1 [30/1500, 30 s, about 1470 s left]",
+        "preparing faq: step 40: loss 2.9 [40/1500, 41 s, about 1509 s left]",
+        "preparing faq: training: the knowledge base differs from the release's [0, 60 s]",
+    ]

@@ -1,0 +1,98 @@
+"""Release models (assistant/release/): the shipped faq models fit the code and the bundled domain, so that a
+first launch installs them instead of training; a knowledge base or settings that differ are trained."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from assistant.app.domains import prepare
+from assistant.app.registry import ModelRegistry
+from assistant.app.release import MANIFEST, RELEASE_DIR, check_release, domain_fingerprint, model_settings
+from assistant.progress import Progress, run_job
+from crowdsourcing.adapters import build_domain
+from tests.engine.test_agent_text_prior import store_colour_domain
+
+STALE = "run `make release-models` and commit assistant/release/ (the shipped models no longer fit the code)"
+
+
+@pytest.mark.slow
+def test_the_shipped_faq_models_fit_the_code_and_serve_a_first_question():
+    manifest_path = RELEASE_DIR / "faq" / MANIFEST
+    assert manifest_path.is_file(), f"no release models for faq: {STALE}"
+    manifest = json.loads(manifest_path.read_text())
+    run_job(build_domain("faq"))
+    registry = ModelRegistry("faq")
+    assert manifest["settings"] == model_settings(registry), f"the model settings changed: {STALE}"
+    assert manifest["fingerprint"] == domain_fingerprint(registry.domain), f"the bundled faq data changed: {STALE}"
+    for name, entry in manifest["files"].items():
+        digest = hashlib.sha256((RELEASE_DIR / "faq" / name).read_bytes()).hexdigest()
+        assert digest == entry["sha256"], f"{name} differs from the manifest: {STALE}"
+    assert sum(entry["bytes"] for entry in manifest["files"].values()) < 3_000_000  # the repository stays small
+    assert check_release(registry) == (True, "using the release models shipped with Clarify")
+
+    messages: list[str] = []
+    done = run_job(prepare("faq"), lambda p: messages.append(p.message))
+    assert done == ["release models"], "a fresh home with the release models trains nothing"
+    assert "using the release models shipped with Clarify" in messages
+    registry = ModelRegistry("faq")
+    assert registry.missing() == []
+    conversation = registry.clarifier().start("my email disappeared")
+    assert conversation.next_question() is not None or conversation.shortlist()
+
+
+def _first_progress_after(job, message: str) -> Progress:
+    """Run ``job`` until ``message``, return the record after it and stop the job (no training to the end)."""
+    seen = False
+    try:
+        for record in job:
+            if seen:
+                return record
+            seen = record.message == message
+    finally:
+        job.close()
+    pytest.fail(f"the job never said {message!r}")
+
+
+def _fake_release(tmp_path, **changes) -> None:
+    """A release of the colours domain that matches it, except for ``changes`` to its manifest."""
+    store_colour_domain()
+    registry = ModelRegistry("colours")
+    manifest = {
+        "fingerprint": domain_fingerprint(registry.domain),
+        "settings": model_settings(registry),
+        "encoder": "",
+    }
+    manifest.update(changes)
+    (tmp_path / "release" / "colours").mkdir(parents=True)
+    (tmp_path / "release" / "colours" / MANIFEST).write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    ("changes", "why"),
+    [
+        ({"fingerprint": "0" * 16}, "training: the knowledge base differs from the release's"),
+        ({"settings": {"policy_episodes": 1}}, "training: the model settings differ from the release's"),
+    ],
+)
+def test_a_release_that_does_not_fit_the_domain_is_not_installed_and_the_models_are_trained(tmp_path, changes, why):
+    _fake_release(tmp_path, **changes)
+    job = prepare("colours", release_dir=tmp_path / "release")
+    after = _first_progress_after(job, why)
+    assert after.message == "loading the domain"  # the encoder's training starts
+    assert not (tmp_path / "clarify-home" / "models" / "colours" / "encoder.pt").exists()
+
+
+def test_a_release_that_fits_a_home_whose_models_are_missing_is_installed(tmp_path):
+    _fake_release(tmp_path)
+    release = tmp_path / "release" / "colours"
+    (release / "encoder.pt").write_bytes(b"weights")
+    (release / "stop.json").write_text(json.dumps({"all/quick/x": {"coverage": 0.5}}))
+    job = prepare("colours", release_dir=tmp_path / "release")
+    after = _first_progress_after(job, "using the release models shipped with Clarify")
+    installed = tmp_path / "clarify-home" / "models" / "colours"
+    assert (installed / "encoder.pt").read_bytes() == b"weights"
+    # these stand-in weights do not load, so prepare goes on to train: the checkpoint checks still decide
+    assert after.message == "loading the domain"
