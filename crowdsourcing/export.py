@@ -11,6 +11,9 @@ matching HTML layout, so that the loop export -> MTurk -> ``clarify import mturk
 - choices: ``label, label_name, label_text, question, question_text, options``; one option or
   "not applicable" (form field ``choice``). One HIT per label and multiple-choice question.
 - queries: ``label, label_name, label_text``; the worker writes a short query (form field ``query``).
+- unanswered: ``session, query, note, options``: a question a person handed on because nothing fitted
+  (assistant.app.session, out of scope); the worker picks the label that answers it after all, or "none of the
+  above" (a new label is needed) (form field ``choice``). ``options`` are the closest labels "key: name".
 - label_queries: ``query, label_1 ... label_K, label_name_1 ... label_name_K``; the worker picks the label
   that answers a user's query, or "none of the above" (form field ``label``). The queries and candidate
   labels come from the caller (``clarify learn suggest``: the queries whose labels would help the text
@@ -29,13 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, UnknownLabelError
 from assistant.store import Domain
 from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS, neutralise_formula
 from crowdsourcing.scoring import BM25Scorer, RelevanceScorer, label_queries_text, rank
 
-EXPORT_KINDS = ("tags", "choices", "queries")
+EXPORT_KINDS = ("tags", "choices", "queries", "unanswered")
 LAYOUT_KINDS = (*EXPORT_KINDS, "label_queries")
+UNANSWERED_COLUMNS = ["session", "query", "note", "options"]
 LABEL_COLUMNS = ["label", "label_name", "label_text"]
 
 
@@ -112,6 +116,23 @@ def query_tasks(domain: Domain) -> list[dict[str, str]]:
     return [_label_fields(domain, y) for y in range(domain.num_labels)]
 
 
+def unanswered_tasks(domain: Domain, handed_on: Sequence[dict]) -> list[dict[str, str]]:
+    """Rows of a labelling batch for handed-on questions (dicts with session, query, note, closest label keys)."""
+    rows = []
+    for item in handed_on:
+        names = []
+        for key in item.get("closest", []):
+            try:
+                names.append(f"{key}: {domain.labels[domain.label_index(key)].name}")
+            except UnknownLabelError:
+                continue  # a label removed since the session
+        options = SEPARATOR.join([*(n.replace(SEPARATOR, "/") for n in names), NONE_OF_THE_ABOVE])
+        rows.append(
+            {"session": str(item["session"]), "query": item["query"], "note": item.get("note", ""), "options": options}
+        )
+    return rows
+
+
 def label_query_columns(per_task: int) -> list[str]:
     return (
         ["query"] + [f"label_{i}" for i in range(1, per_task + 1)] + [f"label_name_{i}" for i in range(1, per_task + 1)]
@@ -179,22 +200,28 @@ def export_tasks(
     per_task: int = TAG_SLOTS,
     scorer: RelevanceScorer | None = None,
     skip_annotated: bool = True,
+    handed_on: Sequence[dict] = (),
 ) -> dict:
-    """Write a batch of ``kind`` tasks ('tags', 'choices' or 'queries') for ``domain`` to ``out``; summary dict."""
+    """Write a batch of ``kind`` tasks ('tags', 'choices', 'queries' or 'unanswered': ``handed_on`` questions)
+    for ``domain`` to ``out``; summary dict."""
     if kind == "tags":
         rows, columns = tag_tasks(domain, per_label, per_task, scorer, skip_annotated), tag_columns(per_task)
     elif kind == "choices":
         rows, columns = choice_tasks(domain, skip_annotated), CHOICE_COLUMNS
     elif kind == "queries":
         rows, columns = query_tasks(domain), QUERY_COLUMNS
+    elif kind == "unanswered":
+        rows, columns = unanswered_tasks(domain, handed_on), UNANSWERED_COLUMNS
     else:
         raise ConfigError(f"unknown task kind {kind!r}: use one of {', '.join(EXPORT_KINDS)}")
     if not rows:
         raise ConfigError(
             f"no {kind} tasks to export for domain {domain.name!r}: every pair is annotated already "
             "(pass --all to export them anyway)"
-            if kind != "queries"
+            if kind not in ("queries", "unanswered")
             else f"domain {domain.name!r} has no labels"
+            if kind == "queries"
+            else f"no question of domain {domain.name!r} was handed on (out of scope) yet"
         )
     path = write_csv(rows, columns, out)
     return {
@@ -202,7 +229,7 @@ def export_tasks(
         "domain": domain.name,
         "kind": kind,
         "tasks": len(rows),
-        "labels": len({row["label"] for row in rows}),
+        "labels": len({row.get("label", "") for row in rows}) if kind != "unanswered" else 0,
         "columns": list(columns),
         "scorer": getattr(scorer or BM25Scorer(), "name", type(scorer).__name__) if kind == "tags" else None,
     }

@@ -259,6 +259,12 @@ class SessionController(QObject):
     def give_up(self) -> bool:
         return self._do("Give up", lambda s: s.give_up())
 
+    def show_closest(self) -> bool:
+        return self._do("Show the closest answers", lambda s: s.show_closest())
+
+    def hand_off(self, note: str = "") -> bool:
+        return self._do("Hand the question on", lambda s: s.hand_off(note))
+
     def undo(self) -> bool:
         return self._do("Undo", lambda s: s.undo())
 

@@ -364,7 +364,7 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(snapshot is not None and snapshot.can_undo)
         phase = snapshot.phase if snapshot else None
         if phase != self._last_phase:
-            if phase == "clarifying" or phase is None:
+            if phase in ("clarifying", "out_of_scope") or phase is None:  # the ending's choices are on Ask
                 if self.tabs.currentWidget() is not self.lab_page or phase is not None:
                     self.show_page("ask")
             else:
@@ -374,7 +374,7 @@ class MainWindow(QMainWindow):
             return
         message = status_line(snapshot)
         self.statusBar().showMessage(message)
-        if phase in ("finished", "failed"):
+        if phase in ("finished", "failed", "out_of_scope"):
             self.history_page.refresh()
 
     def _busy_changed(self, busy: bool) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.app.session import FinalAnswer, QuestionView
+from assistant.app.session_records import OutOfScopeView
 from assistant.app.summaries import faq_answers
 
 POSTERIOR_SIZE = 10
@@ -86,6 +87,8 @@ class SessionSnapshot:
     ruled_out_labels: tuple[str, ...] = ()  # names of shortlisted labels the answers ruled out
     # (FAQ question, query, answers) when the proposed FAQ has several answers: "Summarize these answers"
     answers_to_summarize: tuple[str, str, tuple[str, ...]] | None = None
+    nothing_fits: OutOfScopeView | None = None  # the out-of-scope ending (phase "out_of_scope")
+    handed_off: bool = False
 
     @property
     def active(self) -> bool:
@@ -163,6 +166,8 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         alternatives=tuple(_candidate(c) for c in session.alternatives),
         ruled_out_labels=tuple(_label_name(session, key) for key in session.ruled_out_labels),
         answers_to_summarize=_answers_to_summarize(session),
+        nothing_fits=session.nothing_fits,
+        handed_off=session.handed_off,
     )
 
 

@@ -108,6 +108,14 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         return _note("every answer was ruled out")
     if kind == "undo":
         return _note("↶ undo: the last step was taken back")
+    if kind == "out_of_scope":
+        sure = float(event.get("probability", 0.0))
+        return _bubble(f"I don't have an answer for that: nothing here seems to fit ({sure:.0%} sure).", user=False)
+    if kind == "anyway":
+        return _bubble("Show me the closest answers anyway.", user=True)
+    if kind == "handoff":
+        note = event.get("note") or ""
+        return _bubble("Please hand it on to a person." + (f" ({escape(note)})" if note else ""), user=True)
     return _note(escape(str(kind)))
 
 
@@ -138,6 +146,8 @@ def status_line(snapshot: SessionSnapshot) -> str:
         message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
     elif snapshot.phase == "rejected":
         message = f"Session {snapshot.session_id} · take another answer, ask more questions or give up"
+    elif snapshot.phase == "out_of_scope":
+        message = f"Session {snapshot.session_id} saved as out of scope: nothing here fits"
     elif snapshot.phase == "finished":
         message = (
             f"Session {snapshot.session_id} saved: answered with {snapshot.final.label_name if snapshot.final else '?'}"

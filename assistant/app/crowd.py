@@ -9,10 +9,10 @@ from typing import Any
 
 from assistant.errors import ConfigError
 from assistant.progress import Progress
-from assistant.store import SPLITS, KnowledgeBase
-from crowdsourcing.export import EXPORT_KINDS, export_tasks, mturk_layout
+from assistant.store import SPLITS, KnowledgeBase, SessionLog
+from crowdsourcing.export import EXPORT_KINDS, export_tasks, mturk_layout, write_csv
 from crowdsourcing.importers import KINDS
-from crowdsourcing.importers.base import TAG_SLOTS
+from crowdsourcing.importers.base import SEPARATOR, TAG_SLOTS
 from crowdsourcing.importers.plain import COLUMNS
 from crowdsourcing.importing import DEFAULT_ALPHA, import_file, preview_import
 from crowdsourcing.report import ImportReport, preview_report
@@ -26,6 +26,7 @@ __all__ = [
     "TAG_SLOTS",
     "ImportReport",
     "export_job",
+    "export_unanswered_job",
     "import_job",
     "preview_job",
     "preview_report",
@@ -78,7 +79,10 @@ def export_job(
     yield Progress(0, 1, f"reading {domain}")
     with KnowledgeBase.open(domain) as kb:
         loaded = kb.load_domain()
-    summary = export_tasks(loaded, out, kind, per_label, per_task, skip_annotated=not include_annotated)
+        handed_on = handed_on_questions(kb) if kind == "unanswered" else []
+    summary = export_tasks(
+        loaded, out, kind, per_label, per_task, skip_annotated=not include_annotated, handed_on=handed_on
+    )
     if layout is not None:
         try:
             Path(layout).write_text(mturk_layout(kind, per_task), encoding="utf-8")
@@ -87,3 +91,42 @@ def export_job(
         summary["layout"] = str(layout)
     yield Progress(1, 1, f"wrote {summary['tasks']} tasks")
     return summary
+
+
+UNANSWERED_CSV_COLUMNS = ["session", "query", "note", "asked_at", "handed_on_at", "closest"]
+
+
+def handed_on_questions(kb: KnowledgeBase) -> list[dict]:
+    """The questions people handed on because nothing fitted (sessions logged out of scope with a hand-off),
+    oldest first: session, query, note, asked_at, handed_on_at, closest (label keys)."""
+    log = SessionLog(kb)
+    found = []
+    for summary in reversed(log.list("out_of_scope")):
+        entries = log.transcript(summary.id)
+        handoffs = [i for i, entry in enumerate(entries) if entry["kind"] == "handoff"]
+        # a hand-off the person took back (undo) is not exported
+        if handoffs and not any(entry["kind"] == "undo" for entry in entries[handoffs[-1] + 1 :]):
+            last = entries[handoffs[-1]]
+            found.append(
+                {
+                    "session": summary.id,
+                    "query": last.get("query", summary.query),
+                    "note": last.get("note", ""),
+                    "asked_at": summary.created_at,
+                    "handed_on_at": last["at"],
+                    "closest": list(last.get("closest", [])),
+                }
+            )
+    return found
+
+
+def export_unanswered_job(domain: str, out: str | Path) -> Generator[Progress, None, dict]:
+    """Write the CSV of unanswered questions of ``domain`` (handed on by people, see ``handed_on_questions``);
+    `clarify export tasks --kind unanswered` turns the same questions into a labelling batch."""
+    yield Progress(0, 1, f"reading the sessions of {domain}")
+    with KnowledgeBase.open(domain) as kb:
+        rows = handed_on_questions(kb)
+    flat = [{**row, "closest": SEPARATOR.join(row["closest"])} for row in rows]
+    path = write_csv(flat, UNANSWERED_CSV_COLUMNS, out)
+    yield Progress(1, 1, f"wrote {len(rows)} unanswered questions")
+    return {"file": str(path), "domain": domain, "questions": len(rows)}

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant import paths
+from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.registry import ModelRegistry
 from assistant.app.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
 from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
@@ -105,6 +106,9 @@ def prepare(
         if item.startswith("coverage-"):
             _, cands, pace = item.split("-", 2)
             yield from tune_coverage_job(registry, cands, pace, seed=seed)
+        elif item.startswith("oos-"):
+            _, cands, pace = item.split("-", 2)
+            yield from tune_out_of_scope_job(registry, cands, pace, seed=seed)
         else:
             _, cands, variant, pace = item.split("-", 3)
             yield from train_policy_job(registry, cands, variant, seed=seed, pace=pace)

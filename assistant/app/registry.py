@@ -26,6 +26,7 @@ import numpy as np
 from assistant import paths
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
+from assistant.clarification.out_of_scope import OutOfScopeModel
 from assistant.clarification.policy_io import LoadedPolicy, load_policy
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.combined import CombinedPrior, fit_mention_weight
@@ -265,6 +266,8 @@ class ModelRegistry:
         learned policy)."""
         needed = self.required_policies(candidate_settings)
         coverages = [f"coverage-{c}-{p}" for c, v, p in needed if v == "learned"]
+        if self.has_out_of_scope_queries:  # tuned after the coverage rule it stops with
+            coverages += [f"oos-{c}-{p}" for c, v, p in needed if v == "learned"]
         try:
             self.encoder  # noqa: B018 - loading is the check
         except ModelMissingError:
@@ -276,10 +279,31 @@ class ModelRegistry:
             except ModelMissingError:
                 todo.append(f"policy-{c}-{v}-{p}")
         for item in coverages:
-            _, c, p = item.split("-", 2)
-            if f"policy-{c}-learned-{p}" in todo or self.coverage_missing(c, p):
+            kind, c, p = item.split("-", 2)
+            upstream = f"policy-{c}-learned-{p}" in todo or f"coverage-{c}-{p}" in todo
+            if (
+                upstream
+                or self._stop_key(c, p) + ("/out_of_scope" if kind == "oos" else "") not in self._stop_settings()
+            ):
                 todo.append(item)
         return todo
+
+    @property
+    def has_out_of_scope_queries(self) -> bool:
+        """Whether the domain has dev queries that no label answers (to tune the out-of-scope hypothesis on)."""
+        return bool((self.domain.out_of_scope_splits == "dev").any())
+
+    def out_of_scope_model(self, candidates: str = "all", pace: str | None = None) -> OutOfScopeModel | None:
+        """The out-of-scope hypothesis tuned on dev for this policy (None until tuned, or without dev queries)."""
+        pace = check_pace(pace or self.default_pace)
+        saved = self._stop_settings().get(self._stop_key(candidates, pace) + "/out_of_scope")
+        return OutOfScopeModel.from_dict(saved["model"]) if saved else None
+
+    def save_out_of_scope(self, candidates: str, pace: str, model: OutOfScopeModel, details: dict) -> None:
+        settings = self._stop_settings()
+        settings[self._stop_key(candidates, pace) + "/out_of_scope"] = {"model": model.to_dict(), **details}
+        write_json_atomic(self._stop_settings_path(), settings)
+        self._clarifiers.clear()
 
     def coverage(self, candidates: str = "all", pace: str | None = None) -> float:
         """The coverage the compare-only-when-covered rule requires (``ClarifierConfig.coverage``), as tuned
@@ -351,5 +375,6 @@ class ModelRegistry:
                 loaded.policy,
                 candidates=candidate_labels(self.domain, candidates),
                 config=config,
+                out_of_scope=self.out_of_scope_model(candidates, pace),
             )
         return self._clarifiers[key]

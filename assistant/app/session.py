@@ -14,6 +14,7 @@ with the rejected label excluded (``ask_more``, back to clarifying) or gives up 
 goes back to asking with their labels excluded. ``done`` ends the comparisons early with a proposal, never
 an acceptance. ``undo`` takes back the last action in every phase, also after the end: the state is rebuilt
 from the entries before it, exactly as a resume replays them.
+``out_of_scope``: nothing fits the question (``assistant.app.session_ending``; logged as out of scope).
 
 The GUI and the terminal render a session and send it the user's actions; neither holds logic.
 """
@@ -24,17 +25,13 @@ from dataclasses import asdict, replace
 
 import numpy as np
 
-from assistant.app.comparison import (
-    answer_from_ranking,
-    comparison_phase,
-    exclude_labels,
-    label_key,
-    question_index,
-)
+from assistant.app.comparison import answer_from_ranking, comparison_phase, exclude_labels, label_key, question_index
 from assistant.app.registry import ModelRegistry
+from assistant.app.session_ending import OutOfScopeEnding
 from assistant.app.session_records import (
     USER_ACTIONS,
     FinalAnswer,
+    OutOfScopeView,
     Phase,
     QuestionView,
     SessionConfig,
@@ -49,6 +46,7 @@ from assistant.store import KnowledgeBase, SessionLog, SessionSummary
 
 __all__ = [
     "FinalAnswer",
+    "OutOfScopeView",
     "QuestionView",
     "Session",
     "SessionConfig",
@@ -58,7 +56,7 @@ __all__ = [
 ]
 
 
-class Session:
+class Session(OutOfScopeEnding):
     """See the module docstring. Create with ``Session.start`` or ``Session.resume``."""
 
     def __init__(self, registry: ModelRegistry, kb: KnowledgeBase, session_id: int, query: str, config: SessionConfig):
@@ -164,7 +162,7 @@ class Session:
 
     @property
     def status(self) -> str:
-        return {"finished": "finished", "failed": "failed"}.get(self.phase, "active")
+        return {"finished": "finished", "failed": "failed", "out_of_scope": "out_of_scope"}.get(self.phase, "active")
 
     @property
     def alternatives(self) -> list:
@@ -276,7 +274,7 @@ class Session:
     @property
     def can_add_words(self) -> bool:
         """Whether ``add_words`` is allowed now: while clarifying, or stopped before the first comparison."""
-        return self.phase == "clarifying" or self.can_ask_more
+        return self.phase in ("clarifying", "out_of_scope") or self.can_ask_more
 
     @property
     def can_undo(self) -> bool:
@@ -292,7 +290,9 @@ class Session:
     # ---- the state machine ----------------------------------------------------------------------------------
     def _need(self, phase: str):
         if self.phase != phase:
-            raise SessionStateError(f"this action needs the {phase} phase; the session is {self.phase}")
+            raise SessionStateError(
+                f"this action needs the {phase.replace('_', ' ')} phase; the session is {self.phase}"
+            )
         if phase == "clarifying" and self.question is None:
             raise SessionStateError("no question is pending")
         return self.question
@@ -310,6 +310,8 @@ class Session:
             if self.phase == "clarifying":
                 self._pending_question = self.conversation.next_question(override_stop=self._override_stop)
                 self._override_stop = False
+                if self._pending_question is None and self._out_of_scope_decision():
+                    return
                 if self._pending_question is None:
                     reason = self.stop_reason or self.conversation.stop_reason or "confident"
                     ranking = self._shortlist_ranking()
@@ -370,6 +372,8 @@ class Session:
             self.ruled_out_labels = tuple(payload.get("ruled_out", ()))
             self.phase = "comparing"
             self._pending_question = None
+        elif self._apply_ending(kind, payload):
+            pass
         elif kind in ("more", "back"):
             exclude_labels(self.conversation, payload.get("exclude", ()))
             self._leave_comparing()
@@ -420,7 +424,7 @@ class Session:
         self.rejection_reason = ""
         self.ruled_out_labels = ()
         self._pending_question = None
-        self._override_stop = False
+        self._override_stop = self.handed_off = False
         self._applied = []
 
     def _leave_comparing(self) -> None:

@@ -1,5 +1,6 @@
 """The plain records of a conversation ``Session``: its settings, what a person sees of the pending
-question, the answer it arrived at, and where sessions are listed (``assistant.app.session`` re-exports them).
+question, the answer it arrived at, the out-of-scope ending ("nothing here fits": what it can help with, the
+closest answers as "did you mean"), and where sessions are listed (``assistant.app.session`` re-exports them).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from assistant.store import KnowledgeBase, SessionLog, SessionRecord, SessionSum
 
 # Entries a person makes (undo takes back the last of these); the others are the session's own decisions.
 USER_ACTIONS = frozenset(
-    {"answer", "words", "skip", "more", "compare", "done", "accept", "reject", "choose", "give_up"}
+    {"answer", "words", "skip", "more", "compare", "done", "accept", "reject", "choose", "give_up", "anyway", "handoff"}
 )
 
 
@@ -30,7 +31,7 @@ def list_sessions(domain: str, status: str | None = None) -> list[SessionSummary
         return SessionLog(kb).list(status)
 
 
-Phase = Literal["clarifying", "comparing", "decided", "rejected", "finished", "failed"]
+Phase = Literal["clarifying", "comparing", "decided", "rejected", "finished", "failed", "out_of_scope"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,40 @@ class FinalAnswer:
     chance: float | None = None
 
 
+@dataclass(frozen=True)
+class OutOfScopeView:
+    """The out-of-scope ending: how sure it is that nothing fits, what the domain can help with (its areas,
+    or its most asked-about topics) and the closest answers as "did you mean" (name, probability)."""
+
+    probability: float
+    message: str
+    help_topics: tuple[str, ...]
+    did_you_mean: tuple[tuple[str, float], ...]
+
+
+AREA_GROUP = "area"
+
+
+def out_of_scope_view(conversation: Conversation, title: str, k: int = 3) -> OutOfScopeView:
+    """The view of a conversation that concluded that nothing fits (clarification.out_of_scope)."""
+    domain = conversation.clarifier.domain
+    probability = conversation.out_of_scope_probability() or 0.0
+    areas = [q for q in domain.questions if q.group == AREA_GROUP and q.kind == "choice"]
+    if areas:
+        topics = tuple(o for o in areas[0].options if o != "something else")
+    else:  # the values of the widest multiple-choice question, else a few labels
+        choices = sorted((q for q in domain.questions if q.kind == "choice"), key=lambda q: -len(q.options))
+        topics = tuple(o for o in choices[0].options if o != "something else") if choices else ()
+        topics = topics or tuple(label.name for label in domain.labels[:8])
+    # the belief over the labels given that one fits: the closest ones, not likely ones
+    closest = tuple((item.label.name, item.probability) for item in conversation.shortlist(k))
+    message = (
+        f"I don't have an answer for that: nothing in {title} seems to fit ({probability:.0%} sure). You can say "
+        "it differently, look at the closest answers anyway, or hand the question on to a person."
+    )
+    return OutOfScopeView(probability, message, topics, closest)
+
+
 def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -> str:
     """Why a conversation stopped asking (``assistant.clarification.clarifier.STOP_REASONS``), in words."""
     covered = conversation.coverage()
@@ -102,6 +137,7 @@ def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -
         "no_question": "it has asked every question it has",
         "max_turns": f"it reached its limit of {conversation.clarifier.config.max_turns} questions",
         "user": "you chose to skip to the answers",
+        "out_of_scope": "nothing it knows seems to fit the question",
     }
     return "Stopped asking: " + reasons.get(reason, reason) + "."
 

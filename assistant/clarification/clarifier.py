@@ -18,6 +18,7 @@ answers so far do not rule out (a person looking for them would very likely have
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.belief import Belief, Evidence
+from assistant.clarification.out_of_scope import OutOfScopeModel, conversation_log_odds
 from assistant.clarification.questions import InformationGainQuestions, Strategy, answer_distribution, information_gain
 from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, StopRule, shortlist_coverage
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
@@ -33,8 +35,9 @@ from assistant.store import Domain, Label, Question
 
 AnswerKind = Literal["option", "probably", "not_sure", "not_visible"]
 # Why a conversation stopped asking: the stop rule was confident (and the shortlist covers the answer),
-# no question left would be informative, none is left at all, the question limit, or the person skipped.
-STOP_REASONS: tuple[str, ...] = ("confident", "no_informative_question", "no_question", "max_turns", "user")
+# no question left would be informative, none is left at all, the question limit, the person skipped, or
+# nothing fits: the out-of-scope hypothesis reached its threshold (clarification.out_of_scope).
+STOP_REASONS = ("confident", "no_informative_question", "no_question", "max_turns", "user", "out_of_scope")
 ANSWER_KINDS: tuple[str, ...] = ("option", "probably", "not_sure", "not_visible")
 # An excluded label keeps e^-30 of its belief: out of every shortlist, yet the belief stays finite.
 EXCLUDED_LOG_LIKELIHOOD = -30.0
@@ -131,8 +134,10 @@ class Clarifier:
         strategy: Strategy | None = None,
         candidates: np.ndarray | None = None,
         config: ClarifierConfig | None = None,
+        out_of_scope: OutOfScopeModel | None = None,
     ) -> None:
         self.domain = domain
+        self.out_of_scope = out_of_scope
         self.prior = prior
         self.stop_rule = stop_rule
         self.strategy = strategy or InformationGainQuestions()
@@ -150,6 +155,9 @@ class Clarifier:
                 raise ConfigError("candidates must be a non-empty set of label indices of the domain")
             self.model = answer_model.restrict(self.candidates)
         self.group_index = domain.group_index
+        self.out_of_scope_answers = (
+            None if out_of_scope is None else out_of_scope.answer_table(domain.questions, domain.max_options)
+        )
 
     def start(self, query: str, rng: np.random.Generator | None = None) -> Conversation:
         """Open a conversation for the user's initial ``query`` (see ``check_query``)."""
@@ -236,6 +244,17 @@ class Conversation:
             return 0.0
         return max(0.0, float(information_gain(self.clarifier.model, self.probs)[available].max()))
 
+    def out_of_scope_probability(self) -> float | None:
+        """P(none of the labels fits | query, answers), or None without an out-of-scope model (the log-odds:
+        ``assistant.clarification.out_of_scope.conversation_log_odds``)."""
+        log_odds = conversation_log_odds(self)
+        return None if log_odds is None else 1.0 / (1.0 + math.exp(-min(max(log_odds, -700.0), 700.0)))
+
+    @property
+    def out_of_scope(self) -> bool:
+        """Whether the conversation concluded that nothing fits."""
+        return self.stopped and self.stop_reason == "out_of_scope"
+
     def coverage(self) -> float:
         """P(the answer is in the shortlist) under the current belief."""
         return shortlist_coverage(self.probs, self.clarifier.config.shortlist_size)
@@ -243,6 +262,11 @@ class Conversation:
     def should_stop(self) -> bool:
         """Whether to stop asking now; ``stop_reason`` says why (see ``STOP_REASONS``)."""
         cfg = self.clarifier.config
+        oos = self.out_of_scope_probability()
+        threshold = self.clarifier.out_of_scope.threshold if self.clarifier.out_of_scope else 1.0
+        if oos is not None and oos >= threshold:
+            self.stop_reason = "out_of_scope"
+            return True
         if self.turn >= cfg.max_turns:
             self.stop_reason = "max_turns"
             return True
@@ -253,6 +277,8 @@ class Conversation:
         if not self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns, gain):
             return False
         informative = gain > MIN_INFORMATIVE_GAIN
+        if oos is not None and informative and oos >= self.clarifier.out_of_scope.doubt:
+            return False  # in doubt whether anything fits, and a question can still tell
         if cfg.coverage > 0 and informative and self.coverage() < cfg.coverage:
             return False  # the shortlist is unlikely to hold the answer and a question can still help
         self.stop_reason = "confident" if informative else "no_informative_question"

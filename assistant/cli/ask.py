@@ -30,6 +30,9 @@ COMPARE_KEYS = (
 )
 DECIDE_KEYS = "y = accept, n [why] = reject, u = undo, q = quit"
 REJECTED_KEYS = "<number> = take that answer instead, m = more questions without it, g = give up, u = undo, q = quit"
+NOTHING_FITS_KEYS = (
+    "a = say it differently, c = show the closest answers anyway, h = hand it on to a person, u = undo, q = quit"
+)
 
 
 @click.command("ask")
@@ -79,8 +82,19 @@ def ask_command(
 
     emit({"type": "session", "id": session.id, "query": session.query})
     shown_shortlist = False
-    while session.phase not in ("finished", "failed"):
-        if session.phase == "clarifying":
+    while session.phase not in ("finished", "failed") and not (session.phase == "out_of_scope" and session.handed_off):
+        if session.phase == "out_of_scope":
+            view = session.nothing_fits
+            emit(
+                {
+                    "type": "out_of_scope",
+                    "message": view.message,
+                    "probability": round(view.probability, 4),
+                    "help_topics": list(view.help_topics),
+                    "did_you_mean": [{"label": name, "probability": round(p, 4)} for name, p in view.did_you_mean],
+                }
+            )
+        elif session.phase == "clarifying":
             view = session.question
             emit(
                 {
@@ -138,6 +152,9 @@ def ask_command(
         if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
             click.echo("   Words to add (what else can you say about it?):")
             token = "a " + sys.stdin.readline().strip()
+        elif token.lower() == "h" and not json_lines and session.phase == "out_of_scope":
+            click.echo("   A note for the person who will answer it (optional):")
+            token = "h " + sys.stdin.readline().strip()
         try:
             _act(session, token)
             if session.phase == "clarifying":
@@ -147,14 +164,18 @@ def ask_command(
         except (ValueError, IndexError):
             view = session.question
             clarify = clarify_keys(view is not None and view.allows_not_visible)
-            keys = {"clarifying": clarify, "comparing": COMPARE_KEYS, "rejected": REJECTED_KEYS}.get(
-                session.phase, DECIDE_KEYS
-            )
+            keys = {
+                "clarifying": clarify,
+                "comparing": COMPARE_KEYS,
+                "rejected": REJECTED_KEYS,
+                "out_of_scope": NOTHING_FITS_KEYS,
+            }.get(session.phase, DECIDE_KEYS)
             emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
     final = session.final
     emit(
         {
             "type": "final",
+            "session": session.id,
             "status": session.status,
             "label": final.label_name if final else None,
             "key": final.label_key if final else None,
@@ -195,6 +216,13 @@ def _act(session, line: str) -> None:
         session.add_words(rest.strip())
     elif token == "u":
         session.undo()
+    elif session.phase == "out_of_scope":
+        if token == "c":
+            session.show_closest()
+        elif token == "h":
+            session.hand_off(rest.strip())
+        else:
+            raise ValueError(token)
     elif session.phase == "clarifying":
         if token == "s":
             session.answer(kind="not_sure")
@@ -275,7 +303,21 @@ def _render(event: dict) -> str:
         lines = ["\nRejected. Take another of the compared answers, ask more questions, or give up:"]
         lines += [f"  [{i + 1}] {c['title']}: {_short(c['text'], 160)}" for i, c in enumerate(event["alternatives"])]
         return "\n".join([*lines, f"   ({REJECTED_KEYS})"])
+    if kind == "out_of_scope":
+        lines = [f"\n{event['message']}"]
+        if event["help_topics"]:
+            lines.append("  I can help with: " + ", ".join(event["help_topics"]))
+        if event["did_you_mean"]:
+            lines.append(
+                "  Did you mean: " + "; ".join(f"{d['label']} ({d['probability']:.0%})" for d in event["did_you_mean"])
+            )
+        lines.append(f"   ({NOTHING_FITS_KEYS})")
+        return "\n".join(lines)
     if kind == "final":
+        if event["status"] == "out_of_scope":
+            return (
+                f"\nNothing here fits; handed on to a person (logged as out of scope, session {event.get('session')})."
+            )
         if event["status"] == "failed":
             return "\nNo answer accepted (logged as a failure)."
         return f"\nFinal answer: {event['label']} ({event['questions']} questions, {event['comparisons']} comparisons)"

@@ -13,7 +13,16 @@ from typing import Any
 
 import click
 
-from assistant.app.crowd import DEFAULT_ALPHA, KINDS, SPLITS, TAG_SLOTS, ImportReport, export_job, import_job
+from assistant.app.crowd import (
+    DEFAULT_ALPHA,
+    KINDS,
+    SPLITS,
+    TAG_SLOTS,
+    ImportReport,
+    export_job,
+    export_unanswered_job,
+    import_job,
+)
 from assistant.cli.common import FiniteFloat, check_output, echo_json, run_with_progress
 from assistant.errors import ValidationError
 
@@ -160,10 +169,10 @@ def export_group() -> None:
 @click.option("--out", "-o", "out", required=True, type=click.Path(path_type=Path), help="CSV file to write.")
 @click.option(
     "--kind",
-    type=click.Choice(["tags", "choices", "queries"]),
+    type=click.Choice(["tags", "choices", "queries", "unanswered"]),
     default="tags",
     show_default=True,
-    help="Tag ticking, multiple-choice or query-writing tasks.",
+    help="Tag ticking, multiple-choice or query-writing tasks, or labelling the questions people handed on.",
 )
 @click.option("--per-label", type=click.IntRange(1, 10_000), default=50, show_default=True, help="Tags per label.")
 @click.option("--per-task", type=click.IntRange(1, 50), default=TAG_SLOTS, show_default=True, help="Tags per HIT.")
@@ -204,6 +213,16 @@ def export_tasks_command(
         f"wrote {summary['tasks']} {kind} tasks for {summary['labels']} labels of {domain} -> {summary['file']}"
         + (f" (layout: {layout})" if layout else "")
     )
+
+
+@export_group.command("unanswered")
+@click.option("--domain", "-d", "domain", required=True, help="Domain whose handed-on questions to export.")
+@click.option("--out", "-o", "out", required=True, type=click.Path(path_type=Path), help="CSV file to write.")
+def export_unanswered_command(domain: str, out: Path) -> None:
+    """Write the questions people handed on because nothing fitted (out of scope) as a CSV; `clarify export
+    tasks --kind unanswered` turns them into a labelling batch."""
+    summary = run_with_progress(export_unanswered_job(domain, out), "exporting unanswered questions", True)
+    click.echo(f"wrote {summary['questions']} unanswered questions of {domain} -> {summary['file']}")
 
 
 # ---- report formatting ----------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from assistant.app.research import (
     train_policy_job,
     tune_coverage_job,
 )
+from assistant.cli import out_of_scope as oos_cli
 from assistant.cli.common import (
     CANDIDATES_OPTION,
     EPISODES,
@@ -142,6 +143,8 @@ def train_policy_command(
 )
 @PRIOR_OPTION
 @PACE_OPTION
+@oos_cli.OUT_OF_SCOPE_OPTION
+@oos_cli.OUT_OF_SCOPE_ERROR_OPTION
 def evaluate_command(
     name: str,
     episodes: int,
@@ -156,8 +159,10 @@ def evaluate_command(
     user_noise: str,
     text_prior: str,
     pace: str | None,
+    out_of_scope: str,
+    oos_user_error: float,
 ) -> None:
-    """Run every system on the same simulated episodes of domain NAME (IC Table 1)."""
+    """Run every system on the same simulated episodes of domain NAME (IC Table 1; the out-of-scope table too)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
     unknown = [s for s in chosen if s not in SYSTEMS]
     if not chosen or unknown:
@@ -167,6 +172,8 @@ def evaluate_command(
         check_output(path, option)
     levels = _noise_levels(user_noise)
     registry = ModelRegistry(name, text_prior=text_prior)
+    if out_of_scope == "only":
+        return oos_cli.run_out_of_scope(registry, pace, seed, oos_user_error, json_file, alone=True)
     args = {
         "candidates": candidates,
         "episodes": episodes,
@@ -199,6 +206,8 @@ def evaluate_command(
         Path(csv_file).write_text(report.to_csv())
     if plot_file:
         plot_accuracy_vs_turns(report, plot_file)
+    if oos_cli.wants_out_of_scope(registry, out_of_scope):
+        oos_cli.run_out_of_scope(registry, pace, seed, oos_user_error, json_file, alone=False)
 
 
 def _noise_levels(text: str) -> list[float]:

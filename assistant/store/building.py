@@ -18,10 +18,11 @@ from assistant.store.knowledge_base import KnowledgeBase, utc_now
 class DomainData:
     """Everything an adapter produces for one domain.
 
-    ``annotations`` rows are (label key, question tag, answer option, count); ``queries`` rows are
-    (label key, text, split). All annotations carry ``annotation_source``. ``heldout`` rows are (label key,
-    question tag, answer option, probability): the simulated user's answers, from data the agent does not
-    learn from (empty: the simulator decides from the annotations).
+        ``annotations`` rows are (label key, question tag, answer option, count); ``queries`` rows are
+        (label key, text, split). All annotations carry ``annotation_source``. ``heldout`` rows are (label key,
+        question tag, answer option, probability): the simulated user's answers, from data the agent does not
+        learn from (empty: the simulator decides from the annotations). ``out_of_scope`` rows are (text, split):
+    queries that no label answers (CLINC150's oos queries), stored apart from the labelled ones.
     """
 
     name: str
@@ -35,6 +36,7 @@ class DomainData:
     supports_not_visible: bool = False
     meta: dict[str, str] = field(default_factory=dict)
     heldout: list[tuple[str, str, str, float]] = field(default_factory=list)
+    out_of_scope: list[tuple[str, str]] = field(default_factory=list)
 
 
 def write_domain(kb: KnowledgeBase, data: DomainData) -> None:
@@ -86,6 +88,8 @@ def write_domain(kb: KnowledgeBase, data: DomainData) -> None:
                WHERE queries.source = 'bundled' AND queries.split != excluded.split""",
             [(label_ids[lk], text, split) for lk, text, split in data.queries],
         )
+        if data.out_of_scope:
+            kb.replace_out_of_scope_queries(data.out_of_scope, source="bundled")
         current = kb.get_meta()
         meta = {
             "title": data.title,
@@ -123,6 +127,8 @@ def check_domain_data(data: DomainData) -> None:
     for lk, tag, answer, probability in data.heldout:
         if lk not in key_set or tag not in options or answer not in options[tag] or not 0 <= probability <= 1:
             raise ConfigError(f"adapter {data.name}: bad held-out answer {(lk, tag, answer, probability)}")
+    if any(split not in ("train", "dev", "test") for _text, split in data.out_of_scope):
+        raise ConfigError(f"adapter {data.name}: an out-of-scope query has a split other than train/dev/test")
     for lk, _text, split in data.queries:
         if lk not in key_set or split not in ("train", "dev", "test"):
             raise ConfigError(f"adapter {data.name}: bad query row for label {lk!r} split {split!r}")

@@ -92,6 +92,7 @@ class Domain:
     ``query_labels[i]`` is the label index of ``query_texts[i]`` and ``query_splits[i]`` its split.
     ``heldout_answers`` [Q, R, Y] (or None): the answer distributions of the simulated user, computed when the
     domain was built from data the agent never learns from (0 where none was stored; see assistant.simulation).
+    ``out_of_scope_texts[i]`` (split ``out_of_scope_splits[i]``) is a query that no label answers.
     """
 
     name: str
@@ -105,6 +106,8 @@ class Domain:
     supports_not_visible: bool = False
     meta: dict[str, str] = field(default_factory=dict)
     heldout_answers: np.ndarray | None = None
+    out_of_scope_texts: list[str] = field(default_factory=list)
+    out_of_scope_splits: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="<U5"))
 
     def __post_init__(self) -> None:
         self.counts = np.asarray(self.counts, dtype=np.float32)
@@ -123,6 +126,9 @@ class Domain:
         self.query_splits = np.asarray(self.query_splits, dtype="<U5")
         if not (len(self.query_texts) == len(self.query_labels) == len(self.query_splits)):
             raise ConfigError(f"domain {self.name!r}: query texts, labels and splits differ in length")
+        self.out_of_scope_splits = np.asarray(self.out_of_scope_splits, dtype="<U5")
+        if len(self.out_of_scope_texts) != len(self.out_of_scope_splits):
+            raise ConfigError(f"domain {self.name!r}: out-of-scope texts and splits differ in length")
         self._label_lookup: dict[str, int] | None = None
 
     # ---- sizes -------------------------------------------------------------------------------------

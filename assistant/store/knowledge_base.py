@@ -300,6 +300,14 @@ class KnowledgeBase:
             )
 
     # ---- reading -----------------------------------------------------------------------------------
+    def replace_out_of_scope_queries(self, rows: Iterable[tuple[str, str]], source: str) -> None:
+        """Replace the ``source`` queries that no label answers with ``rows`` (text, split)."""
+        self.db.execute("DELETE FROM out_of_scope_queries WHERE source = ?", [source])
+        self.db.conn.executemany(
+            "INSERT OR IGNORE INTO out_of_scope_queries (text, split, source) VALUES (?, ?, ?)",
+            [(text, split, source) for text, split in rows],
+        )
+
     def label_ids(self) -> dict[str, int]:
         return {k: i for k, i in self.db.execute("SELECT key, id FROM labels ORDER BY position")}
 

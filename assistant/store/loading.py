@@ -60,6 +60,7 @@ def read_domain(kb: DomainSource) -> Domain:
         texts.append(text)
         query_labels.append(label_pos[lid])
         splits.append(split)
+    out_of_scope = list(kb.db.execute("SELECT text, split FROM out_of_scope_queries ORDER BY id"))
     heldout = None
     rows = kb.db.execute("SELECT question_id, label_id, answer, probability FROM heldout_answers").fetchall()
     if rows:
@@ -82,4 +83,6 @@ def read_domain(kb: DomainSource) -> Domain:
         supports_not_visible=meta.get("supports_not_visible", "false") == "true",
         meta=meta,
         heldout_answers=heldout,
+        out_of_scope_texts=[text for text, _ in out_of_scope],
+        out_of_scope_splits=np.array([split for _, split in out_of_scope], dtype="<U5"),
     )

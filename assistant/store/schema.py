@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 _SCHEMA_V1 = [
@@ -123,9 +123,49 @@ def _migrate_to_3(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'clarify'")
 
 
+_SESSIONS_V4 = """CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    query TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active', 'finished', 'failed', 'abandoned', 'out_of_scope')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    final_label TEXT,
+    config TEXT NOT NULL DEFAULT '{}',
+    kind TEXT NOT NULL DEFAULT 'clarify'
+)"""
+_SESSION_COLUMNS = "id, query, status, created_at, updated_at, final_label, config, kind"
+_TURN_COLUMNS = "id, session_id, position, kind, payload, created_at"
+
+
+def _migrate_to_4(db: sqlite_utils.Database) -> None:
+    # Out of scope (issue 17): the queries of a domain that no label answers (CLINC150's oos splits), and a
+    # session status saying "nothing here fits" that is not a failure. SQLite cannot change a CHECK in place:
+    # sessions (with their kind, version 3) and turns are copied aside, dropped (turns first, so that no
+    # cascade fires) and recreated, turns with their ON DELETE CASCADE.
+    db.execute(
+        """CREATE TABLE out_of_scope_queries (
+            id INTEGER PRIMARY KEY,
+            text TEXT NOT NULL UNIQUE,
+            split TEXT NOT NULL CHECK (split IN ('train', 'dev', 'test')),
+            source TEXT NOT NULL
+        )"""
+    )
+    db.execute(f"CREATE TABLE sessions_v3_copy AS SELECT {_SESSION_COLUMNS} FROM sessions")
+    db.execute(f"CREATE TABLE turns_v3_copy AS SELECT {_TURN_COLUMNS} FROM turns")
+    db.execute("DROP TABLE turns")
+    db.execute("DROP TABLE sessions")
+    db.execute(_SESSIONS_V4)
+    db.execute(_SCHEMA_V1[-1])  # turns, unchanged
+    db.execute(f"INSERT INTO sessions ({_SESSION_COLUMNS}) SELECT {_SESSION_COLUMNS} FROM sessions_v3_copy")
+    db.execute(f"INSERT INTO turns ({_TURN_COLUMNS}) SELECT {_TURN_COLUMNS} FROM turns_v3_copy")
+    db.execute("DROP TABLE turns_v3_copy")
+    db.execute("DROP TABLE sessions_v3_copy")
+
+
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _migrate_to_1,
     2: _migrate_to_2,
     3: _migrate_to_3,
+    4: _migrate_to_4,
 }
 assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))

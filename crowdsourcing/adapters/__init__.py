@@ -31,15 +31,16 @@ def split_counts(n: int, dev: float, test: float) -> tuple[int, int, int]:
 
 
 def _adapters() -> dict[str, Callable[[], DomainData]]:
-    from crowdsourcing.adapters import banking77, cub, stackfaq
+    from crowdsourcing.adapters import banking77, clinc150, cub, stackfaq
 
-    return {"birds": cub.load, "faq": stackfaq.load, "banking": banking77.load}
+    return {"birds": cub.load, "faq": stackfaq.load, "banking": banking77.load, "clinc": clinc150.load}
 
 
 BUNDLED_DOMAINS: dict[str, str] = {
     "birds": "CUB-200-2011 bird species: 200 labels, attribute questions from crowd percentages, captions as queries",
     "faq": "StackFAQ: 125 FAQs with answers, crowd paraphrases as queries, induced tags",
     "banking": "BANKING77: 77 banking intents, customer queries, induced tags",
+    "clinc": "CLINC150: 150 assistant intents in 10 areas (an area question), out-of-scope queries, induced tags",
 }
 
 

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from gui.controller import SessionController
 from gui.qt_models import PosteriorModel
-from gui.snapshot import SessionSnapshot
+from gui.snapshot import OutOfScopeView, SessionSnapshot
 from gui.transcript import transcript_html
 from gui.widgets import Card, make_table, stretch_column
 
@@ -64,6 +64,18 @@ def explanation_html(explanation: dict[str, Any] | None) -> str:
         )
     parts.append("</table>")
     return "".join(parts)
+
+
+def nothing_fits_text(view: OutOfScopeView, handed_off: bool) -> str:
+    """The out-of-scope ending in words: what it says, what it can help with, the closest answers."""
+    lines = [view.message]
+    if view.help_topics:
+        lines.append("I can help with: " + ", ".join(view.help_topics) + ".")
+    if view.did_you_mean:
+        lines.append("Did you mean: " + "; ".join(f"{name} ({p:.0%})" for name, p in view.did_you_mean) + "?")
+    if handed_off:
+        lines.append("Handed on: it is on the list of unanswered questions (clarify export unanswered).")
+    return "\n".join(lines)
 
 
 class AskPage(QWidget):
@@ -153,6 +165,15 @@ class AskPage(QWidget):
         self.stop_note.setAccessibleName("Why the assistant stopped asking")
         self.stop_note.setWordWrap(True)
         self.stop_note.setStyleSheet("color: #555; font-style: italic")
+        # the out-of-scope ending: see the closest answers anyway, or hand the question on to a person
+        self.closest_button = self._button(
+            "Show the c&losest answers", "showClosestButton", "Compare the closest answers although none seems to fit"
+        )
+        self.closest_button.clicked.connect(self.controller.show_closest)
+        self.hand_off_button = self._button(
+            "&Hand it on to a person", "handOffButton", "Add the question to the list of unanswered questions"
+        )
+        self.hand_off_button.clicked.connect(lambda: self.controller.hand_off(self.words_input.text().strip()))
         self.compare_button = self._button("Go to &comparisons →", "goCompareButton", "Show the Compare page")
         self.compare_button.clicked.connect(self.compareRequested)
         secondary = QHBoxLayout()
@@ -163,6 +184,8 @@ class AskPage(QWidget):
             self.not_visible_button,
             self.skip_button,
             self.more_button,
+            self.closest_button,
+            self.hand_off_button,
             self.compare_button,
             self.undo_button,
         ):
@@ -323,6 +346,9 @@ class AskPage(QWidget):
                 f"After {snapshot.questions_answered} question(s) the assistant has a shortlist: "
                 "compare the candidates two at a time, or ask it for more questions."
             )
+        elif snapshot.phase == "out_of_scope" and snapshot.nothing_fits is not None:
+            self.card.title.setText("Nothing here fits" + (": handed on" if snapshot.handed_off else ""))
+            self.question_text.setText(nothing_fits_text(snapshot.nothing_fits, snapshot.handed_off))
         elif snapshot.phase == "decided":
             self.card.title.setText("Answer proposed")
             self.question_text.setText("The assistant proposes an answer: accept or reject it on the Compare page.")
@@ -348,6 +374,15 @@ class AskPage(QWidget):
         self.stop_note.setText(why or "")
         self.stop_note.setVisible(bool(why))
         self.compare_button.setVisible(snapshot is not None and snapshot.phase in ("comparing", "decided", "rejected"))
+        ending = snapshot is not None and snapshot.phase == "out_of_scope"
+        self.closest_button.setVisible(ending)
+        self.hand_off_button.setVisible(ending)
+        self.hand_off_button.setEnabled(ending and not snapshot.handed_off)
+        self.words_input.setPlaceholderText(
+            "Say it differently, or write a note for the person who will answer"
+            if ending
+            else "Say more about it, e.g. “it was in gmail”"
+        )
         self.undo_button.setVisible(snapshot is not None)
         self.undo_button.setEnabled(snapshot is not None and snapshot.can_undo)
         if snapshot is not None and not clarifying and snapshot.phase in ("comparing", "decided", "rejected"):

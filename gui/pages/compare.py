@@ -380,11 +380,18 @@ class ComparePage(QWidget):
             else ""
         )
         self.new_button.setVisible(snapshot is not None and not snapshot.active)
-        if snapshot is None or snapshot.phase == "clarifying":
-            self.heading.setText("Which answer is better?")
+        if snapshot is None or snapshot.phase in ("clarifying", "out_of_scope"):
+            self.heading.setText(
+                "Which answer is better?" if snapshot is None or snapshot.nothing_fits is None else "Nothing here fits"
+            )
             self.left.show_candidate(None)
             self.right.show_candidate(None)
-            if snapshot is not None:
+            if snapshot is not None and snapshot.nothing_fits is not None:
+                self.empty.setText(
+                    f"{snapshot.nothing_fits.message}\n\nOn the Ask page: say it differently, show the closest "
+                    "answers anyway, or hand the question on to a person."
+                )
+            elif snapshot is not None:
                 self.empty.setText(
                     "The assistant is still asking questions (see the Ask page). Skip to the shortlist there to "
                     "compare the candidates now."

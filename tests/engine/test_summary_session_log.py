@@ -12,7 +12,7 @@ from assistant.app.session import Session, SessionConfig
 from assistant.app.summaries import faq_answers
 from assistant.errors import SessionStateError
 from assistant.store import KnowledgeBase, SessionLog
-from assistant.store.schema import MIGRATIONS
+from assistant.store.schema import MIGRATIONS, SCHEMA_VERSION
 from tests.engine.conftest import TinyAgents
 
 CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
@@ -46,7 +46,7 @@ def test_an_older_log_gets_the_kind_column_and_keeps_its_conversations(tmp_path)
     db.conn.commit()
     db.close()
     with KnowledgeBase(path) as kb:
-        assert kb.schema_version == 3
+        assert kb.schema_version == SCHEMA_VERSION
         [old] = SessionLog(kb).list()
         assert (old.query, old.kind) == ("old", "clarify")
     assert (tmp_path / "old.db.bak-v2").is_file()

@@ -1,0 +1,66 @@
+"""`clarify evaluate NAME --out-of-scope ...`: the out-of-scope table (issue 17)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from assistant.app.out_of_scope import evaluate_out_of_scope_job
+from assistant.app.registry import ModelRegistry
+from assistant.cli.common import FiniteFloat, run_with_progress
+
+OUT_OF_SCOPE_CHOICES = ("auto", "only", "no")
+COLUMNS = ("in_scope_accuracy", "oos_recall", "oos_precision", "mean_turns")
+
+OUT_OF_SCOPE_OPTION = click.option(
+    "--out-of-scope",
+    "out_of_scope",
+    type=click.Choice(OUT_OF_SCOPE_CHOICES),
+    default="auto",
+    show_default=True,
+    help="The out-of-scope table (in-scope accuracy, out-of-scope recall and precision on the whole test split "
+    "and its out-of-scope queries): 'auto' where the domain has out-of-scope queries, 'only' without the "
+    "IC table, 'no' to skip it.",
+)
+OUT_OF_SCOPE_ERROR_OPTION = click.option(
+    "--oos-user-error",
+    type=FiniteFloat(0.0, 1.0),
+    default=0.2,
+    show_default=True,
+    help="Share of an out-of-scope person's answers that are not 'something else' / 'no'.",
+)
+
+
+def wants_out_of_scope(registry: ModelRegistry, choice: str) -> bool:
+    return choice == "only" or (choice == "auto" and bool((registry.domain.out_of_scope_splits == "test").any()))
+
+
+def out_of_scope_table(registry: ModelRegistry, pace: str | None, seed: int, user_error: float) -> dict:
+    """Run the out-of-scope evaluation, print its table; returns {"rows", "meta"}."""
+    job = evaluate_out_of_scope_job(registry, pace, seed, user_error)
+    result = run_with_progress(job, f"out of scope on {registry.name}")
+    lines = ["| system | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
+    for row in result["rows"]:
+        lines.append(f"| {row['system']} | " + " | ".join(f"{row[c]:.3f}" for c in COLUMNS) + " |")
+    click.echo("\n".join(lines))
+    meta = result["meta"]
+    click.echo(
+        f"({meta['test_in_scope']} in-scope + {meta['test_out_of_scope']} out-of-scope test queries, pace "
+        f"{meta['pace']}, out-of-scope person's error {meta['out_of_scope_user_error']}, tuned on dev: "
+        f"threshold {meta['model']['threshold']}, doubt {meta['model']['doubt']}, "
+        f"P(something else | out of scope) {meta['model']['other_prob']})"
+    )
+    return result
+
+
+def run_out_of_scope(
+    registry: ModelRegistry, pace: str | None, seed: int, user_error: float, json_file: str | None, alone: bool
+) -> None:
+    """Print the table; write its rows to ``json_file`` (alone, or beside the IC report under "out_of_scope")."""
+    result = out_of_scope_table(registry, pace, seed, user_error)
+    if json_file:
+        path = Path(json_file)
+        data = result if alone or not path.is_file() else {**json.loads(path.read_text()), "out_of_scope": result}
+        path.write_text(json.dumps(data, indent=2))

@@ -1,0 +1,303 @@
+"""Out-of-scope evaluation (issue 17): in-scope accuracy, out-of-scope recall and precision.
+
+Episodes are every query of a split: the labelled ones (in scope: the simulated user answers from its
+target's held-out answers) and the domain's out-of-scope ones (the simulated person answers "something
+else" / "no" with probability 1 - ``user_error``, any other option otherwise:
+``assistant.simulation.out_of_scope``). A system ends each episode on a label or on "out of scope":
+
+- ``in_scope_accuracy``: in-scope episodes that end on their label (not on "out of scope");
+- ``oos_recall``: out-of-scope episodes that end on "out of scope"; ``oos_precision``: of the episodes that end
+  on "out of scope", the share that are.
+
+Systems: ``no_interaction_threshold`` (Rasa's FallbackClassifier: no question, "out of scope" when the prior's
+top probability is below a threshold tuned on dev), ``no_interaction_oos_prior`` (the fitted out-of-scope prior
+alone), ``ours`` (the learned STOP/ASK policy with the out-of-scope hypothesis, clarification.out_of_scope),
+``fixed_turns_3`` (3 information-gain questions with the hypothesis) and ``ours_without_oos`` (IC as before:
+always ends on a label). Everything is tuned on dev (the val split and its out-of-scope queries) only.
+
+Tuning (``tune_out_of_scope``): the prior's logistic regression is fitted on the dev queries' priors; then
+``other_prob``, ``threshold``, ``doubt`` and a shift of the prior's bias are chosen on one ``max_turns``
+rollout per dev episode (the questions do not depend on when one stops, so every setting's stop is a prefix
+of it), maximising in-scope accuracy + out-of-scope recall among settings that ask at most
+``question_budget`` questions on average.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.clarifier import Clarifier, ClarifierConfig
+from assistant.clarification.out_of_scope import OutOfScopeModel, fit_prior, other_option
+from assistant.clarification.questions import InformationGainQuestions
+from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, FixedTurns, StopRule
+from assistant.errors import ConfigError
+from assistant.priors.base import Prior
+from assistant.progress import Progress
+from assistant.simulation.episodes import EpisodeSpec
+from assistant.simulation.out_of_scope import OUT_OF_SCOPE_USER_ERROR, with_out_of_scope_person
+from assistant.simulation.rollout import give_answer
+from assistant.simulation.user import SimulatedUser
+from assistant.store import Domain
+
+OTHER_PROB_GRID = (0.6, 0.7, 0.8, 0.9)
+THRESHOLD_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+DOUBT_FRACTIONS = (0.25, 0.5, 0.75, 1.0)
+BIAS_SHIFTS = (-2.0, -1.0, 0.0, 1.0, 2.0)
+RASA_GRID = tuple(np.round(np.arange(0.05, 1.0, 0.025), 3))
+QUESTION_BUDGET = 3.0
+
+
+@dataclass
+class OutOfScopeSetup:
+    """What the systems need; ``user_answers`` [Q, R, Y] are the in-scope simulated user's answers."""
+
+    domain: Domain
+    prior: Prior
+    answer_model: AnswerModel
+    policy: StopRule
+    user_answers: np.ndarray
+    coverage: float = 0.0
+    shortlist_size: int = 5
+    max_turns: int = 10
+    user_error: float = OUT_OF_SCOPE_USER_ERROR
+
+    def user(self) -> SimulatedUser:
+        answers = with_out_of_scope_person(self.user_answers, self.domain.questions, self.user_error)
+        mask = self.domain.option_mask
+        return SimulatedUser(answers, mask)
+
+    def clarifier(self, stop: StopRule, oos: OutOfScopeModel | None, max_turns: int | None = None) -> Clarifier:
+        config = ClarifierConfig(
+            max_turns=self.max_turns if max_turns is None else max_turns,
+            shortlist_size=self.shortlist_size,
+            coverage=self.coverage if stop is self.policy else 0.0,
+        )
+        strategy = InformationGainQuestions()
+        return Clarifier(self.domain, self.prior, self.answer_model, stop, strategy, config=config, out_of_scope=oos)
+
+
+def split_episodes(domain: Domain, split: str, seed: int) -> list[EpisodeSpec]:
+    """Every labelled query of ``split`` and every out-of-scope one (target = the number of labels)."""
+    texts, labels = domain.queries(split)
+    oos = [t for t, s in zip(domain.out_of_scope_texts, domain.out_of_scope_splits) if s == split]
+    if not oos:
+        raise ConfigError(
+            f"domain {domain.name!r} has no out-of-scope {split} queries: out-of-scope evaluation needs them "
+            "(the clinc domain has them; rebuild it with `clarify domain build clinc`)"
+        )
+    seeds = np.random.default_rng(seed).integers(2**31, size=len(texts) + len(oos))
+    specs = [EpisodeSpec(int(y), t, int(s), "in_scope") for t, y, s in zip(texts, labels, seeds)]
+    specs += [EpisodeSpec(domain.num_labels, t, int(s), "out_of_scope") for t, s in zip(oos, seeds[len(texts) :])]
+    return specs
+
+
+def scores_of(setup: OutOfScopeSetup, episodes: Sequence[EpisodeSpec]) -> np.ndarray:
+    return np.asarray(setup.prior.scores([e.query for e in episodes]))
+
+
+def metrics(episodes: Sequence[EpisodeSpec], predicted: Sequence[int], turns: Sequence[int]) -> dict:
+    """``predicted[i]``: a label index, or the number of labels for "out of scope"."""
+    oos_label = max((e.target for e in episodes), default=0)
+    truth = np.array([e.target for e in episodes])
+    pred = np.asarray(predicted)
+    is_oos, said_oos = truth == oos_label, pred == oos_label
+    in_scope = ~is_oos
+    return {
+        "in_scope_accuracy": float((pred[in_scope] == truth[in_scope]).mean()),
+        "oos_recall": float(said_oos[is_oos].mean()),
+        "oos_precision": float((is_oos & said_oos).sum() / said_oos.sum()) if said_oos.any() else 0.0,
+        "mean_turns": float(np.mean(turns)),
+        "mean_turns_in_scope": float(np.mean(np.asarray(turns)[in_scope])),
+        "episodes_in_scope": int(in_scope.sum()),
+        "episodes_out_of_scope": int(is_oos.sum()),
+    }
+
+
+def rollout(clarifier: Clarifier, user: SimulatedUser, spec: EpisodeSpec, scores: np.ndarray) -> tuple[int, int]:
+    """(predicted label or num_labels for "out of scope", questions asked) of one conversation."""
+    user.start(spec)
+    conv = clarifier.start_from_scores(scores, spec.query, np.random.default_rng(spec.seed))
+    while (q := conv.next_question()) is not None:
+        give_answer(conv, q, user.answer(q))
+    predicted = clarifier.domain.num_labels if conv.out_of_scope else int(conv.ranking(1)[0])
+    return predicted, conv.turn
+
+
+def _traces(setup: OutOfScopeSetup, episodes: Sequence[EpisodeSpec], scores: np.ndarray) -> dict[str, np.ndarray]:
+    """One ``max_turns`` rollout per episode; per episode and turn [N, T] what every stop setting needs: the
+    policy's verdict, informative / covered, the top label, the log marginal likelihood of the answers in scope,
+    and the answers' counts for the out-of-scope likelihood (``other`` answers, other options, and a constant)."""
+    clarifier = setup.clarifier(FixedTurns(setup.max_turns), None)
+    user = setup.user()
+    others = [other_option(q) for q in setup.domain.questions]
+    n, t_max = len(episodes), setup.max_turns + 1
+    keys = ("says_stop", "informative", "covered", "top", "marginal", "k_other", "k_non", "const", "valid")
+    out = {k: np.zeros((n, t_max), dtype=np.float64) for k in keys}
+    log_priors = []
+    for i, (spec, s) in enumerate(zip(episodes, scores)):
+        user.start(spec)
+        conv = clarifier.start_from_scores(s, spec.query, np.random.default_rng(spec.seed))
+        k_other = k_non = const = 0.0
+        in_scope = conv.belief.log_prior.copy()
+        t = 0
+        while True:
+            gain = conv.best_gain()
+            top = in_scope.max()
+            row = {
+                "says_stop": setup.policy.should_stop(conv.probs, conv.turn, setup.max_turns, gain),
+                "informative": gain > MIN_INFORMATIVE_GAIN,
+                "covered": conv.coverage() >= setup.coverage,
+                "top": int(conv.ranking(1)[0]),
+                "marginal": float(top + math.log(np.exp(in_scope - top).sum())),
+                "k_other": k_other,
+                "k_non": k_non,
+                "const": const,
+                "valid": 1.0,
+            }
+            for key, value in row.items():
+                out[key][i, t] = value
+            q = conv.next_question()
+            if q is None:
+                break
+            option = user.answer(q)
+            give_answer(conv, q, option)
+            t += 1
+            if option >= 0:
+                in_scope += conv.belief.evidence[-1].log_likelihood
+                n_options = len(setup.domain.questions[q].options)
+                if others[q] is None:
+                    const -= math.log(n_options)
+                elif option == others[q]:
+                    k_other += 1
+                else:
+                    k_non += 1
+                    const -= math.log(n_options - 1)
+        log_priors.append(conv.belief.log_prior)
+    out["log_prior"] = np.array(log_priors)
+    return out
+
+
+def _replay(traces: dict[str, np.ndarray], model: OutOfScopeModel, num_labels: int) -> tuple[list, list]:
+    """(predicted, turns) of the policy with ``model``, following Conversation.should_stop turn by turn (for
+    all episodes at once: the first turn where it says out of scope, or stops on a label, or the last)."""
+    prior_odds = np.asarray(model.prior_log_odds(traces["log_prior"]), dtype=np.float64).reshape(-1, 1)
+    log_odds = (
+        prior_odds
+        + traces["k_other"] * math.log(model.other_prob)
+        + traces["k_non"] * math.log(1.0 - model.other_prob)
+        + traces["const"]
+        - traces["marginal"]
+    )
+    p = 1.0 / (1.0 + np.exp(-np.clip(log_odds, -700, 700)))
+    valid = traces["valid"] > 0
+    informative, covered = traces["informative"] > 0, traces["covered"] > 0
+    last = np.zeros_like(valid)
+    last[np.arange(len(valid)), valid.sum(axis=1) - 1] = True
+    says_oos = p >= model.threshold
+    on_label = (traces["says_stop"] > 0) & ~(informative & (p >= model.doubt)) & (covered | ~informative)
+    stop = valid & (says_oos | on_label | last)
+    turns = stop.argmax(axis=1)
+    rows = np.arange(len(turns))
+    predicted = np.where(says_oos[rows, turns], num_labels, traces["top"][rows, turns].astype(np.int64))
+    return predicted.tolist(), turns.tolist()
+
+
+def tune_out_of_scope(
+    setup: OutOfScopeSetup, dev: Sequence[EpisodeSpec], question_budget: float = QUESTION_BUDGET
+) -> Generator[Progress, None, tuple[OutOfScopeModel, dict]]:
+    """The out-of-scope model for ``setup``'s policy, tuned on ``dev`` episodes (see the module docstring)."""
+    yield Progress(0, 3, f"scoring {len(dev)} dev queries")
+    scores = scores_of(setup, dev)
+    num_labels = setup.domain.num_labels
+    log_probs = scores - scores.max(axis=1, keepdims=True)
+    log_probs -= np.log(np.exp(log_probs).sum(axis=1, keepdims=True))
+    is_oos = np.array([e.target == num_labels for e in dev])
+    weights, bias = fit_prior(log_probs[~is_oos], log_probs[is_oos])
+    yield Progress(1, 3, "rolling out the dev episodes")
+    traces = _traces(setup, dev, scores)
+    yield Progress(2, 3, "choosing the settings")
+    best, best_key, best_row, tried = None, -math.inf, {}, 0
+    for other, shift, threshold, fraction in itertools.product(
+        OTHER_PROB_GRID, BIAS_SHIFTS, THRESHOLD_GRID, DOUBT_FRACTIONS
+    ):
+        model = OutOfScopeModel(weights, bias + shift, other, threshold, round(threshold * fraction, 4))
+        predicted, turns = _replay(traces, model, num_labels)
+        found = metrics(dev, predicted, turns)
+        tried += 1
+        key = found["in_scope_accuracy"] + found["oos_recall"]
+        if found["mean_turns"] <= question_budget and key > best_key:
+            best, best_key, best_row = model, key, found
+    if best is None:
+        raise ConfigError(f"no out-of-scope setting asks at most {question_budget} questions on dev")
+    yield Progress(3, 3, f"threshold {best.threshold}, other {best.other_prob}")
+    details = {
+        "dev_episodes": len(dev),
+        "dev_out_of_scope": int(is_oos.sum()),
+        "settings_tried": tried,
+        "dev": best_row,
+    }
+    return best, details
+
+
+def tune_rasa_threshold(setup: OutOfScopeSetup, dev: Sequence[EpisodeSpec]) -> float:
+    """The top-probability threshold of the no-interaction fallback with the best dev in-scope accuracy +
+    out-of-scope recall."""
+    scores = scores_of(setup, dev)
+    return max(RASA_GRID, key=lambda t: _score(dev, _threshold_predictions(scores, t, setup.domain.num_labels)))
+
+
+def _threshold_predictions(scores: np.ndarray, threshold: float, num_labels: int) -> list[int]:
+    probs = np.exp(scores - scores.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    return [num_labels if p.max() < threshold else int(p.argmax()) for p in probs]
+
+
+def _score(episodes: Sequence[EpisodeSpec], predicted: Sequence[int]) -> float:
+    found = metrics(episodes, predicted, [0] * len(predicted))
+    return found["in_scope_accuracy"] + found["oos_recall"]
+
+
+def evaluate_out_of_scope(
+    setup: OutOfScopeSetup,
+    model: OutOfScopeModel,
+    test: Sequence[EpisodeSpec],
+    dev: Sequence[EpisodeSpec],
+) -> Generator[Progress, None, list[dict]]:
+    """One row per system on ``test`` (see the module docstring); the Rasa threshold is tuned on ``dev``."""
+    num_labels = setup.domain.num_labels
+    yield Progress(0, 5, f"scoring {len(test)} test queries")
+    scores = scores_of(setup, test)
+    rasa = tune_rasa_threshold(setup, dev)
+    rows = [
+        {
+            "system": "no_interaction_threshold",
+            "threshold": rasa,
+            **metrics(test, _threshold_predictions(scores, rasa, num_labels), [0] * len(test)),
+        }
+    ]
+    log_probs = scores - scores.max(axis=1, keepdims=True)
+    odds = model.prior_log_odds(log_probs - np.log(np.exp(log_probs).sum(axis=1, keepdims=True)))
+    prior_only = [
+        num_labels if o >= math.log(model.threshold / (1 - model.threshold)) else int(s.argmax())
+        for o, s in zip(odds, scores)
+    ]
+    rows.append({"system": "no_interaction_oos_prior", **metrics(test, prior_only, [0] * len(test))})
+    user = setup.user()
+    plans = [
+        ("ours", setup.policy, model, None),
+        ("fixed_turns_3", FixedTurns(3), model, 3),
+        ("ours_without_oos", setup.policy, None, None),
+    ]
+    for step, (name, stop, oos, max_turns) in enumerate(plans, start=1):
+        yield Progress(step, 5, f"evaluating {name}")
+        clarifier = setup.clarifier(stop, oos, max_turns)
+        done = [rollout(clarifier, user, spec, s) for spec, s in zip(test, scores)]
+        rows.append({"system": name, **metrics(test, [p for p, _ in done], [t for _, t in done])})
+    yield Progress(5, 5, "done")
+    return rows

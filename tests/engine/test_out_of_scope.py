@@ -1,0 +1,136 @@
+"""The out-of-scope hypothesis on a tiny domain: its prior, its answer likelihoods, the exact joint, the stop."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from assistant.clarification.answer_model import AnswerModel
+from assistant.clarification.clarifier import Clarifier, ClarifierConfig
+from assistant.clarification.out_of_scope import OutOfScopeModel, fit_prior, out_of_scope_answers, prior_features
+from assistant.clarification.stopping import FixedTurns, ThresholdStop
+from assistant.errors import ConfigError
+from assistant.store import BINARY_OPTIONS, SOMETHING_ELSE, Domain, Label, Question
+from tests.engine.conftest import KeywordPrior
+
+
+def tiny_desk() -> Domain:
+    """3 intents of a desk, an area question ending in "something else" and one yes/no question."""
+    labels = [Label("pin", "Change my PIN"), Label("card", "Lost card"), Label("flight", "Book a flight")]
+    questions = [
+        Question("area", "Which area is it about?", "choice", "area", ("banking", "travel", SOMETHING_ELSE)),
+        Question("card::yes", "Is it about a card?", "binary", "card", BINARY_OPTIONS),
+    ]
+    counts = np.zeros((2, 3, 3), dtype=np.float32)
+    counts[0] = [[9, 9, 0.5], [0.5, 0.5, 9], [0.5, 0.5, 0.5]]
+    counts[1, :2] = [[8, 9, 1], [2, 1, 9]]
+    texts = ["change pin code", "lost my card", "book a flight to rome", "new pin", "card stolen", "flight tickets"]
+    return Domain(
+        "desk",
+        "Desk",
+        labels,
+        questions,
+        counts,
+        texts,
+        np.array([0, 1, 2, 0, 1, 2]),
+        np.array(["train", "train", "train", "dev", "dev", "dev"]),
+    )
+
+
+def clarifier(domain: Domain, oos: OutOfScopeModel | None, stop=None, max_turns: int = 5) -> Clarifier:
+    model = AnswerModel(domain.p_hat(1.0), domain.option_mask)
+    return Clarifier(
+        domain,
+        KeywordPrior(domain),
+        model,
+        stop or FixedTurns(max_turns),
+        config=ClarifierConfig(max_turns=max_turns),
+        out_of_scope=oos,
+    )
+
+
+MODEL = OutOfScopeModel(weights=(-4.0, 2.0, -1.0), bias=0.0, other_prob=0.8, threshold=0.9, doubt=0.3)
+
+
+def test_the_prior_fit_learns_that_a_flat_prior_means_out_of_scope():
+    peaked = np.log(np.array([[0.9, 0.05, 0.05], [0.05, 0.9, 0.05], [0.1, 0.1, 0.8]]))
+    flat = np.log(np.array([[0.34, 0.33, 0.33], [0.4, 0.3, 0.3]]))
+    weights, bias = fit_prior(peaked, flat)
+    model = OutOfScopeModel(weights, bias)
+    assert model.prior_log_odds(flat[0]) > 0 > model.prior_log_odds(peaked[0])
+    with pytest.raises(ConfigError):
+        fit_prior(peaked, flat[:0])
+
+
+def test_features_and_answer_table_shapes():
+    feats = prior_features(np.log(np.array([0.5, 0.25, 0.25])))
+    np.testing.assert_allclose(feats, [0.5, 1.5 * math.log(2) / math.log(3), 0.25])
+    table = out_of_scope_answers(tiny_desk().questions, 3, 0.8)
+    np.testing.assert_allclose(table, [[0.1, 0.1, 0.8], [0.2, 0.8, 0.0]])
+
+
+def test_posterior_is_the_exact_joint_over_labels_and_out_of_scope():
+    domain = tiny_desk()
+    conversation = clarifier(domain, MODEL).start("hello there")  # no keyword: a flat prior
+    conversation.answer(0, 2)  # something else
+    conversation.answer(1, 1, kind="probably")  # probably no
+    # brute force over Y + 1 hypotheses
+    prior = np.exp(conversation.belief.log_prior)
+    a = conversation.clarifier.model.matrix.astype(np.float64)
+    soft = 0.5 * a[1, 1] + 0.5 / 2
+    in_scope = prior * a[0, 2] * soft
+    oos_prior = 1.0 / (1.0 + math.exp(-MODEL.prior_log_odds(conversation.belief.log_prior)))
+    oos = oos_prior * 0.8 * (0.5 * 0.8 + 0.25)
+    expected = oos / (oos + (1 - oos_prior) * in_scope.sum())
+    assert conversation.out_of_scope_probability() == pytest.approx(expected, rel=1e-5)
+
+
+def test_something_else_raises_it_a_fitting_answer_lowers_it_and_undo_restores():
+    conversation = clarifier(tiny_desk(), MODEL).start("hello there")
+    start = conversation.out_of_scope_probability()
+    conversation.answer(0, 2)
+    raised = conversation.out_of_scope_probability()
+    assert raised > start
+    conversation.undo()
+    assert conversation.out_of_scope_probability() == pytest.approx(start)
+    conversation.answer(0, 0)  # banking
+    assert conversation.out_of_scope_probability() < start
+
+
+def test_a_person_who_says_something_else_and_no_ends_out_of_scope():
+    conversation = clarifier(tiny_desk(), MODEL, ThresholdStop(0.9)).start("hello there")
+    while (question := conversation.next_question()) is not None:
+        conversation.answer(question, 2 if question == 0 else 1)
+    assert conversation.out_of_scope and conversation.stop_reason == "out_of_scope"
+    assert conversation.out_of_scope_probability() >= MODEL.threshold
+
+
+def test_an_answerable_query_still_ends_on_its_label_and_without_the_model_nothing_changes():
+    with_model = clarifier(tiny_desk(), MODEL, ThresholdStop(0.8)).start("lost my card")
+    while (question := with_model.next_question()) is not None:
+        with_model.answer(question, 0)  # banking, yes: a card
+    assert not with_model.out_of_scope and with_model.shortlist(1)[0].label.key == "card"
+    plain = clarifier(tiny_desk(), None).start("hello there")
+    assert plain.out_of_scope_probability() is None
+    plain.answer(0, 2)
+    assert plain.next_question() is not None and not plain.out_of_scope
+
+
+def test_in_doubt_it_keeps_asking_although_the_stop_rule_says_stop():
+    doubtful = OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=0.0, threshold=0.99, doubt=0.3)  # prior odds 1:1
+    conversation = clarifier(tiny_desk(), doubtful, ThresholdStop(0.01)).start("hello there")
+    assert conversation.next_question() is not None
+    sure = OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=-5.0, threshold=0.99, doubt=0.3)
+    assert clarifier(tiny_desk(), sure, ThresholdStop(0.01)).start("hello there").next_question() is None
+
+
+def test_settings_round_trip_and_bad_settings_are_refused():
+    assert OutOfScopeModel.from_dict(MODEL.to_dict()) == MODEL
+    with pytest.raises(ConfigError):
+        OutOfScopeModel(weights=(1.0, 2.0), bias=0.0)
+    with pytest.raises(ConfigError):
+        OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=0.0, threshold=0.3, doubt=0.5)
+    with pytest.raises(ConfigError):
+        OutOfScopeModel.from_dict({"weights": [0, 0, 0]})
