@@ -5,7 +5,7 @@ exactly the state before the action."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from assistant.app.session import Session, SessionConfig
@@ -34,6 +34,10 @@ def consistent_keys(session: Session, shortlist_size: int) -> tuple[set[str], se
     comparisons=st.lists(COMPARISONS, max_size=4),
     shortlist=st.integers(2, 4),
 )
+# "neither" on the only pair: both are ruled out, the session asks again and compares a new shortlist
+@example(
+    query="red breast", answers=[("option", 0), ("option", 0), ("option", 1)], comparisons=["neither"], shortlist=2
+)
 def test_a_label_the_answers_rule_out_is_not_proposed_while_a_shortlisted_one_fits(
     query, answers, comparisons, shortlist
 ):
@@ -46,8 +50,10 @@ def test_a_label_the_answers_rule_out_is_not_proposed_while_a_shortlisted_one_fi
         session.answer(None if option is None else option % options, kind)
     if session.phase == "clarifying":
         session.skip_to_shortlist()
-    shortlisted, fitting = consistent_keys(session, shortlist)
     for step in [*comparisons, "end"]:
+        # recomputed at every step: "neither is relevant" on every candidate rules them out too, and the
+        # session goes back to asking without them (then a new shortlist is compared)
+        shortlisted, fitting = consistent_keys(session, shortlist)
         proposed = session.proposed
         if proposed is not None and fitting and session.phase in ("comparing", "decided"):
             assert proposed.label_key in fitting, (proposed.label_key, shortlisted, fitting)
