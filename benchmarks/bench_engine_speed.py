@@ -83,9 +83,9 @@ class _NeverStop:
     def __init__(self, policy: LearnedPolicy | None) -> None:
         self.policy = policy
 
-    def should_stop(self, probs, turn, max_turns) -> bool:
+    def should_stop(self, probs, turn, max_turns, best_gain: float = 0.0) -> bool:
         if self.policy is not None:
-            self.policy.stop_probability(probs, turn, max_turns)
+            self.policy.stop_probability(probs, turn, max_turns, best_gain)
         return False
 
 

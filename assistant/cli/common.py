@@ -31,7 +31,10 @@ LOG_AFTER_SECONDS = 2.0
 
 
 def _metrics(p: Progress) -> str:
-    return " ".join(f"{k}={v:.4g}" for k, v in p.metrics.items())
+    """The record's metrics as k=v (numbers to 4 significant digits; a metric not measured yet is left out)."""
+    return " ".join(
+        f"{k}={v:.4g}" if isinstance(v, int | float) else f"{k}={v}" for k, v in p.metrics.items() if v is not None
+    )
 
 
 class ProgressLog:

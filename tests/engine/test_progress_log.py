@@ -30,3 +30,12 @@ def test_progress_lines_name_each_stage_and_give_an_eta_from_the_stage_pace(monk
         "preparing faq: step 40: loss 2.9 [40/1500, 41 s, about 1509 s left]",
         "preparing faq: training: the knowledge base differs from the release's [0, 60 s]",
     ]
+
+
+def test_a_metric_not_measured_yet_is_left_out_of_the_line(monkeypatch):
+    clock = iter([0.0, 5.0])
+    monkeypatch.setattr(common.time, "monotonic", lambda: next(clock))
+    stream = io.StringIO()
+    log = ProgressLog("preparing bank", stream, every=10.0, after=2.0)
+    log(Progress(3, 10, "step 3", {"loss": 1.23456, "dev_acc1": None, "note": "warm"}))  # None crashed the line
+    assert stream.getvalue().splitlines() == ["preparing bank: step 3 [3/10, 5 s] loss=1.235 note=warm"]
