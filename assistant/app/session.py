@@ -35,6 +35,7 @@ from assistant.app.session_records import (
     Phase,
     QuestionView,
     SessionConfig,
+    check_session_exists,
     explain_stop,
     list_sessions,
     open_session_log,
@@ -51,6 +52,7 @@ __all__ = [
     "Session",
     "SessionConfig",
     "ShortlistItem",
+    "check_session_exists",
     "list_sessions",
     "open_session_log",
 ]

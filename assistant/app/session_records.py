@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from assistant import paths
 from assistant.app.registry import check_pace
 from assistant.clarification.clarifier import Conversation
 from assistant.errors import ConfigError, SessionStateError
@@ -161,3 +162,15 @@ def resumable(kb: KnowledgeBase, domain: str, text_prior: str, session_id: int) 
             f"{config.text_prior})"
         )
     return record, config
+
+
+def check_session_exists(domain: str, session_id: int) -> None:
+    """A SessionStateError unless ``domain`` has a saved session ``session_id`` (checked before anything is
+    prepared or trained: a mistyped id must not start a training)."""
+    if not paths.domain_db_path(domain).exists():
+        raise SessionStateError(f"there is no session {session_id} in domain {domain!r}: it is not built yet")
+    with KnowledgeBase.open(domain) as kb:
+        if SessionLog(kb).record(session_id) is None:
+            raise SessionStateError(
+                f"there is no session {session_id} in domain {domain!r}: `clarify sessions {domain}` lists them"
+            )

@@ -60,10 +60,12 @@ def ask_command(
 
     Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    from assistant.app.session import Session, SessionConfig, open_session_log
+    from assistant.app.session import Session, SessionConfig, check_session_exists, open_session_log
 
     if resume_id is None and query is None:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
+    if resume_id is not None:
+        check_session_exists(name, resume_id)
     if hasattr(sys.stdin, "reconfigure"):  # a stray non-UTF-8 byte is an unknown answer, not a crash
         sys.stdin.reconfigure(errors="replace")
     # a fresh home: build the domain and install (or train) its models first, with progress on stderr

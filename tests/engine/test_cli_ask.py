@@ -58,3 +58,17 @@ def test_an_unknown_answer_says_which_keys_work(ask):
     [error] = [e for e in events if e["type"] == "error"]
     assert "n = neither is relevant" in error["message"] and "d = done" in error["message"]
     assert "--resume" in events[-1]["reason"]
+
+
+def test_resuming_a_session_that_does_not_exist_says_so_before_preparing_anything(monkeypatch):
+    TinyAgents(turns=2)  # builds the tiny domain's knowledge base
+
+    def ready(*args, **kwargs):
+        raise AssertionError("a mistyped session id must not prepare (train) anything")
+        yield
+
+    monkeypatch.setattr("assistant.cli.ask.ready_registry", ready)
+    result = CliRunner().invoke(main, ["ask", "tiny", "--resume", "999"])
+    assert result.exit_code == 2 and "there is no session 999 in domain 'tiny'" in result.output
+    unbuilt = CliRunner().invoke(main, ["ask", "nowhere", "--resume", "1"])
+    assert unbuilt.exit_code == 2 and "not built yet" in unbuilt.output
