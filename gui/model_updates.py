@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from assistant.progress import Progress
-from gui.workers import JobWorker, WorkerPool, describe, is_running
+from gui.workers import JobWorker, WorkerPool, describe, is_running, show_on_bar
 
 
 def reload_job(name: str) -> Generator[Progress, None, Any]:
@@ -62,11 +62,7 @@ class UpdatePanel(QWidget):
 
     def show_progress(self, batch: list[Progress]) -> None:
         record = batch[-1]
-        if record.total > 0:
-            self.bar.setRange(0, 1000)
-            self.bar.setValue(int(1000 * (record.fraction or 0.0)))
-        else:
-            self.bar.setRange(0, 0)
+        show_on_bar(self.bar, record)
         self.bar.setToolTip(describe(record))
 
 

@@ -241,11 +241,7 @@ class ProgressPanel(QWidget):
     @Slot(list)
     def show_progress(self, batch: list[Progress]) -> None:
         record = batch[-1]
-        if record.total > 0:
-            self.bar.setRange(0, 1000)
-            self.bar.setValue(int(1000 * (record.fraction or 0.0)))
-        else:
-            self.bar.setRange(0, 0)
+        show_on_bar(self.bar, record)
         self.message.setText(describe(record))
 
     def cancel(self) -> None:
@@ -341,3 +337,12 @@ def run_with_dialog(
     dialog.open()
     pool.start(worker)
     return worker
+
+
+def show_on_bar(bar, record: Progress) -> None:
+    """A job's progress on a QProgressBar: its fraction, or a busy bar when the total is unknown."""
+    if record.total > 0:
+        bar.setRange(0, 1000)
+        bar.setValue(int(1000 * (record.fraction or 0.0)))
+    else:
+        bar.setRange(0, 0)
