@@ -9,16 +9,16 @@ person can answer at once, from each label's name (its own question text) and tr
   mention the phrase, the name counted ``title_weight`` times) x idf over labels, ``tags_per_label`` per
   label; worded per kind by the template set "induced" ("Is it about Gmail?", "Do you want to delete
   something?");
-- *multiple-choice facet questions*, one per kind with enough values: the ``facet_values`` values that the
-  most labels mention, plus "something else" ("Which service is it about?" Gmail / Google Docs / ... /
-  something else; "What do you want to do?" delete / download / ... / something else).
+- *multiple-choice facet questions*, one per kind with enough values, offering the ``facet_values`` values
+  named in label names that say most about the label (crowdsourcing.facets: greedy on the entropy of the
+  answer), plus "something else" ("Which service is it about?" Gmail / Google Docs / ... / something else;
+  "What do you want to do?" delete / download / ... / something else);
+- *facets within a group*: the same for the labels of one group, a product named by at least
+  ``min_group_labels`` label names or a group the adapter gives (CLINC150's areas): "What do you want to do
+  in Gmail?" archive / filter / forward / ... / something else. A person outside the group answers
+  "something else".
 
-How a person answers (``PersonModel``): a person who has the label in mind says "yes" to a phrase of the
-label's own name almost surely (1 - error), and picks a facet value its name names; otherwise the answer
-follows how often the label's texts mention the phrase (saturating at ``saturation``; for a facet, what
-the texts leave unmentioned goes to "something else"); a share ``error`` of answers go elsewhere. The
-error rate and the saturation are fitted on dev queries (``fit_person_model``): a dev query that names
-exactly one value of a facet is that person's answer to the facet's question.
+How a person answers these questions is crowdsourcing.person_model's part.
 
 Induced questions are marked ``induced`` in the store and are replaced when crowd annotations for the tag
 are imported.
@@ -27,7 +27,7 @@ are imported.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,8 +35,9 @@ import numpy as np
 from assistant.errors import ConfigError
 from assistant.store import BINARY_OPTIONS, SOMETHING_ELSE
 from assistant.text.lemmas import is_known, phrase_key, word_classes
-from assistant.text.phrases import Phrase, make_tag, split_tag, text_keys, text_phrases, tokens, words
+from assistant.text.phrases import Phrase, contains_phrase, make_tag, split_tag, text_keys, text_phrases, tokens, words
 from assistant.text.tokens import STOPWORDS
+from crowdsourcing.facets import choose_facet_values, facet_tag, group_members, split_facet_tag
 
 # the kinds that get a multiple-choice question, and its tag (the group of that kind's binary questions too)
 FACET_KINDS: tuple[str, ...] = ("product", "action", "object")
@@ -54,6 +55,8 @@ class InductionConfig:
     facet_values: int = 9
     min_facet_labels: int = 3
     min_product_mentions: int = 2
+    min_group_labels: int = 6
+    min_group_value_labels: int = 1
 
     def __post_init__(self) -> None:
         if self.max_ngram not in (1, 2, 3):
@@ -64,18 +67,25 @@ class InductionConfig:
             raise ConfigError(f"max_label_fraction must be in (0, 1], got {self.max_label_fraction}")
         if self.facet_values < 2:
             raise ConfigError(f"facet_values must be >= 2, got {self.facet_values}")
+        if self.min_group_labels < 2 or self.min_group_value_labels < 1:
+            raise ConfigError(
+                f"min_group_labels must be >= 2 and min_group_value_labels >= 1, got {self.min_group_labels} "
+                f"and {self.min_group_value_labels}"
+            )
 
 
 @dataclass(frozen=True)
 class InducedQuestion:
     """One induced question: a binary question about one phrase (``tag`` "product::Gmail") or a facet
-    (``tag`` = its kind, "product") about several; ``values`` are the phrases as shown, ``keys`` their lemmas."""
+    (``tag`` = its kind, "product", or kind@group within a group, "action@Gmail") about several; ``values``
+    are the phrases as shown, ``keys`` their lemmas, ``within`` the group of a facet within a group."""
 
     tag: str
     kind: str
     values: tuple[str, ...]
     keys: tuple[tuple[str, ...], ...]
     facet: bool = False
+    within: str | None = None
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -91,9 +101,11 @@ def question_from_tag(tag: str, options: Sequence[str]) -> InducedQuestion | Non
     kind, value = split_tag(tag)
     if kind is not None and tuple(options) == BINARY_OPTIONS:
         return InducedQuestion(tag, kind, (value,), (phrase_key(words(value)),))
-    if tag in FACET_KINDS and options and options[-1] == SOMETHING_ELSE:
+    facet_kind, within = split_facet_tag(tag)
+    if facet_kind in FACET_KINDS and options and options[-1] == SOMETHING_ELSE:
         values = tuple(options[:-1])
-        return InducedQuestion(tag, tag, values, tuple(phrase_key(words(v)) for v in values), facet=True)
+        keys = tuple(phrase_key(words(v)) for v in values)
+        return InducedQuestion(tag, facet_kind, values, keys, facet=True, within=within)
     return None
 
 
@@ -154,10 +166,14 @@ def _label_docs(
 
 
 def induce_questions(
-    texts_by_label: Sequence[Sequence[str]], titles: Sequence[str], config: InductionConfig | None = None
+    texts_by_label: Sequence[Sequence[str]],
+    titles: Sequence[str],
+    config: InductionConfig | None = None,
+    groups: Mapping[str, Collection[int]] | None = None,
 ) -> list[InducedQuestion]:
-    """Binary questions on characteristic phrases and one facet question per kind (module docstring).
-    Deterministic."""
+    """Binary questions on characteristic phrases, one facet question per kind and facets within groups
+    (module docstring). ``groups``: named groups of label indices the adapter knows (areas), besides the
+    products that enough label names name. Deterministic."""
     config = config or InductionConfig()
     if len(titles) != len(texts_by_label):
         raise ConfigError("induce_questions needs one title per label")
@@ -211,156 +227,80 @@ def induce_questions(
         if tag not in tags:
             tags.add(tag)
             questions.append(InducedQuestion(tag, ident[0], (shown(ident),), (ident[1],)))
-    named = Counter(ident for title in titles for ident in {(p.kind, p.key) for p in text_phrases(title, products)})
-    for kind in FACET_KINDS:
-        values = [
+    title_idents = [{(p.kind, p.key) for p in text_phrases(title, products)} for title in titles]
+    named = Counter(ident for idents in title_idents for ident in idents)
+
+    def facet_values(kind: str, members: Sequence[int], min_labels: int, excluded: set) -> list:
+        """The values of a facet of ``kind`` over the labels ``members`` (crowdsourcing.facets)."""
+        local = Counter(ident for y in members for ident in title_idents[y] if ident[0] == kind)
+        candidates = [
             ident
-            for ident, df in label_freq.items()
-            if ident[0] == kind
-            and df >= config.min_facet_labels
-            and named[ident] >= 1
+            for ident, count in local.items()
+            if count >= min_labels
+            and ident not in excluded
             # a word used more often as an action than as an object is no object ("search", "link"); nor is
             # a lone word that may be an adjective ("specific")
             and not (kind == "object" and (named[("action", ident[1])] >= named[ident] or _adjective(ident[1])))
         ]
-        values.sort(key=lambda i: (-named[i], -label_freq[i], i))
+        candidates.sort(key=lambda i: (-local[i], -label_freq[i], i))
         if kind != "product":  # "card" and "card payment" side by side confuse; "Google", "Google Docs" do not
-            values = _without_overlaps(values)
-        values = values[: config.facet_values]
+            candidates = _without_overlaps(candidates)
+        return choose_facet_values(candidates, [title_idents[y] for y in members], config.facet_values)
+
+    everyone = range(num_labels)
+    for kind in FACET_KINDS:
+        rare = {i for i in label_freq if label_freq[i] < config.min_facet_labels}
+        values = facet_values(kind, everyone, 1, rare)
         if len(values) >= 3:
             questions.append(
                 InducedQuestion(kind, kind, tuple(shown(v) for v in values), tuple(v[1] for v in values), facet=True)
             )
+    for within, members in _facet_groups(titles, products, config, groups).items():
+        for kind in FACET_KINDS[1:]:  # what to do and what about, within a product or an area
+            values = facet_values(kind, members, config.min_group_value_labels, set())
+            if len(values) >= 3:
+                questions.append(
+                    InducedQuestion(
+                        facet_tag(kind, within),
+                        kind,
+                        tuple(shown(v) for v in values),
+                        tuple(v[1] for v in values),
+                        facet=True,
+                        within=within,
+                    )
+                )
     return questions
 
 
+def _facet_groups(titles, products, config: InductionConfig, groups) -> dict[str, list[int]]:
+    """Groups that get facets of their own: the adapter's ``groups`` and the products named by at least
+    ``min_group_labels`` label names, {display name: label indices}."""
+    found = {
+        name: sorted(members) for name, members in (groups or {}).items() if len(members) >= config.min_group_labels
+    }
+    for key in sorted(products):
+        name = products[key]
+        members = np.flatnonzero(group_members(name, titles, groups)).tolist()
+        if len(members) >= config.min_group_labels:
+            found.setdefault(name, members)
+    return found
+
+
 def _without_overlaps(values: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
-    """Values that do not contain one another, the earlier first."""
+    """Values that do not contain one another, the earlier first; a word that ends in another word counts
+    ("email" and "mail", "spreadsheet" and "sheet": a person cannot choose between them)."""
     kept: list[tuple[str, tuple[str, ...]]] = []
     for ident in values:
-        if not any(_contains(ident[1], k[1]) or _contains(k[1], ident[1]) for k in kept):
+        if not any(_overlap(ident[1], k[1]) for k in kept):
             kept.append(ident)
     return kept
 
 
+def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    if len(a) == len(b) == 1 and min(len(a[0]), len(b[0])) >= 4 and (a[0].endswith(b[0]) or b[0].endswith(a[0])):
+        return True
+    return contains_phrase(a, b) or contains_phrase(b, a)
+
+
 def _adjective(key: tuple[str, ...]) -> bool:
     return len(key) == 1 and "ADJ" in word_classes(key[0])
-
-
-def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
-    n = len(shorter)
-    return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1))
-
-
-@dataclass
-class MentionEvidence:
-    """What a set of texts says about the values of each question: per question, ``in_title`` [V, Y] bool
-    (the label's name mentions the value) and ``share`` [V, Y] (share of the label's texts that do)."""
-
-    in_title: list[np.ndarray]
-    share: list[np.ndarray]
-
-
-def mention_evidence(
-    questions: Sequence[InducedQuestion], titles: Sequence[str], texts_by_label: Sequence[Sequence[str]]
-) -> MentionEvidence:
-    """Which values each label's name and texts mention (see ``MentionEvidence``)."""
-    index = _value_index(questions)
-    num_labels = len(titles)
-    in_title = [np.zeros((len(q.values), num_labels), dtype=bool) for q in questions]
-    share = [np.zeros((len(q.values), num_labels), dtype=np.float64) for q in questions]
-    for y in range(num_labels):
-        for q, v in _mentioned(titles[y], index):
-            in_title[q][v, y] = True
-        texts = [t for t in texts_by_label[y] if t.strip()]
-        for text in texts:
-            for q, v in _mentioned(text, index):
-                share[q][v, y] += 1.0 / len(texts)
-    return MentionEvidence(in_title, share)
-
-
-def _value_index(questions: Sequence[InducedQuestion]) -> dict[tuple[str, ...], list[tuple[int, int]]]:
-    index: dict[tuple[str, ...], list[tuple[int, int]]] = defaultdict(list)
-    for q, question in enumerate(questions):
-        for v, key in enumerate(question.keys):
-            index[key].append((q, v))
-    return index
-
-
-def _mentioned(text: str, index: dict[tuple[str, ...], list[tuple[int, int]]]) -> set[tuple[int, int]]:
-    """(question, value) pairs the text mentions; of two values of one question where one contains the other
-    ("Google", "Google Docs"), only the longer."""
-    keys = text_keys(text)
-    found = [(key, q, v) for key in keys if key in index for q, v in index[key]]
-    return {
-        (q, v)
-        for key, q, v in found
-        if not any(q2 == q and len(k2) > len(key) and _contains(k2, key) for k2, q2, _ in found)
-    }
-
-
-@dataclass(frozen=True)
-class PersonModel:
-    """How a person who has a label in mind answers induced questions (see the module docstring)."""
-
-    error: float = 0.05
-    saturation: float = 0.3
-
-    def __post_init__(self) -> None:
-        if not 0 < self.error < 0.5 or self.saturation <= 0:
-            raise ConfigError(f"PersonModel needs 0 < error < 0.5 and saturation > 0, got {self}")
-
-    def answers(self, question: InducedQuestion, in_title: np.ndarray, share: np.ndarray) -> np.ndarray:
-        """[R, Y] answer distribution over the question's options for every label."""
-        strength = np.minimum(1.0, share / self.saturation)
-        if not question.facet:
-            yes = np.where(in_title[0], 1.0, strength[0])
-            p_yes = self.error + (1.0 - 2.0 * self.error) * yes
-            return np.stack([p_yes, 1.0 - p_yes])
-        titled = in_title.any(axis=0)
-        named = in_title / np.maximum(in_title.sum(axis=0), 1)
-        told = strength / np.maximum(strength.sum(axis=0), 1.0)
-        values = np.where(titled[None, :], named, told)
-        base = np.vstack([values, 1.0 - values.sum(axis=0, keepdims=True)])
-        return (1.0 - self.error) * base + self.error / base.shape[0]
-
-
-def person_answers(
-    questions: Sequence[InducedQuestion], evidence: MentionEvidence, model: PersonModel
-) -> list[np.ndarray]:
-    """Per question, the [R, Y] answer distribution of ``model`` given ``evidence``."""
-    return [model.answers(q, evidence.in_title[i], evidence.share[i]) for i, q in enumerate(questions)]
-
-
-ERROR_GRID = (0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.2)
-SATURATION_GRID = (0.15, 0.3, 0.5)
-
-
-def fit_person_model(
-    questions: Sequence[InducedQuestion],
-    evidence: MentionEvidence,
-    observed_texts: Sequence[Sequence[str]],
-) -> tuple[PersonModel, float]:
-    """The error rate and saturation that best predict the facet values that ``observed_texts`` (dev
-    queries, per label) name, one value alone; returns (model, mean log-likelihood per observation)."""
-    index = _value_index(questions)
-    facets = {q for q, question in enumerate(questions) if question.facet}
-    rows: list[tuple[int, int, int]] = []  # (question, option, label)
-    for label, texts in enumerate(observed_texts):
-        for text in texts:
-            named: dict[int, list[int]] = defaultdict(list)
-            for q, v in _mentioned(text, index):
-                if q in facets:
-                    named[q].append(v)
-            rows.extend((q, values[0], label) for q, values in named.items() if len(values) == 1)
-    if not rows:
-        return PersonModel(), float("nan")
-    best, best_ll = PersonModel(), -np.inf
-    for error in ERROR_GRID:
-        for saturation in SATURATION_GRID:
-            model = PersonModel(error, saturation)
-            answers = person_answers(questions, evidence, model)
-            ll = float(np.mean([np.log(answers[q][r, y]) for q, r, y in rows]))
-            if ll > best_ll:
-                best, best_ll = model, ll
-    return best, best_ll

@@ -3,7 +3,8 @@
 A ``TemplateSet`` is an ordered list of rules; the first rule whose regular expression matches the raw tag
 and that has a template for the question's kind (binary or choice) gives the text. Named groups of the
 regex become placeholders, cleaned for display ("upper_tail" -> "upper tail"); ``{tag}`` is the whole tag
-cleaned the same way. Rule sets are JSON files (see crowdsourcing/templates/) so that experts can change
+cleaned the same way, ``{gerund}`` the value with its first word in -ing form ("back up" -> "backing up",
+for actions: "Is it about backing up?" reads as English whether or not the verb takes an object). Rule sets are JSON files (see crowdsourcing/templates/) so that experts can change
 the wording without touching code.
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 import regex
 
 from assistant.errors import ConfigError
+from assistant.text.lemmas import inflect
 
 
 def display_text(raw: str) -> str:
@@ -47,7 +49,7 @@ def _check_template(template: object, pattern: regex.Pattern[str], where: str) -
         return None
     if not isinstance(template, str):
         raise ConfigError(f"{where}: a template must be a string, got {type(template).__name__}")
-    provided = {*pattern.groupindex, "tag", "value"}
+    provided = {*pattern.groupindex, "tag", "value", "gerund"}
     try:
         fields = [(name, spec, conv) for _, name, spec, conv in _FORMATTER.parse(template) if name is not None]
     except ValueError as exc:
@@ -65,6 +67,12 @@ def _check_template(template: object, pattern: regex.Pattern[str], where: str) -
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"{where}: bad format in template {template!r} ({exc})") from exc
     return template
+
+
+def gerund(phrase: str) -> str:
+    """The phrase with its first word in -ing form: "back up" -> "backing up"."""
+    first, _, rest = phrase.partition(" ")
+    return " ".join(w for w in (inflect(first, "VBG"), rest) if w)
 
 
 class TemplateSet:
@@ -146,6 +154,7 @@ class TemplateSet:
             fields = {k: display_text(v) for k, v in match.groupdict().items() if v is not None}
             fields.setdefault("value", display_text(tag))
             fields["tag"] = display_text(tag)
+            fields["gerund"] = gerund(fields["value"])
             try:
                 text = template.format(**fields)
             except (KeyError, IndexError, ValueError, TypeError) as exc:  # checked at load; kept as a guard

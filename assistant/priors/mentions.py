@@ -31,7 +31,7 @@ import numpy as np
 
 from assistant.store import SOMETHING_ELSE, Domain
 from assistant.text.lemmas import phrase_key
-from assistant.text.phrases import split_tag, text_keys
+from assistant.text.phrases import GROUP_SEPARATOR, split_tag, text_keys
 from assistant.text.phrases import words as phrase_words
 
 # the words that name each CUB part (the key is the part as written in the tag)
@@ -165,7 +165,9 @@ class MentionDetector:
                 key = phrase_key(phrase_words(split_tag(question.tag)[1]))
                 if key:
                     phrases.append((q, 0, key))
-            elif question.induced:  # an induced facet: its values, not "something else"
+            elif question.induced and GROUP_SEPARATOR not in question.tag:
+                # an induced facet: its values, not "something else"; a facet within a group ("What do you
+                # want to do in Gmail?") is not answered by "delete" alone
                 for r, option in enumerate(question.options):
                     key = phrase_key(phrase_words(option))
                     if option != SOMETHING_ELSE and key:

@@ -64,6 +64,12 @@ def lemmas(word: str) -> frozenset[str]:
     return frozenset({lemma(word), *(found[upos][0] for upos in CLASS_ORDER if upos in found)})
 
 
+def lemma_of(word: str, upos: str) -> str | None:
+    """The lemma of ``word`` as a word of class ``upos`` ("easiest", "ADJ" -> "easy"), None if it is none."""
+    found = _known(word)
+    return found[upos][0] if upos in found else None
+
+
 def verb_lemma(word: str) -> str | None:
     """The verb lemma of ``word`` when it can be a verb ("deleted" -> "delete"), else None."""
     found = _known(word)

@@ -7,7 +7,8 @@ Induced questions (crowdsourcing.induction) are about phrases a person recognise
 - *action*: what the person wants to do: a verb where a request puts it ("how do I *delete*", "I want to
   *top up*", a title that starts "*Export* Gmail messages"), as its lemma with a following particle;
 - *object*: a noun phrase of up to three content words ending in a noun ("account", "exchange rate");
-- *attribute*: a single adjective that cannot be a noun ("pending", "urgent").
+- *attribute*: a single adjective that cannot be a noun and names a state or a rare property ("pending",
+  "blocked", "urgent"; not "large", "easiest").
 
 Words are matched by lemma (assistant.text.lemmas): ``text_keys`` gives every phrase key a text contains, so
 that "topping up my cards" contains ("top", "up") and ("card",). Tags of induced questions are written
@@ -22,23 +23,41 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from assistant.text.lemmas import can_be_noun, lemma, lemmas, verb_lemma, word_classes
+from wordfreq import zipf_frequency
+
+from assistant.text.lemmas import can_be_noun, lemma, lemma_of, lemmas, verb_lemma, word_classes
 from assistant.text.tokens import STOPWORDS
 
 TAG_KINDS: tuple[str, ...] = ("product", "action", "object", "attribute")
 KIND_SEPARATOR = "::"
+GROUP_SEPARATOR = "@"
 # words after which a request names its verb: "how do I delete", "how to delete", "can you export"
 VERB_SLOT = frozenset({"to", "i", "you", "we", "can", "please"})
-# particles that belong to the verb before them: "back up", "top up", "log in", "find out", "turn off"
+# particles that belong to the verb before them: "back up", "top up", "find out", "turn off"; "in", "on" and
+# "over" only where no noun phrase follows ("log in", "log in to"; not "post on Facebook", "click on the link")
 PARTICLES = frozenset({"up", "out", "off", "back", "down", "in", "on", "over"})
+PREPOSITIONS = frozenset({"in", "on", "over"})
 DETERMINERS = frozenset("a an the my your our their his her its this that these those all some any me it them".split())  # noqa: SIM905
 # verbs too general to be an answer to "What do you want to do?"
 LIGHT_VERBS = frozenset(
     {"be", "have", "do", "get", "make", "want", "need", "like", "know", "try", "use", "let", "think", "wonder", "hear"}
+    | {"ensure", "determine", "happen", "seem"}
 )
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?|[.!?:;\"()\[\]]")
 _BREAK = frozenset('.!?:;"()[]')
+
+
+def facet_tag(kind: str, within: str | None = None) -> str:
+    """The tag of an induced facet question: its kind ("action"), or kind@group for a facet within a group of
+    labels ("action@Gmail": "What do you want to do in Gmail?")."""
+    return kind if within is None else f"{kind}{GROUP_SEPARATOR}{within}"
+
+
+def split_facet_tag(tag: str) -> tuple[str, str | None]:
+    """("action", "Gmail") for "action@Gmail"; ("action", None) for "action"."""
+    kind, sep, within = tag.partition(GROUP_SEPARATOR)
+    return (kind, within) if sep and within else (tag, None)
 
 
 def make_tag(kind: str, value: str) -> str:
@@ -135,10 +154,27 @@ def _imperative(token: Token, verb: str, following: list[str]) -> bool:
     )
 
 
+def _ends_phrase(lower: list[str], i: int) -> bool:
+    """Whether the word at ``i`` ends what the verb says: the text ends, or a word that starts no noun phrase
+    follows ("log in to", "sign in with"; not "in Gmail", "on the link")."""
+    return i + 1 >= len(lower) or (lower[i + 1] in STOPWORDS and lower[i + 1] not in DETERMINERS)
+
+
+# Zipf frequency (wordfreq: log10 of uses per billion words) from which an adjective is an everyday word
+EVERYDAY_ZIPF = 4.5
+
+
 def _is_attribute(word: str) -> bool:
-    """An adjective that cannot be a noun ("pending", "urgent"; not "video", "private")."""
+    """A state or property a person can confirm: an adjective that cannot be a noun and is either a
+    participle ("pending", "blocked", "missing") or not an everyday word ("urgent", "contactless"); not a
+    comparative or superlative ("longer", "easiest": of what?) nor "large", "similar", "specific"."""
     classes = word_classes(word)
-    return "ADJ" in classes and "NOUN" not in classes
+    if "ADJ" not in classes or "NOUN" in classes:
+        return False
+    if lemma_of(word, "ADJ") != word:  # inflected: "easiest" -> "easy"
+        return False
+    participle = "VERB" in classes and lemma_of(word, "VERB") != word
+    return participle or zipf_frequency(word, "en") < EVERYDAY_ZIPF
 
 
 def text_phrases(text: str, products: dict[tuple[str, ...], str] | None = None, max_ngram: int = 3) -> list[Phrase]:
@@ -165,6 +201,8 @@ def text_phrases(text: str, products: dict[tuple[str, ...], str] | None = None, 
         used[i] = True
         # a particle right after the verb, or after "it"/"them" ("back it up")
         particle = next((j for j in (i + 1, i + 2) if j < len(toks) and lower[j] in PARTICLES and not used[j]), None)
+        if particle is not None and lower[particle] in PREPOSITIONS and not _ends_phrase(lower, particle):
+            particle = None
         if particle is not None and (particle == i + 1 or lower[i + 1] in ("it", "them")):
             used[particle] = True
             found.append(Phrase("action", (verb, lower[particle]), f"{verb} {lower[particle]}"))
@@ -193,3 +231,9 @@ def text_phrases(text: str, products: dict[tuple[str, ...], str] | None = None, 
 def phrases_of(texts: Iterable[str], products: dict[tuple[str, ...], str] | None = None) -> list[list[Phrase]]:
     """``text_phrases`` of every text."""
     return [text_phrases(t, products) for t in texts]
+
+
+def contains_phrase(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
+    """Whether the phrase key ``shorter`` occurs in ``longer`` (("google", "doc") contains ("google",))."""
+    n = len(shorter)
+    return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1))

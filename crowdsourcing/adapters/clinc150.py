@@ -112,8 +112,12 @@ def load() -> DomainData:
     keys = sorted(area_of, key=lambda k: (list(dict.fromkeys(area_of.values())).index(area_of[k]), k))
     labels = [Label(key=k, name=intent_name(k), text=intent_name(k)) for k in keys]
     queries, texts, out_of_scope = read_queries(area_of)
+    # the induced facets within each area: "What do you want to do in banking?"
+    areas: dict[str, list[int]] = defaultdict(list)
+    for y, key in enumerate(keys):
+        areas[readable(area_of[key])].append(y)
     induced, annotations, induced_meta = induced_questions(
-        labels, [texts["train"][k] for k in keys], [texts["dev"][k] for k in keys]
+        labels, [texts["train"][k] for k in keys], [texts["dev"][k] for k in keys], groups=areas
     )
     area = area_question(list(dict.fromkeys(area_of[k] for k in keys)))
     area_rows = area_answers(labels, area_of, area)
@@ -128,7 +132,7 @@ def load() -> DomainData:
         annotations=annotations,
         annotation_source="induced",
         queries=queries,
-        heldout=heldout_answers(labels, questions, queries) + area_rows,
+        heldout=heldout_answers(labels, questions, queries, areas) + area_rows,
         out_of_scope=out_of_scope,
         meta={
             **induced_meta,

@@ -7,18 +7,11 @@ model over *all* of the label's queries, with its own fit (assistant.simulation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from assistant.store import Label, Question
-from crowdsourcing.induction import (
-    InducedQuestion,
-    InductionConfig,
-    fit_person_model,
-    induce_questions,
-    mention_evidence,
-    person_answers,
-    question_from_tag,
-)
+from crowdsourcing.induction import InducedQuestion, InductionConfig, induce_questions, question_from_tag
+from crowdsourcing.person_model import fit_person_model, mention_evidence, person_answers
 from crowdsourcing.templates import TemplateSet
 
 # Pseudo-annotators per (label, question): the induced answer distribution is stored as counts of this many
@@ -31,12 +24,14 @@ def induced_questions(
     texts_by_label: Sequence[Sequence[str]],
     dev_texts_by_label: Sequence[Sequence[str]] = (),
     config: InductionConfig | None = None,
+    groups: Mapping[str, Collection[int]] | None = None,
 ) -> tuple[list[Question], list[tuple[str, str, str, float]], dict[str, str]]:
     """Induce questions from each label's name and (training) texts; return them, their annotations (the
-    person model's answers as pseudo-counts) and meta entries saying which person model was fitted."""
+    person model's answers as pseudo-counts) and meta entries saying which person model was fitted.
+    ``groups``: named groups of label indices that get facets of their own (CLINC150's areas)."""
     titles = [label.name for label in labels]
-    induced = induce_questions(texts_by_label, titles, config)
-    evidence = mention_evidence(induced, titles, texts_by_label)
+    induced = induce_questions(texts_by_label, titles, config, groups)
+    evidence = mention_evidence(induced, titles, texts_by_label, groups)
     model, loglik = fit_person_model(induced, evidence, dev_texts_by_label or [[] for _ in labels])
     answers = person_answers(induced, evidence, model)
     templates = TemplateSet.builtin("induced")
@@ -55,7 +50,10 @@ def induced_questions(
 
 
 def heldout_answers(
-    labels: Sequence[Label], questions: Sequence[Question], queries: Sequence[tuple[str, str, str]]
+    labels: Sequence[Label],
+    questions: Sequence[Question],
+    queries: Sequence[tuple[str, str, str]],
+    groups: Mapping[str, Collection[int]] | None = None,
 ) -> list[tuple[str, str, str, float]]:
     """The simulated user's answers to the induced questions (``DomainData.heldout``): the person model over
     *all* of a label's queries (train, dev and test), i.e. how the label is really talked about, with an error
@@ -70,7 +68,7 @@ def heldout_answers(
         if found is not None:
             induced.append(found)
     titles = [label.name for label in labels]
-    evidence = mention_evidence(induced, titles, texts)
+    evidence = mention_evidence(induced, titles, texts, groups)
     model, _ = fit_person_model(induced, evidence, texts)
     rows = []
     for question, dist in zip(induced, person_answers(induced, evidence, model)):

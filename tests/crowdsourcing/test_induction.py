@@ -11,17 +11,9 @@ import pytest
 
 from assistant.store import SOMETHING_ELSE
 from assistant.text.phrases import TAG_KINDS, split_tag
-from crowdsourcing.induction import (
-    InducedQuestion,
-    InductionConfig,
-    PersonModel,
-    find_products,
-    fit_person_model,
-    induce_questions,
-    mention_evidence,
-    person_answers,
-    question_from_tag,
-)
+from crowdsourcing.facets import answer_information, choose_facet_values
+from crowdsourcing.induction import InducedQuestion, InductionConfig, find_products, induce_questions, question_from_tag
+from crowdsourcing.person_model import PersonModel, fit_person_model, mention_evidence, person_answers
 from crowdsourcing.templates import TemplateSet
 
 DATA = Path(__file__).parents[1] / "data" / "induction" / "tiny_faq.json"
@@ -80,12 +72,15 @@ def test_question_from_tag_restores_what_induction_made(induced):
 def test_templates_read_as_english():
     templates = TemplateSet.builtin("induced")
     assert templates.question_text("product::Gmail", "binary") == "Is it about Gmail?"
-    assert templates.question_text("action::back up", "binary") == "Do you want to back up something?"
+    assert templates.question_text("action::back up", "binary") == "Is it about backing up?"
+    assert templates.question_text("action::forward", "binary") == "Is it about forwarding?"
     assert templates.question_text("object::exchange rate", "binary") == "Is it about the exchange rate?"
-    assert templates.question_text("attribute::pending", "binary") == "Is it about something pending?"
+    assert templates.question_text("attribute::pending", "binary") == "Is something pending?"
     assert templates.question_text("product", "choice") == "Which service is it about?"
     assert templates.question_text("action", "choice") == "What do you want to do?"
     assert templates.question_text("object", "choice") == "What is it about?"
+    assert templates.question_text("action@Gmail", "choice") == "What do you want to do in Gmail?"
+    assert templates.question_text("object@Google Docs", "choice") == "What in Google Docs is it about?"
 
 
 def test_a_phrase_of_the_labels_own_question_is_a_near_certain_yes(tiny, induced):
@@ -120,3 +115,55 @@ def test_the_error_rate_is_fitted_on_dev_queries(tiny, induced):
     # dev queries that name another FAQ's service: the fitted person errs more often
     swapped, _ = fit_person_model(induced, evidence, dev[3:] + dev[:3])
     assert faithful.error < swapped.error
+
+
+def test_facet_values_are_chosen_for_information_not_frequency():
+    # six labels: "email" named by four of them, "mail" by the same four, "archive" and "filter" by one each
+    named = [{"email", "mail"}, {"email", "mail"}, {"email", "mail"}, {"email", "mail"}, {"archive"}, {"filter"}]
+    chosen = choose_facet_values(["email", "mail", "archive", "filter"], named, max_values=3)
+    assert chosen[0] == "email" and "mail" not in chosen  # a value naming the same labels again says nothing
+    assert set(chosen[1:]) == {"archive", "filter"}
+    assert answer_information(named, ["email", "mail"]) == pytest.approx(answer_information(named, ["email"]))
+    # the value of the last "something else" label adds no information but lets that person find it
+    assert choose_facet_values(["email", "archive", "filter"], named, max_values=9) == ["email", "archive", "filter"]
+
+
+def test_facets_within_a_group_are_asked_of_its_labels(tiny):
+    names, train, _ = tiny
+    induced = induce_questions(train, names, InductionConfig(min_facet_labels=1, tags_per_label=4, min_group_labels=3))
+    within = {q.tag: q for q in induced if q.within is not None}
+    assert set(within) == {"action@Gmail", "object@Gmail"}  # only Gmail is named by three FAQ names
+    gmail = within["action@Gmail"]
+    assert {"delete", "recover", "download"} <= set(gmail.values)
+    assert question_from_tag(gmail.tag, gmail.options) == gmail
+    evidence = mention_evidence(induced, names, train)
+    dist = person_answers(induced, evidence, PersonModel(0.05, 0.3))[induced.index(gmail)]
+    recover = gmail.values.index("recover")
+    assert dist[recover, 1] > 0.9  # "How do I recover deleted emails in Gmail?"
+    assert dist[-1, 3] > 0.9 and dist[-1, 5] > 0.9  # the Facebook and YouTube FAQs: "something else"
+    # areas an adapter knows (CLINC150's) get facets too, by their member labels
+    areas = {"social media": [3, 4, 5], "email": [0, 1, 2]}
+    grouped = induce_questions(train, names, InductionConfig(min_facet_labels=1, min_group_labels=2), areas)
+    social = next(q for q in grouped if q.tag == "action@social media")
+    assert set(social.values) == {"delete", "back up", "download"}
+    members = mention_evidence([social], names, train, areas).members[0]
+    assert members.tolist() == [False, False, False, True, True, True, False, False]
+
+
+def test_attributes_are_states_or_rare_properties_and_particles_end_phrases():
+    from assistant.text.phrases import text_phrases
+
+    def found(text, kind):
+        return {p.display for p in text_phrases(text) if p.kind == kind}
+
+    # states and rare properties make questions; everyday, comparative and superlative adjectives do not
+    assert found("my transfer is pending and my card is blocked, an urgent issue", "attribute") == {
+        "pending",
+        "blocked",
+        "urgent",
+    }
+    assert not found("the easiest way to send large and similar files, longer ones", "attribute")
+    # "log in (to)" is a phrasal verb; "post on Facebook" and "click on the link" are verbs with a preposition
+    assert "log in" in found("how do I log in to Gmail", "action")
+    assert found("how do I post on Facebook", "action") == {"post"}
+    assert found("can I click on the link", "action") == {"click"}
