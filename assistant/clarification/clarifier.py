@@ -26,7 +26,9 @@ import numpy as np
 
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.belief import Belief, Evidence
+from assistant.clarification.implied import implied_questions
 from assistant.clarification.out_of_scope import OutOfScopeModel, conversation_log_odds
+from assistant.clarification.query_check import check_query
 from assistant.clarification.questions import InformationGainQuestions, Strategy, answer_distribution, information_gain
 from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, StopRule, shortlist_coverage
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
@@ -87,30 +89,6 @@ class AnswerRecord:
     kind: str
 
 
-# A question is a few words; a pasted document (or a 10 MB hostile string) would take the priors tens of
-# seconds and be stored whole in the session log.
-MAX_QUERY_CHARS = 1000
-
-
-def check_query(query: str) -> str:
-    """``query`` stripped, or EmptyQueryError / ConfigError saying why it cannot start a conversation: it is
-    empty, has no letters or digits in any script, or is longer than ``MAX_QUERY_CHARS``."""
-    text = (query or "").strip()
-    if not text:
-        raise EmptyQueryError("the question is empty: type a few words about what you are looking for")
-    if len(text) > MAX_QUERY_CHARS:
-        raise ConfigError(
-            f"the question is {len(text):,} characters long; Clarify reads at most {MAX_QUERY_CHARS:,}: type the gist "
-            "in a few words"
-        )
-    if not any(ch.isalnum() for ch in text):
-        raise EmptyQueryError(
-            f"the question {text[:40]!r} has no words (only punctuation or symbols): type a few words about what you "
-            "are looking for"
-        )
-    return text
-
-
 @dataclass(frozen=True)
 class QueryChange:
     """The person added words: the query and what it had answered before (for undo)."""
@@ -155,6 +133,8 @@ class Clarifier:
                 raise ConfigError("candidates must be a non-empty set of label indices of the domain")
             self.model = answer_model.restrict(self.candidates)
         self.group_index = domain.group_index
+        # [Q][R]: the questions an answer settles without a turn (assistant.clarification.implied)
+        self.implied = implied_questions(domain.questions)
         self.out_of_scope_answers = (
             None if out_of_scope is None else out_of_scope.answer_table(domain.questions, domain.max_options)
         )
@@ -209,6 +189,7 @@ class Conversation:
         self.query_changes: list[QueryChange] = []
         self._steps: list[str] = []  # "answer" or "query", in order, so that undo takes back the last one
         self._evidence: list[Evidence] = []  # one per answer, to take exactly that one back
+        self._settled: list[tuple[int, ...]] = []  # per answer, the questions it settled (implied.py)
         self.excluded = np.zeros(len(log_prior), dtype=bool)
         self.stopped = False
         self.stop_reason: str | None = None  # why it stopped (``STOP_REASONS``), once it has
@@ -331,7 +312,12 @@ class Conversation:
         self.belief.update(evidence)
         self.query_free.update(evidence)
         self.asked[question] = True
+        settled: tuple[int, ...] = ()
+        if kind in ("option", "probably"):
+            settled = tuple(q for q in self.clarifier.implied[question][option] if not self.asked[q])
+            self.asked[list(settled)] = True
         self.answers.append(AnswerRecord(question, option, kind))
+        self._settled.append(settled)
         self._evidence.append(evidence)
         self._steps.append("answer")
         self.stopped, self.stop_reason = False, None
@@ -398,6 +384,7 @@ class Conversation:
         self.belief.remove(evidence)
         self.query_free.remove(evidence)
         self.asked[last.question] = False
+        self.asked[list(self._settled.pop())] = False
         if last.kind == "not_visible":
             self.retired_groups.remove(int(self.clarifier.group_index[last.question]))
         self.stopped, self.stop_reason = False, None

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.clarification.clarifier import check_query
+from assistant.clarification.query_check import check_query
 from assistant.errors import ClarifyError, ConfigError, UnknownLabelError
 from assistant.store import Domain
 

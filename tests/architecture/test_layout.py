@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "assistant.store": set(),
     "assistant.text": {"assistant.store", "models"},
     "assistant.priors": {"assistant.store", "assistant.text", "models"},
-    "assistant.clarification": {"assistant.store", "assistant.priors", "models"},
+    "assistant.clarification": {"assistant.store", "assistant.text", "assistant.priors", "models"},
     "assistant.simulation": {"assistant.store", "assistant.text", "assistant.clarification"},
     "assistant.ranking": {"assistant.store", "assistant.text", "models"},
     "assistant.summarization": {"assistant.store", "assistant.text", "assistant.ranking", "models"},
