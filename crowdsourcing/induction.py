@@ -34,7 +34,7 @@ import numpy as np
 
 from assistant.errors import ConfigError
 from assistant.store import BINARY_OPTIONS, SOMETHING_ELSE
-from assistant.text.lemmas import is_known, phrase_key, word_classes
+from assistant.text.lemmas import can_be_noun, is_known, lemma, phrase_key, word_classes
 from assistant.text.phrases import Phrase, contains_phrase, make_tag, split_tag, text_keys, text_phrases, tokens, words
 from assistant.text.tokens import STOPWORDS
 from crowdsourcing.facets import choose_facet_values, facet_tag, group_members, split_facet_tag
@@ -178,6 +178,11 @@ def induce_questions(
     if len(titles) != len(texts_by_label):
         raise ConfigError("induce_questions needs one title per label")
     docs = _label_docs(texts_by_label, titles, config)
+    adjectives = _adjectival_words([t for doc in docs for t in doc])
+
+    def adjectival(key: tuple[str, ...]) -> bool:
+        return len(key) == 1 and key[0] in adjectives
+
     products = find_products(titles, [t for texts in texts_by_label for t in texts], config.min_product_mentions)
     counts: list[Counter] = []
     display: dict[tuple[str, tuple[str, ...]], Counter] = defaultdict(Counter)
@@ -209,7 +214,10 @@ def induce_questions(
         scored = [
             item
             for item in scored
-            if not (item[1][0] == "object" and label_freq[("action", item[1][1])] >= label_freq[item[1]])
+            if not (
+                item[1][0] == "object"
+                and (label_freq[("action", item[1][1])] >= label_freq[item[1]] or adjectival(item[1][1]))
+            )
         ]
         for score, ident in scored[: config.tags_per_label]:
             chosen[ident] = max(chosen.get(ident, 0.0), score)
@@ -240,7 +248,7 @@ def induce_questions(
             and ident not in excluded
             # a word used more often as an action than as an object is no object ("search", "link"); nor is
             # a lone word that may be an adjective ("specific")
-            and not (kind == "object" and (named[("action", ident[1])] >= named[ident] or _adjective(ident[1])))
+            and not (kind == "object" and (named[("action", ident[1])] >= named[ident] or adjectival(ident[1])))
         ]
         candidates.sort(key=lambda i: (-local[i], -label_freq[i], i))
         if kind != "product":  # "card" and "card payment" side by side confuse; "Google", "Google Docs" do not
@@ -302,5 +310,18 @@ def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return contains_phrase(a, b) or contains_phrase(b, a)
 
 
-def _adjective(key: tuple[str, ...]) -> bool:
-    return len(key) == 1 and "ADJ" in word_classes(key[0])
+def _adjectival_words(texts: Sequence[str]) -> set[str]:
+    """Lemmas of words that may be adjectives and, in these texts, mostly modify the content word after them
+    ("specific portion", "good webapp"): "Is it about the specific?" is no question. "video" ("a YouTube
+    video", "video is paused") stays a noun."""
+    uses: Counter = Counter()
+    before_noun: Counter = Counter()
+    for text in texts:
+        lower = words(text)
+        for i, word in enumerate(lower):
+            if "ADJ" not in word_classes(word):
+                continue
+            uses[lemma(word)] += 1
+            if i + 1 < len(lower) and lower[i + 1] not in STOPWORDS and can_be_noun(lower[i + 1]):
+                before_noun[lemma(word)] += 1
+    return {w for w, n in uses.items() if before_noun[w] > 0.5 * n}

@@ -167,3 +167,19 @@ def test_attributes_are_states_or_rare_properties_and_particles_end_phrases():
     assert "log in" in found("how do I log in to Gmail", "action")
     assert found("how do I post on Facebook", "action") == {"post"}
     assert found("can I click on the link", "action") == {"click"}
+
+
+def test_words_used_as_adjectives_in_the_texts_make_no_object_questions():
+    names = ["How to link to a specific point of a video?", "YouTube video is paused", "A specific portion of a page"]
+    texts = [
+        ["jump to a specific time in a video", "a specific second"],
+        ["my video stops"],
+        ["specific part of the page"],
+    ]
+    objects = {
+        q.values[0]
+        for q in induce_questions(texts, names, InductionConfig(min_label_support=1))
+        if q.kind == "object" and not q.facet
+    }
+    assert "video" in objects  # "a video", "video is paused": a noun
+    assert "specific" not in objects  # "specific point", "specific portion": modifies the noun after it
