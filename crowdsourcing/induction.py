@@ -247,7 +247,7 @@ def induce_questions(
             if count >= min_labels
             and ident not in excluded
             # a word used more often as an action than as an object is no object ("search", "link"); nor is
-            # a lone word that may be an adjective ("specific")
+            # a lone word the texts use as an adjective ("specific")
             and not (kind == "object" and (named[("action", ident[1])] >= named[ident] or adjectival(ident[1])))
         ]
         candidates.sort(key=lambda i: (-local[i], -label_freq[i], i))
@@ -256,8 +256,8 @@ def induce_questions(
         return choose_facet_values(candidates, [title_idents[y] for y in members], config.facet_values)
 
     everyone = range(num_labels)
+    rare = {i for i in label_freq if label_freq[i] < config.min_facet_labels}
     for kind in FACET_KINDS:
-        rare = {i for i in label_freq if label_freq[i] < config.min_facet_labels}
         values = facet_values(kind, everyone, 1, rare)
         if len(values) >= 3:
             questions.append(
