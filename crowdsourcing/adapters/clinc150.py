@@ -20,7 +20,7 @@ from collections import defaultdict
 
 from assistant.errors import ConfigError
 from assistant.store import SOMETHING_ELSE, DomainData, Label, Question
-from crowdsourcing.adapters.induced import PSEUDO_ANNOTATORS, heldout_answers, induced_questions
+from crowdsourcing.adapters.induced import heldout_answers, induced_questions, pseudo_count
 from crowdsourcing.bundled import bundled_file
 
 DATASET = "clinc150"
@@ -121,7 +121,8 @@ def load() -> DomainData:
     )
     area = area_question(list(dict.fromkeys(area_of[k] for k in keys)))
     area_rows = area_answers(labels, area_of, area)
-    annotations += [(lk, tag, option, round(PSEUDO_ANNOTATORS * p, 4)) for lk, tag, option, p in area_rows]
+    per_area = pseudo_count(len(area.options))
+    annotations += [(lk, tag, option, round(per_area * p, 4)) for lk, tag, option, p in area_rows]
     questions = [area, *induced]
     return DomainData(
         name="clinc",

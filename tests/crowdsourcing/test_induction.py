@@ -183,3 +183,22 @@ def test_words_used_as_adjectives_in_the_texts_make_no_object_questions():
     }
     assert "video" in objects  # "a video", "video is paused": a noun
     assert "specific" not in objects  # "specific point", "specific portion": modifies the noun after it
+
+
+def test_smoothing_keeps_the_person_models_answers(tiny):
+    from collections import defaultdict
+
+    from assistant.store import Label
+    from crowdsourcing.adapters.induced import induced_questions
+
+    names, train, dev = tiny
+    labels = [Label(f"l{i}", name) for i, name in enumerate(names)]
+    questions, annotations, _ = induced_questions(labels, train, dev, InductionConfig(min_facet_labels=1))
+    service = next(q for q in questions if q.tag == "product")
+    counts = defaultdict(float)
+    for label, tag, option, count in annotations:
+        if tag == "product" and label == "l0":  # "How do I delete my Gmail account?"
+            counts[option] = count
+    # the agent's add-one smoothing (one per option) must not flatten what the fitted person model says
+    smoothed = {o: (counts[o] + 1) / (sum(counts.values()) + len(service.options)) for o in service.options}
+    assert max(smoothed, key=smoothed.get) == "Gmail" and smoothed["Gmail"] > 0.85
