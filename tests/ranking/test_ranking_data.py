@@ -156,3 +156,17 @@ def test_build_problems_follows_the_protocol_and_caches(hashing_encoder):
     cached_run = run_job(build_problems(_tiny_dataset(), n_candidates=4, encoder=second))
     assert first.texts > 0 and second.texts == 0  # the second run reads every embedding from the cache
     np.testing.assert_array_equal(cached_run[0].embeddings, problems[0].embeddings)
+
+
+def test_build_problems_for_some_positions_builds_only_those(hashing_encoder):
+    part = run_job(build_problems(_tiny_dataset(), n_candidates=4, encoder=hashing_encoder, positions=[1]))
+    names = sorted(p.name for p in cache_dir().iterdir() if "candidates" in p.name)
+    assert len(part) == 1 and len(names) == 1 and "-part-" in names[0]  # no list of all threads was made
+    whole = run_job(build_problems(_tiny_dataset(), n_candidates=4, encoder=hashing_encoder))
+    assert part[0].question == whole[1].question and part[0].texts == whole[1].texts
+    np.testing.assert_array_equal(part[0].utilities, whole[1].utilities)
+    # with the whole list cached, any positions are served from it
+    again = run_job(build_problems(_tiny_dataset(), n_candidates=4, encoder=hashing_encoder, positions=[1, 0]))
+    assert [p.question for p in again] == [whole[1].question, whole[0].question]
+    with pytest.raises(ConfigError, match="evaluable threads"):
+        run_job(build_problems(_tiny_dataset(), n_candidates=4, encoder=hashing_encoder, positions=[5]))

@@ -94,8 +94,9 @@ def cache_dir() -> Path:
     return path
 
 
-def _candidate_lists(dataset: CQADataset, n_candidates: int) -> Job[list[dict]]:
-    """Per evaluable thread: its answers plus BM25-retrieved answers of other threads, with ROUGE-L utilities."""
+def _candidate_lists(dataset: CQADataset, n_candidates: int, positions: Sequence[int] | None = None) -> Job[list[dict]]:
+    """Per evaluable thread (those at ``positions`` among the evaluable ones, default all): its answers plus
+    BM25-retrieved answers of other threads, with ROUGE-L utilities."""
     corpus: list[str] = []
     owner: list[int] = []
     for t_index, thread in enumerate(dataset.threads):
@@ -106,6 +107,8 @@ def _candidate_lists(dataset: CQADataset, n_candidates: int) -> Job[list[dict]]:
     index = BM25Index(bm25_tokens(corpus))
     rouge = RougeL()
     evaluable = [i for i, t in enumerate(dataset.threads) if t.evaluable]
+    if positions is not None:
+        evaluable = [evaluable[k] for k in positions]
     out: list[dict] = []
     for done, t_index in enumerate(evaluable):
         thread = dataset.threads[t_index]
@@ -125,12 +128,19 @@ def _candidate_lists(dataset: CQADataset, n_candidates: int) -> Job[list[dict]]:
 
 
 def build_problems(
-    dataset: CQADataset, n_candidates: int = 100, encoder=None, use_cache: bool = True
+    dataset: CQADataset,
+    n_candidates: int = 100,
+    encoder=None,
+    use_cache: bool = True,
+    positions: Sequence[int] | None = None,
 ) -> Job[list[RankingProblem]]:
-    """The ranking problems of every evaluable thread of ``dataset`` (order of the dataset's threads).
+    """The ranking problems of every evaluable thread of ``dataset`` (order of the dataset's threads), or of
+    those at ``positions`` among the evaluable threads (in that order): a quick evaluation of 20 test
+    questions need not score 100 candidates of all 272 beer questions with ROUGE-L first.
 
     ``encoder``: anything with ``encode(list[str]) -> [n, dim]`` unit vectors (default: MiniLM's
-    ``SentenceEncoder``). Results are cached per data set and ``n_candidates`` when ``use_cache``.
+    ``SentenceEncoder``). Results are cached per data set, ``n_candidates`` (and ``positions``) when
+    ``use_cache``; a cache of all threads serves any ``positions``.
     """
     if n_candidates < 2:
         raise ConfigError(f"n_candidates must be at least 2, got {n_candidates}")
@@ -140,12 +150,26 @@ def build_problems(
         json.dumps([[t.question, list(t.answers), t.best] for t in dataset.threads]).encode()
     ).hexdigest()[:12]
     lists_path = cache_dir() / f"{dataset.name}-candidates-{n_candidates}-{source_key}-v{CACHE_VERSION}.json"
+    if positions is not None:
+        positions = [int(k) for k in positions]
+        if any(not 0 <= k < len(dataset.evaluable) for k in positions):
+            raise ConfigError(
+                f"positions must be among the {len(dataset.evaluable)} evaluable threads of {dataset.name!r}"
+            )
     if use_cache and lists_path.is_file():
         lists = json.loads(lists_path.read_text())
+        lists = lists if positions is None else [lists[k] for k in positions]
     else:
-        lists = yield from _candidate_lists(dataset, n_candidates)
-        if use_cache:
-            lists_path.write_text(json.dumps(lists))
+        part_path = lists_path
+        if positions is not None:
+            part = hashlib.sha1(json.dumps(positions).encode()).hexdigest()[:12]
+            part_path = lists_path.with_name(f"{lists_path.stem}-part-{part}.json")
+        if use_cache and part_path.is_file():
+            lists = json.loads(part_path.read_text())
+        else:
+            lists = yield from _candidate_lists(dataset, n_candidates, positions)
+            if use_cache:
+                part_path.write_text(json.dumps(lists))
     from assistant.text.embeddings import CachingSentenceEncoder
     from models.pretrained import SentenceEncoder
 

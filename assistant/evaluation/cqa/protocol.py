@@ -249,13 +249,25 @@ def evaluate(
         )
     name = canonical_name(dataset)
     data = load_dataset(name, data_dir)
-    problems: list[RankingProblem] = yield from build_problems(data, n_candidates=n_candidates, encoder=encoder)
-    splits = split_indices(len(problems))
-    chosen = np.arange(len(problems)) if split == "all" else splits[split]
+    num_evaluable = len(data.evaluable)
+    splits = split_indices(num_evaluable)
+    chosen = np.arange(num_evaluable) if split == "all" else splits[split]
     if max_questions is not None:
         chosen = chosen[:max_questions]
     if len(chosen) == 0:
         raise ConfigError(f"the {split} split of {name} has no questions")
+    # only the questions evaluated (and the deep rankers' training questions) get candidates and ROUGE-L
+    needed = set(chosen.tolist())
+    if any(m in ("mcd", "deep", "swag") for m, _ in combos):
+        needed |= set(splits["train"].tolist())
+    positions = sorted(needed)
+    built: list[RankingProblem] = yield from build_problems(
+        data,
+        n_candidates=n_candidates,
+        encoder=encoder,
+        positions=positions if len(positions) < num_evaluable else None,
+    )
+    problems: dict[int, RankingProblem] = dict(zip(positions, built))
 
     pretrained = moments = None
     if any(m in ("mcd", "deep", "swag") for m, _ in combos):
