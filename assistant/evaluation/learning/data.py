@@ -67,18 +67,26 @@ def _wikiqa_grades(data_dir: str | Path | None) -> dict[str, list[int]]:
 
 
 def load_problems(
-    dataset: str, data_dir: str | Path | None = None, candidates: int = 20, encoder=None
+    dataset: str,
+    data_dir: str | Path | None = None,
+    candidates: int = 20,
+    encoder=None,
+    max_questions: int | None = None,
 ) -> Job[list[LearningProblem]]:
     """The answer-selection problems of ``dataset`` (semeval, wikiqa, beer, coffee); yields Progress.
 
     ``candidates`` applies to beer and coffee (own answers + BM25 negatives); semeval and wikiqa keep each
-    question's own candidates. ``encoder``: sentence encoder (default MiniLM)."""
+    question's own candidates. ``encoder``: sentence encoder (default MiniLM). ``max_questions``: only the
+    first that many evaluable questions (a quick benchmark)."""
     name = canonical_name(dataset)
     data = load_dataset(name, data_dir)
     own_only = name in ("semeval", "wikiqa")
+    positions = None if max_questions is None else list(range(min(max_questions, len(data.evaluable))))
     # build_problems pads a question's own answers with retrieved ones up to n_candidates; every evaluable
     # question has at least 2 answers of its own, so n_candidates=2 keeps exactly its own.
-    problems = yield from build_problems(data, n_candidates=2 if own_only else candidates, encoder=encoder)
+    problems = yield from build_problems(
+        data, n_candidates=2 if own_only else candidates, encoder=encoder, positions=positions
+    )
     graded = _semeval_grades(data_dir) if name == "semeval" else _wikiqa_grades(data_dir) if own_only else {}
     out = []
     for p in problems:
