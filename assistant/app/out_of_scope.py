@@ -15,11 +15,14 @@ from assistant.evaluation.out_of_scope import (
     evaluate_out_of_scope,
     split_episodes,
     tune_out_of_scope,
+    vague_split_episodes,
 )
 from assistant.progress import Progress
+from assistant.simulation.episodes import episodes_from_file
 from assistant.simulation.out_of_scope import OUT_OF_SCOPE_USER_ERROR
 
 DEV_SEED_OFFSET = 1_000_003
+QUERY_FILE_REPEATS = 20
 
 
 def out_of_scope_setup(
@@ -45,13 +48,14 @@ def tune_out_of_scope_job(
     registry: ModelRegistry | str, candidates: str = "all", pace: str | None = None, seed: int = 0
 ) -> Generator[Progress, None, dict]:
     """Tune (and save) the out-of-scope hypothesis for a learned policy on the dev split and its
-    out-of-scope queries; returns what was chosen and its dev figures."""
+    out-of-scope queries, as people first type them (the vague-query mix the policy was trained on);
+    returns what was chosen and its dev figures."""
     registry = registry if isinstance(registry, ModelRegistry) else ModelRegistry(registry)
     if candidates != "all":
         raise ConfigError("the out-of-scope hypothesis is tuned over all labels (--candidates all)")
     pace = check_pace(pace or registry.default_pace)
     setup = out_of_scope_setup(registry, pace)
-    dev = split_episodes(setup.domain, "dev", seed + DEV_SEED_OFFSET)
+    dev = vague_split_episodes(setup.domain, "dev", seed + DEV_SEED_OFFSET)
     model, details = yield from tune_out_of_scope(setup, dev)
     registry.save_out_of_scope(candidates, pace, model, details)
     return {"model": model.to_dict(), **details}
@@ -62,9 +66,15 @@ def evaluate_out_of_scope_job(
     pace: str | None = None,
     seed: int = 0,
     user_error: float = OUT_OF_SCOPE_USER_ERROR,
+    queries: str | None = None,
+    repeats: int = QUERY_FILE_REPEATS,
 ) -> Generator[Progress, None, dict]:
     """In-scope accuracy and out-of-scope recall/precision of every system on the whole test split and its
-    out-of-scope queries (assistant.evaluation.out_of_scope); returns {"rows", "meta"}."""
+    out-of-scope queries (assistant.evaluation.out_of_scope); returns {"rows", "meta"}.
+
+    ``queries``: a TSV file (label, query; label ``out_of_scope`` for a query no label answers) instead of
+    the test split, e.g. hand-written desk queries; each row is played ``repeats`` times with different
+    answer draws."""
     registry = registry if isinstance(registry, ModelRegistry) else ModelRegistry(registry)
     pace = check_pace(pace or registry.default_pace)
     model = registry.out_of_scope_model("all", pace)
@@ -73,13 +83,18 @@ def evaluate_out_of_scope_job(
             f"the out-of-scope hypothesis of {registry.name!r} is not tuned: run `clarify prepare {registry.name}`"
         )
     setup = out_of_scope_setup(registry, pace, user_error)
-    test = split_episodes(setup.domain, "test", seed)
-    dev = split_episodes(setup.domain, "dev", seed + DEV_SEED_OFFSET)
+    if queries is None:
+        test = split_episodes(setup.domain, "test", seed)
+    else:
+        rows = episodes_from_file(setup.domain, queries, None, seed, out_of_scope=True)
+        test = episodes_from_file(setup.domain, queries, repeats * len(rows), seed, out_of_scope=True)
+    dev = vague_split_episodes(setup.domain, "dev", seed + DEV_SEED_OFFSET)
     rows = yield from evaluate_out_of_scope(setup, model, test, dev)
     meta = {
         "domain": registry.name,
         "pace": pace,
         "seed": seed,
+        "queries": "test split" if queries is None else f"{queries} (each row {repeats} times)",
         "out_of_scope_user_error": user_error,
         "model": model.to_dict(),
         "test_in_scope": sum(e.kind == "in_scope" for e in test),

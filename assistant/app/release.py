@@ -44,10 +44,14 @@ RELEASE_FILES = (
 
 def domain_fingerprint(domain: Domain, seed: int = PROTOCOL_SEED) -> str:
     """What the models of a domain were trained on: its labels (with their texts), questions, annotation
-    counts, queries, the simulator's held-out answers and the protocol seed. Equal fingerprints, same data."""
+    counts, queries, out-of-scope queries (the out-of-scope hypothesis is tuned on them), the simulator's held-out
+    answers and the protocol seed. Equal fingerprints, same data."""
     heldout = domain.heldout_answers if domain.heldout_answers is not None else "none"
     parts = [domain.labels, domain.questions, domain.counts, domain.query_texts, domain.query_labels]
-    return data_hash([*parts, domain.query_splits.astype(str), heldout, domain.supports_not_visible, seed])
+    out_of_scope = [domain.out_of_scope_texts, domain.out_of_scope_splits.astype(str)]
+    return data_hash(
+        [*parts, domain.query_splits.astype(str), *out_of_scope, heldout, domain.supports_not_visible, seed]
+    )
 
 
 def model_settings(registry: ModelRegistry) -> dict:

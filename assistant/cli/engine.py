@@ -127,7 +127,7 @@ def train_policy_command(
     default="crowd",
     show_default=True,
     help="First queries: 'crowd' (held-out crowd queries), 'vague' (vague versions of them) or a TSV file "
-    "with columns label, query.",
+    "with columns label, query (with --out-of-scope only, the label out_of_scope marks a query no label answers).",
 )
 @click.option("--systems", default=",".join(SYSTEMS), show_default=True, help="Comma-separated systems to run.")
 @click.option("--max-turns", type=click.IntRange(1, 100), default=10, show_default=True)
@@ -173,7 +173,12 @@ def evaluate_command(
     levels = _noise_levels(user_noise)
     registry = ModelRegistry(name, text_prior=text_prior)
     if out_of_scope == "only":
-        return oos_cli.run_out_of_scope(registry, pace, seed, oos_user_error, json_file, alone=True)
+        if queries == "vague":
+            raise ConfigError("--out-of-scope only takes --queries crowd (the test split) or a TSV file, not 'vague'")
+        oos_queries = None if queries == "crowd" else queries
+        return oos_cli.run_out_of_scope(
+            registry, pace, seed, oos_user_error, json_file, alone=True, queries=oos_queries
+        )
     args = {
         "candidates": candidates,
         "episodes": episodes,

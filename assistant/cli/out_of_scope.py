@@ -37,17 +37,21 @@ def wants_out_of_scope(registry: ModelRegistry, choice: str) -> bool:
     return choice == "only" or (choice == "auto" and bool((registry.domain.out_of_scope_splits == "test").any()))
 
 
-def out_of_scope_table(registry: ModelRegistry, pace: str | None, seed: int, user_error: float) -> dict:
+def out_of_scope_table(
+    registry: ModelRegistry, pace: str | None, seed: int, user_error: float, queries: str | None = None
+) -> dict:
     """Run the out-of-scope evaluation, print its table; returns {"rows", "meta"}."""
-    job = evaluate_out_of_scope_job(registry, pace, seed, user_error)
+    job = evaluate_out_of_scope_job(registry, pace, seed, user_error, queries)
     result = run_with_progress(job, f"out of scope on {registry.name}")
     lines = ["| system | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
     for row in result["rows"]:
-        lines.append(f"| {row['system']} | " + " | ".join(f"{row[c]:.3f}" for c in COLUMNS) + " |")
+        cells = ("–" if row[c] is None else f"{row[c]:.3f}" for c in COLUMNS)
+        lines.append(f"| {row['system']} | " + " | ".join(cells) + " |")
     click.echo("\n".join(lines))
     meta = result["meta"]
     click.echo(
-        f"({meta['test_in_scope']} in-scope + {meta['test_out_of_scope']} out-of-scope test queries, pace "
+        f"({meta['test_in_scope']} in-scope + {meta['test_out_of_scope']} out-of-scope episodes from "
+        f"{meta['queries']}, pace "
         f"{meta['pace']}, out-of-scope person's error {meta['out_of_scope_user_error']}, tuned on dev: "
         f"threshold {meta['model']['threshold']}, doubt {meta['model']['doubt']}, "
         f"P(something else | out of scope) {meta['model']['other_prob']})"
@@ -56,10 +60,16 @@ def out_of_scope_table(registry: ModelRegistry, pace: str | None, seed: int, use
 
 
 def run_out_of_scope(
-    registry: ModelRegistry, pace: str | None, seed: int, user_error: float, json_file: str | None, alone: bool
+    registry: ModelRegistry,
+    pace: str | None,
+    seed: int,
+    user_error: float,
+    json_file: str | None,
+    alone: bool,
+    queries: str | None = None,
 ) -> None:
     """Print the table; write its rows to ``json_file`` (alone, or beside the IC report under "out_of_scope")."""
-    result = out_of_scope_table(registry, pace, seed, user_error)
+    result = out_of_scope_table(registry, pace, seed, user_error, queries)
     if json_file:
         path = Path(json_file)
         data = result if alone or not path.is_file() else {**json.loads(path.read_text()), "out_of_scope": result}

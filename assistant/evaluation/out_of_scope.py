@@ -41,6 +41,7 @@ from assistant.priors.base import Prior
 from assistant.progress import Progress
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.out_of_scope import OUT_OF_SCOPE_USER_ERROR, with_out_of_scope_person
+from assistant.simulation.queries import LABEL_FREE_KINDS, VagueQueries, VagueQueryMix, vague_episodes
 from assistant.simulation.rollout import give_answer
 from assistant.simulation.user import SimulatedUser
 from assistant.store import Domain
@@ -97,23 +98,44 @@ def split_episodes(domain: Domain, split: str, seed: int) -> list[EpisodeSpec]:
     return specs
 
 
+def vague_split_episodes(domain: Domain, split: str, seed: int, mix: VagueQueryMix | None = None) -> list[EpisodeSpec]:
+    """``split_episodes`` with the first queries people type: the in-scope ones drawn from ``mix`` (the mix the
+    stop policy was trained on), the out-of-scope ones from its label-free kinds (crowd, window, keywords) in
+    the same proportions. Tuning on crowd queries alone taught the hypothesis that an uncertain prior means
+    out of scope, and vague in-scope questions were turned away."""
+    mix = mix or VagueQueryMix()
+    episodes = split_episodes(domain, split, seed)
+    in_scope = [e for e in episodes if e.kind == "in_scope"]
+    made = vague_episodes(domain, in_scope, mix, seed)
+    free = {k: w for k, w in zip(mix.kinds, mix.weights) if k in LABEL_FREE_KINDS}
+    if not free:
+        raise ConfigError(f"the query mix ({mix.describe()}) has no kind that an out-of-scope query can take")
+    kinds, weights = list(free), np.array(list(free.values())) / sum(free.values())
+    maker, rng = VagueQueries(domain), np.random.default_rng(seed + 1)
+    out = [EpisodeSpec(e.target, e.query, e.seed, "in_scope") for e in made]
+    for e in episodes[len(in_scope) :]:
+        text, _kind = maker.make(e.query, None, kinds[int(rng.choice(len(kinds), p=weights))], rng)
+        out.append(EpisodeSpec(e.target, text, e.seed, "out_of_scope"))
+    return out
+
+
 def scores_of(setup: OutOfScopeSetup, episodes: Sequence[EpisodeSpec]) -> np.ndarray:
     return np.asarray(setup.prior.scores([e.query for e in episodes]))
 
 
-def metrics(episodes: Sequence[EpisodeSpec], predicted: Sequence[int], turns: Sequence[int]) -> dict:
-    """``predicted[i]``: a label index, or the number of labels for "out of scope"."""
-    oos_label = max((e.target for e in episodes), default=0)
+def metrics(episodes: Sequence[EpisodeSpec], predicted: Sequence[int], turns: Sequence[int], num_labels: int) -> dict:
+    """``predicted[i]``: a label index, or ``num_labels`` for "out of scope"."""
     truth = np.array([e.target for e in episodes])
     pred = np.asarray(predicted)
-    is_oos, said_oos = truth == oos_label, pred == oos_label
+    is_oos, said_oos = truth == num_labels, pred == num_labels
     in_scope = ~is_oos
+    # None where a file of queries has no episodes of a kind (desk queries: all in scope, or all out)
     return {
-        "in_scope_accuracy": float((pred[in_scope] == truth[in_scope]).mean()),
-        "oos_recall": float(said_oos[is_oos].mean()),
+        "in_scope_accuracy": float((pred[in_scope] == truth[in_scope]).mean()) if in_scope.any() else None,
+        "oos_recall": float(said_oos[is_oos].mean()) if is_oos.any() else None,
         "oos_precision": float((is_oos & said_oos).sum() / said_oos.sum()) if said_oos.any() else 0.0,
         "mean_turns": float(np.mean(turns)),
-        "mean_turns_in_scope": float(np.mean(np.asarray(turns)[in_scope])),
+        "mean_turns_in_scope": float(np.mean(np.asarray(turns)[in_scope])) if in_scope.any() else None,
         "episodes_in_scope": int(in_scope.sum()),
         "episodes_out_of_scope": int(is_oos.sum()),
     }
@@ -228,7 +250,7 @@ def tune_out_of_scope(
     ):
         model = OutOfScopeModel(weights, bias + shift, other, threshold, round(threshold * fraction, 4))
         predicted, turns = _replay(traces, model, num_labels)
-        found = metrics(dev, predicted, turns)
+        found = metrics(dev, predicted, turns, num_labels)
         tried += 1
         key = found["in_scope_accuracy"] + found["oos_recall"]
         if found["mean_turns"] <= question_budget and key > best_key:
@@ -249,7 +271,8 @@ def tune_rasa_threshold(setup: OutOfScopeSetup, dev: Sequence[EpisodeSpec]) -> f
     """The top-probability threshold of the no-interaction fallback with the best dev in-scope accuracy +
     out-of-scope recall."""
     scores = scores_of(setup, dev)
-    return max(RASA_GRID, key=lambda t: _score(dev, _threshold_predictions(scores, t, setup.domain.num_labels)))
+    num_labels = setup.domain.num_labels
+    return max(RASA_GRID, key=lambda t: _score(dev, _threshold_predictions(scores, t, num_labels), num_labels))
 
 
 def _threshold_predictions(scores: np.ndarray, threshold: float, num_labels: int) -> list[int]:
@@ -258,8 +281,8 @@ def _threshold_predictions(scores: np.ndarray, threshold: float, num_labels: int
     return [num_labels if p.max() < threshold else int(p.argmax()) for p in probs]
 
 
-def _score(episodes: Sequence[EpisodeSpec], predicted: Sequence[int]) -> float:
-    found = metrics(episodes, predicted, [0] * len(predicted))
+def _score(episodes: Sequence[EpisodeSpec], predicted: Sequence[int], num_labels: int) -> float:
+    found = metrics(episodes, predicted, [0] * len(predicted), num_labels)
     return found["in_scope_accuracy"] + found["oos_recall"]
 
 
@@ -278,7 +301,7 @@ def evaluate_out_of_scope(
         {
             "system": "no_interaction_threshold",
             "threshold": rasa,
-            **metrics(test, _threshold_predictions(scores, rasa, num_labels), [0] * len(test)),
+            **metrics(test, _threshold_predictions(scores, rasa, num_labels), [0] * len(test), num_labels),
         }
     ]
     log_probs = scores - scores.max(axis=1, keepdims=True)
@@ -287,7 +310,7 @@ def evaluate_out_of_scope(
         num_labels if o >= math.log(model.threshold / (1 - model.threshold)) else int(s.argmax())
         for o, s in zip(odds, scores)
     ]
-    rows.append({"system": "no_interaction_oos_prior", **metrics(test, prior_only, [0] * len(test))})
+    rows.append({"system": "no_interaction_oos_prior", **metrics(test, prior_only, [0] * len(test), num_labels)})
     user = setup.user()
     plans = [
         ("ours", setup.policy, model, None),
@@ -298,6 +321,6 @@ def evaluate_out_of_scope(
         yield Progress(step, 5, f"evaluating {name}")
         clarifier = setup.clarifier(stop, oos, max_turns)
         done = [rollout(clarifier, user, spec, s) for spec, s in zip(test, scores)]
-        rows.append({"system": name, **metrics(test, [p for p, _ in done], [t for _, t in done])})
+        rows.append({"system": name, **metrics(test, [p for p, _ in done], [t for _, t in done], num_labels)})
     yield Progress(5, 5, "done")
     return rows

@@ -61,9 +61,16 @@ def sample_episodes(
     return episodes
 
 
-def episodes_from_file(domain: Domain, path: str | Path, count: int | None, seed: int) -> list[EpisodeSpec]:
+OUT_OF_SCOPE_LABEL = "out_of_scope"
+
+
+def episodes_from_file(
+    domain: Domain, path: str | Path, count: int | None, seed: int, out_of_scope: bool = False
+) -> list[EpisodeSpec]:
     """Episodes from a TSV with columns ``label`` and ``query`` (labels matched leniently, see
-    ``normalize_label_name``); rows are used in order and repeated to reach ``count``."""
+    ``normalize_label_name``); rows are used in order and repeated to reach ``count``. With ``out_of_scope``
+    the label ``out_of_scope`` marks a query that no label answers (target = the number of labels, kind
+    "out_of_scope"; the others get kind "in_scope")."""
     path = Path(path)
     reader = csv.DictReader(io.StringIO(_read_queries_text(path), newline=""), delimiter="\t")
     rows = []
@@ -75,7 +82,10 @@ def episodes_from_file(domain: Domain, path: str | Path, count: int | None, seed
             line = reader.line_num
             label, query = (row.get(fields["label"]) or "").strip(), (row.get(fields["query"]) or "").strip()
             try:
-                rows.append((domain.label_index(label), check_query(query)))
+                if out_of_scope and label.lower() == OUT_OF_SCOPE_LABEL:
+                    rows.append((domain.num_labels, check_query(query)))
+                else:
+                    rows.append((domain.label_index(label), check_query(query)))
             except (ClarifyError, UnknownLabelError) as exc:
                 raise ConfigError(f"{path}:{line}: {exc}") from exc
     except csv.Error as exc:
@@ -89,7 +99,12 @@ def episodes_from_file(domain: Domain, path: str | Path, count: int | None, seed
         raise ConfigError(f"{path} has no rows: add lines '<label>\\t<query>' below the header")
     count = count or len(rows)
     rng = np.random.default_rng(seed)
-    return [EpisodeSpec(rows[i % len(rows)][0], rows[i % len(rows)][1], int(rng.integers(2**31))) for i in range(count)]
+    episodes = []
+    for i in range(count):
+        target, query = rows[i % len(rows)]
+        kind = ("out_of_scope" if target == domain.num_labels else "in_scope") if out_of_scope else "crowd"
+        episodes.append(EpisodeSpec(target, query, int(rng.integers(2**31)), kind))
+    return episodes
 
 
 MAX_QUERIES_FILE_BYTES = 64 * 1024 * 1024

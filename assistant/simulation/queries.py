@@ -37,6 +37,8 @@ from assistant.text.lemmas import noun_lemma
 from assistant.text.tokens import STOPWORDS, words
 
 QUERY_KINDS: tuple[str, ...] = ("crowd", "window", "keywords", "unnamed", "tags")
+# what can be made of a query that no label answers (out of scope): no label's name to drop, no tags
+LABEL_FREE_KINDS: tuple[str, ...] = ("crowd", "window", "keywords")
 TRAINING_SPLIT = "dev"
 MAX_WINDOW_WORDS = 4
 MAX_KEYWORDS = 3
@@ -136,12 +138,16 @@ class VagueQueries:
         """The phrases that describe ``label`` (most certain first)."""
         return list(self._tags[label])
 
-    def make(self, query: str, label: int, kind: str, rng: np.random.Generator) -> tuple[str, str]:
+    def make(self, query: str, label: int | None, kind: str, rng: np.random.Generator) -> tuple[str, str]:
         """(vague query, the kind it really is) for ``query`` of ``label``: ``kind`` when that gives
-        something, else the next vaguer kind that does (always ends with a non-empty query)."""
-        if kind not in QUERY_KINDS:
-            raise ConfigError(f"unknown query kind {kind!r}: use one of {', '.join(QUERY_KINDS)}")
+        something, else the next vaguer kind that does (always ends with a non-empty query). ``label`` None
+        (a query no label answers) allows only the kinds that need no label (``LABEL_FREE_KINDS``)."""
+        if kind not in QUERY_KINDS or (label is None and kind not in LABEL_FREE_KINDS):
+            allowed = QUERY_KINDS if label is not None else LABEL_FREE_KINDS
+            raise ConfigError(f"unknown query kind {kind!r}: use one of {', '.join(allowed)}")
         for attempt in QUERY_KINDS[QUERY_KINDS.index(kind) :] + QUERY_KINDS[: QUERY_KINDS.index(kind)]:
+            if label is None and attempt not in LABEL_FREE_KINDS:
+                continue
             text = self._make(query, label, attempt, rng)
             if text.strip():
                 return text, attempt

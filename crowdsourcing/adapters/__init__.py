@@ -32,8 +32,14 @@ def split_counts(n: int, dev: float, test: float) -> tuple[int, int, int]:
 
 def _adapters() -> dict[str, Callable[[], DomainData]]:
     from crowdsourcing.adapters import banking77, clinc150, cub, stackfaq
+    from crowdsourcing.adapters.out_of_scope import with_out_of_scope
 
-    return {"birds": cub.load, "faq": stackfaq.load, "banking": banking77.load, "clinc": clinc150.load}
+    return {
+        "birds": cub.load,
+        "faq": with_out_of_scope("faq", stackfaq.load),
+        "banking": with_out_of_scope("banking", banking77.load),
+        "clinc": clinc150.load,
+    }
 
 
 BUNDLED_DOMAINS: dict[str, str] = {

@@ -5,6 +5,8 @@
   intent, go to dev) and the official test set.
 - Questions: induced from the intent names and training queries, the person model fitted on the dev
   queries, marked induced (see crowdsourcing.induction); importing crowd annotations replaces them.
+- Out of scope: dev and test queries from faq and CLINC150 that no banking intent answers
+  (added by crowdsourcing.adapters.out_of_scope), stored apart from the labelled queries.
 """
 
 from __future__ import annotations
@@ -45,26 +47,33 @@ def _read_split(name: str, known: set[str]) -> dict[str, list[str]]:
     return by_intent
 
 
-def load() -> DomainData:
+def read_queries() -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The 77 intent keys and the queries as (intent, text, split) rows: the official train set less 10%
+    of each intent's queries (chosen by a seed derived from the intent) for dev, and the official test set."""
     keys = json.loads(bundled_file(DATASET, "categories.json").read_text(encoding="utf-8"))
     known = set(keys)
     train, test = _read_split("train", known), _read_split("test", known)
-    labels = [Label(key=k, name=intent_name(k), text=intent_name(k)) for k in keys]
-    queries, train_texts, dev_texts = [], [], []
+    queries = []
     for key in keys:
         texts = list(dict.fromkeys(train[key]))
         order = label_rng(key, "split").permutation(len(texts))
         n_dev = max(1, round(DEV_FRACTION * len(texts)))
         dev_ids = set(order[:n_dev].tolist())
-        kept, dev = [], []
-        for i, text in enumerate(texts):
-            split = "dev" if i in dev_ids else "train"
-            queries.append((key, text, split))
-            (kept if split == "train" else dev).append(text)
-        train_texts.append(kept)
-        dev_texts.append(dev)
+        queries.extend((key, text, "dev" if i in dev_ids else "train") for i, text in enumerate(texts))
         seen = set(texts)
         queries.extend((key, text, "test") for text in dict.fromkeys(test[key]) if text not in seen)
+    return keys, queries
+
+
+def load() -> DomainData:
+    keys, queries = read_queries()
+    labels = [Label(key=k, name=intent_name(k), text=intent_name(k)) for k in keys]
+    texts_of = {(key, split): [] for key in keys for split in ("train", "dev")}
+    for key, text, split in queries:
+        if split != "test":
+            texts_of[key, split].append(text)
+    train_texts = [texts_of[key, "train"] for key in keys]
+    dev_texts = [texts_of[key, "dev"] for key in keys]
     questions, annotations, induced_meta = induced_questions(labels, train_texts, dev_texts)
     return DomainData(
         name="banking",

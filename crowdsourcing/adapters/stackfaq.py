@@ -9,6 +9,8 @@
   its answers: users know what they ask, not the words of the answer), with the person model's error rate
   fitted on the dev queries (see crowdsourcing.induction), and marked induced; importing crowd annotations
   replaces them.
+- Out of scope: dev and test queries from banking and CLINC150 that no FAQ answers
+  (added by crowdsourcing.adapters.out_of_scope), stored apart from the labelled queries.
 """
 
 from __future__ import annotations
@@ -36,15 +38,14 @@ def _title(text: str | None) -> str:
     return re.sub(r"\s*\[(closed|duplicate|on hold|migrated)\]\s*$", "", _clean(text), flags=re.IGNORECASE)
 
 
-def load() -> DomainData:
+def read_threads() -> tuple[list[Label], list[tuple[str, str, str]]]:
+    """The 125 FAQ labels and their paraphrases as (label key, text, split) rows."""
     path = bundled_file(DATASET, "stackExchange-FAQ.xml")
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
         raise ConfigError(f"{path} is not valid XML ({exc}): reinstall Clarify") from exc
     labels, queries = [], []
-    train_texts: list[list[str]] = []
-    dev_texts: list[list[str]] = []
     for number, pair in enumerate(root.findall("qapair"), start=1):
         key = f"faq-{number:03d}"
         title = _title(pair.findtext("question"))
@@ -55,16 +56,20 @@ def load() -> DomainData:
         )
         order = label_rng(key, "split").permutation(len(paraphrases))
         n_train, n_dev, _ = split_counts(len(paraphrases), DEV_FRACTION, TEST_FRACTION)
-        texts, dev = [], []
         for rank, i in enumerate(order):
             split = "train" if rank < n_train else "dev" if rank < n_train + n_dev else "test"
             queries.append((key, paraphrases[i], split))
-            if split == "train":
-                texts.append(paraphrases[i])
-            elif split == "dev":
-                dev.append(paraphrases[i])
-        train_texts.append(texts)
-        dev_texts.append(dev)
+    return labels, queries
+
+
+def load() -> DomainData:
+    labels, queries = read_threads()
+    texts_of = {(label.key, split): [] for label in labels for split in ("train", "dev")}
+    for key, text, split in queries:
+        if split != "test":
+            texts_of[key, split].append(text)
+    train_texts = [texts_of[label.key, "train"] for label in labels]
+    dev_texts = [texts_of[label.key, "dev"] for label in labels]
     questions, annotations, induced_meta = induced_questions(labels, train_texts, dev_texts)
     return DomainData(
         name="faq",

@@ -19,8 +19,11 @@ from assistant.evaluation.out_of_scope import (
     rollout,
     split_episodes,
     tune_out_of_scope,
+    vague_split_episodes,
 )
+from assistant.simulation.episodes import episodes_from_file
 from assistant.simulation.out_of_scope import with_out_of_scope_person
+from assistant.simulation.queries import VagueQueryMix
 from tests.engine.conftest import KeywordPrior
 from tests.engine.test_out_of_scope import tiny_desk
 
@@ -64,7 +67,7 @@ def test_the_dev_replay_matches_real_conversations(threshold, doubt):
 def test_metrics_and_tuning_on_dev():
     setup = desk_setup()
     episodes = split_episodes(setup.domain, "dev", seed=0)
-    found = metrics(episodes, [0, 3, 3, 3, 3, 1], [1, 2, 0, 0, 1, 1])
+    found = metrics(episodes, [0, 3, 3, 3, 3, 1], [1, 2, 0, 0, 1, 1], setup.domain.num_labels)
     assert found["in_scope_accuracy"] == pytest.approx(1 / 3)
     assert found["oos_recall"] == pytest.approx(2 / 3) and found["oos_precision"] == pytest.approx(2 / 4)
     gen = tune_out_of_scope(setup, episodes, question_budget=2.0)
@@ -78,3 +81,30 @@ def test_metrics_and_tuning_on_dev():
     assert details["dev"]["oos_recall"] + details["dev"]["in_scope_accuracy"] >= 1.0
     with pytest.raises(ConfigError):
         split_episodes(setup.domain, "test", seed=0)  # no out-of-scope test queries
+
+
+def test_a_queries_file_marks_out_of_scope_rows_and_metrics_leave_out_what_it_lacks(tmp_path):
+    setup = desk_setup()
+    path = tmp_path / "desk.tsv"
+    path.write_text("label\tquery\npin\tmy pin\nout_of_scope\tcan't log in\n", encoding="utf-8")
+    episodes = episodes_from_file(setup.domain, path, 4, seed=0, out_of_scope=True)
+    assert [(e.target, e.kind) for e in episodes] == [(0, "in_scope"), (3, "out_of_scope")] * 2
+    with pytest.raises(ConfigError, match=r"desk\.tsv:3"):
+        episodes_from_file(setup.domain, path, None, seed=0)  # without out_of_scope the label is unknown
+    only_oos = metrics(episodes[1::2], [3, 0], [1, 2], setup.domain.num_labels)
+    assert only_oos["in_scope_accuracy"] is None and only_oos["oos_recall"] == 0.5
+    assert only_oos["oos_precision"] == 1.0
+
+
+def test_tuning_episodes_are_vague_in_scope_and_out_of_scope_alike():
+    setup = desk_setup()
+    crowd = split_episodes(setup.domain, "dev", seed=3)
+    mix = VagueQueryMix({"crowd": 0.5, "window": 0.5, "tags": 1.0})
+    vague = vague_split_episodes(setup.domain, "dev", seed=3, mix=mix)
+    assert [(e.target, e.seed, e.kind) for e in vague] == [(e.target, e.seed, e.kind) for e in crowd]
+    for made, source in zip(vague, crowd):
+        if made.kind == "out_of_scope":  # crowd or a window of it: no label's tags describe it
+            assert made.query == source.query or made.query in source.query
+    assert vague == vague_split_episodes(setup.domain, "dev", seed=3, mix=mix)
+    with pytest.raises(ConfigError, match="no kind that an out-of-scope query can take"):
+        vague_split_episodes(setup.domain, "dev", seed=3, mix=VagueQueryMix({"tags": 1.0}))
