@@ -24,6 +24,7 @@ from gui.workers import is_running
 SIZE = (1280, 820)
 FAQ_QUERY = "how do I cross out text in an email"
 FAQ_TARGET = "strikethrough"
+NOTHING_FITS_QUERY = "can't log in"  # faq has no log-in FAQ
 BIRDS_QUERY = "small bird with a bright red crest and a black face"
 BIRDS_TARGET = "Cardinal"
 BROKEN_IMPORT = (
@@ -201,6 +202,23 @@ class Shooter:
             self.window.compare_page.final.accept_button.click()
             self.idle()
 
+    def nothing_fits(self, domain: str, query: str, prefix: str, max_questions: int = 10) -> None:
+        """A question the domain has no answer for: answer "something else" (a choice) or "no" (yes/no)
+        until Clarify says so, and shoot its out-of-scope ending."""
+        self.open(domain)
+        self.ask(query)
+        controller = self.window.controller
+        for _ in range(max_questions):
+            if controller.snapshot.phase != "clarifying":
+                break
+            options = controller.snapshot.question.options
+            self.window.ask_page.option_buttons[len(options) - 1].click()  # "something else" / "no" come last
+            self.idle()
+        if controller.snapshot.phase != "out_of_scope":
+            raise RuntimeError(f"{query!r} on {domain} ended in {controller.snapshot.phase!r}, not out of scope")
+        self.window.show_page("ask")
+        self.shoot(f"{prefix}-out-of-scope-ask")
+
     def run_panel(self, panel, start: Callable[[], object]) -> None:
         worker = start()
         self.wait(lambda: worker.outcome is not None, what=panel.objectName())
@@ -240,6 +258,7 @@ def shoot_everything(shooter: Shooter, scratch: Path, episodes: int) -> None:
     window = shooter.window
     shooter.conversation("birds", BIRDS_QUERY, BIRDS_TARGET, "birds", 2)
     shooter.conversation("faq", FAQ_QUERY, FAQ_TARGET, "faq", 2)
+    shooter.nothing_fits("faq", NOTHING_FITS_QUERY, "faq")
     shooter.short_sessions()
     window.show_page("history")
     shooter.idle()
