@@ -12,6 +12,7 @@ from assistant.app.domains import prepare
 from assistant.app.registry import ModelRegistry
 from assistant.app.release import MANIFEST, RELEASE_DIR, check_release, domain_fingerprint, model_settings
 from assistant.progress import Progress, run_job
+from assistant.simulation.rollout import give_answer
 from crowdsourcing.adapters import build_domain
 from tests.engine.test_agent_text_prior import store_colour_domain
 
@@ -41,6 +42,15 @@ def test_the_shipped_faq_models_fit_the_code_and_serve_a_first_question():
     assert registry.missing() == []
     conversation = registry.clarifier().start("my email disappeared")
     assert conversation.next_question() is not None or conversation.shortlist()
+
+    # faq has no log-in FAQ: a person who answers "something else" / "no" is told so within a few questions
+    conversation = registry.clarifier().start("can't log in")
+    while (q := conversation.next_question()) is not None:
+        give_answer(conversation, q, len(conversation.question(q).options) - 1)
+    assert conversation.out_of_scope and conversation.turn <= 4
+    # and a question it can answer, said plainly, is not turned away
+    conversation = registry.clarifier().start("how do I strike through text in a gmail message")
+    assert not conversation.out_of_scope and conversation.ranking(1)[0] == registry.domain.label_index("faq-004")
 
 
 def _first_progress_after(job, message: str) -> Progress:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.registry import PACES, ModelRegistry
 from assistant.app.research import train_policy_job, tune_coverage_job
 from assistant.progress import run_job
@@ -52,7 +53,7 @@ def train_tiny_encoder(registry: ModelRegistry) -> None:
 
 def train_tiny_models(name: str) -> float:
     """Train the encoder, the policies (both paces) of ``name`` (candidates 'all') and tune their coverage
-    rules; returns the seconds taken."""
+    rules and out-of-scope hypotheses; returns the seconds taken."""
     start = time.perf_counter()
     registry = ModelRegistry(name)
     if "encoder" in registry.missing():
@@ -63,6 +64,9 @@ def train_tiny_models(name: str) -> float:
         run_job(train_policy_job(registry, candidates, variant, config, seed=0, pace=pace))
     for pace in PACES:
         run_job(tune_coverage_job(registry, "all", pace, episodes=COVERAGE_EPISODES))
+    for pace in PACES:  # faq and banking carry out-of-scope queries: the hypothesis is tuned on their dev split
+        if f"oos-all-{pace}" in registry.missing(("all",)):
+            run_job(tune_out_of_scope_job(registry, "all", pace))
     assert registry.missing(("all",)) == [], registry.missing(("all",))
     prefill_text_cache(registry)
     return time.perf_counter() - start
