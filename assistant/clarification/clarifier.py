@@ -245,7 +245,11 @@ class Conversation:
         cfg = self.clarifier.config
         oos = self.out_of_scope_probability()
         threshold = self.clarifier.out_of_scope.threshold if self.clarifier.out_of_scope else 1.0
-        if oos is not None and oos >= threshold:
+        gain = self.best_gain()
+        informative = gain > MIN_INFORMATIVE_GAIN
+        # never turn a person away on the first words alone while a question can still tell: a vague
+        # in-scope query ("shop said no") looks like an out-of-scope one until it is answered
+        if oos is not None and oos >= threshold and (self.turn > 0 or not informative):
             self.stop_reason = "out_of_scope"
             return True
         if self.turn >= cfg.max_turns:
@@ -254,10 +258,8 @@ class Conversation:
         if not self.available.any():
             self.stop_reason = "no_question"
             return True
-        gain = self.best_gain()
         if not self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns, gain):
             return False
-        informative = gain > MIN_INFORMATIVE_GAIN
         if oos is not None and informative and oos >= self.clarifier.out_of_scope.doubt:
             return False  # in doubt whether anything fits, and a question can still tell
         if cfg.coverage > 0 and informative and self.coverage() < cfg.coverage:

@@ -222,6 +222,7 @@ def _replay(traces: dict[str, np.ndarray], model: OutOfScopeModel, num_labels: i
     last = np.zeros_like(valid)
     last[np.arange(len(valid)), valid.sum(axis=1) - 1] = True
     says_oos = p >= model.threshold
+    says_oos[:, 0] &= ~informative[:, 0]  # Conversation.should_stop asks first while a question can tell
     on_label = (traces["says_stop"] > 0) & ~(informative & (p >= model.doubt)) & (covered | ~informative)
     stop = valid & (says_oos | on_label | last)
     turns = stop.argmax(axis=1)

@@ -126,6 +126,16 @@ def test_in_doubt_it_keeps_asking_although_the_stop_rule_says_stop():
     assert clarifier(tiny_desk(), sure, ThresholdStop(0.01)).start("hello there").next_question() is None
 
 
+def test_it_asks_before_turning_anyone_away_on_the_first_words_alone():
+    certain = OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=8.0, threshold=0.9, doubt=0.3)  # prior odds e^8
+    conversation = clarifier(tiny_desk(), certain, ThresholdStop(0.9)).start("hello there")
+    assert conversation.out_of_scope_probability() > certain.threshold
+    first = conversation.next_question()
+    assert first is not None and not conversation.out_of_scope  # a question can still tell: ask it
+    conversation.answer(first, 2 if first == 0 else 1)  # "something else" / "no"
+    assert conversation.next_question() is None and conversation.out_of_scope
+
+
 def test_settings_round_trip_and_bad_settings_are_refused():
     assert OutOfScopeModel.from_dict(MODEL.to_dict()) == MODEL
     with pytest.raises(ConfigError):
