@@ -112,6 +112,7 @@ def evaluate_priors(
     from assistant.progress import run_job
     from assistant.simulation.protocol import agent_view
     from assistant.training.encoder import EncoderTrainConfig, train_encoder
+    from models.errors import CheckpointError
     from models.sru_encoder import word_vectors
 
     base = EncoderTrainConfig()
@@ -140,7 +141,7 @@ def evaluate_priors(
         for vector_name in vectors:
             try:
                 word_vectors(vector_name)
-            except ModelMissingError as exc:
+            except (ModelMissingError, CheckpointError) as exc:  # GloVe's package is optional: a skipped row
                 skipped.append(f"sru-{vector_name}: {exc}")
                 continue
             config = replace(base, model=replace(base.model, vectors=vector_name))

@@ -87,6 +87,14 @@ def compare_until_decided(qtbot, window, first="tie"):
     assert window.controller.snapshot.phase == "decided"
 
 
+def toward(window, target: str) -> str:
+    """The option a person looking for ``target`` picks: the one after which it is most likely (always
+    "something else" / "no", or an answer against it, may rightly end in "nothing here fits")."""
+    outcomes = window.controller.snapshot.explanation["outcomes"]
+    chances = [max((p for name, p in o["top"] if target in name.lower()), default=0.0) for o in outcomes]
+    return option_buttons(window)[chances.index(max(chances))].text()
+
+
 def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_settings):
     window = open_window(qtbot, real_settings, "faq")
     ask(qtbot, window, "how do I cross out text in an email")
@@ -98,7 +106,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     assert snap.question.options[-1] in ("no", "something else")
     assert len(posterior(window)) == 10
     assert not named(window, QPushButton, "notVisibleButton").isVisible()  # FAQs have no "not visible"
-    answer_and_check_posterior(qtbot, window, option_buttons(window)[0].text())
+    answer_and_check_posterior(qtbot, window, toward(window, "strikethrough"))
     ensure_question(qtbot, window)
     click(qtbot, window, QPushButton, "notSureButton")
     assert last_answer(window)["answer"] == "not_sure" and window.controller.snapshot.questions_answered == 2
@@ -107,11 +115,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
         wait_idle(qtbot, window)
     assert window.controller.snapshot.questions_answered == 1
     while window.controller.snapshot.phase == "clarifying" and window.controller.snapshot.questions_answered < 3:
-        # as the person looking for the strikethrough FAQ: the answer after which it is most likely (always
-        # "something else" / "no" would now, rightly, end in "nothing here fits")
-        outcomes = window.controller.snapshot.explanation["outcomes"]
-        toward = [max((p for name, p in o["top"] if "strikethrough" in name.lower()), default=0.0) for o in outcomes]
-        answer_and_check_posterior(qtbot, window, option_buttons(window)[toward.index(max(toward))].text())
+        answer_and_check_posterior(qtbot, window, toward(window, "strikethrough"))
     if window.controller.snapshot.phase == "clarifying":
         click(qtbot, window, QPushButton, "skipButton")
     assert window.tabs.currentWidget() is window.compare_page
