@@ -86,8 +86,7 @@ def evaluate_out_of_scope_job(
     if queries is None:
         test = split_episodes(setup.domain, "test", seed)
     else:
-        rows = episodes_from_file(setup.domain, queries, None, seed, out_of_scope=True)
-        test = episodes_from_file(setup.domain, queries, repeats * len(rows), seed, out_of_scope=True)
+        test = episodes_from_file(setup.domain, queries, None, seed, out_of_scope=True, repeats=repeats)
     dev = vague_split_episodes(setup.domain, "dev", seed + DEV_SEED_OFFSET)
     rows = yield from evaluate_out_of_scope(setup, model, test, dev)
     meta = {

@@ -65,10 +65,11 @@ OUT_OF_SCOPE_LABEL = "out_of_scope"
 
 
 def episodes_from_file(
-    domain: Domain, path: str | Path, count: int | None, seed: int, out_of_scope: bool = False
+    domain: Domain, path: str | Path, count: int | None, seed: int, out_of_scope: bool = False, repeats: int = 1
 ) -> list[EpisodeSpec]:
     """Episodes from a TSV with columns ``label`` and ``query`` (labels matched leniently, see
-    ``normalize_label_name``); rows are used in order and repeated to reach ``count``. With ``out_of_scope``
+    ``normalize_label_name``); rows are used in order and repeated to reach ``count`` (default: ``repeats``
+    passes over the file, each row with new answer draws). With ``out_of_scope``
     the label ``out_of_scope`` marks a query that no label answers (target = the number of labels, kind
     "out_of_scope"; the others get kind "in_scope")."""
     path = Path(path)
@@ -97,7 +98,7 @@ def episodes_from_file(
         raise ConfigError(f"{path}:{line}: not a valid TSV file ({exc})") from exc
     if not rows:
         raise ConfigError(f"{path} has no rows: add lines '<label>\\t<query>' below the header")
-    count = count or len(rows)
+    count = count or repeats * len(rows)
     rng = np.random.default_rng(seed)
     episodes = []
     for i in range(count):

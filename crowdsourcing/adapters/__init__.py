@@ -30,6 +30,15 @@ def split_counts(n: int, dev: float, test: float) -> tuple[int, int, int]:
     return n - n_test - n_dev, n_dev, n_test
 
 
+def texts_by_label(keys: list[str], queries: list[tuple[str, str, str]], split: str) -> list[list[str]]:
+    """The texts of ``split`` of each label in ``keys``, from (label key, text, split) query rows."""
+    found: dict[str, list[str]] = {key: [] for key in keys}
+    for key, text, s in queries:
+        if s == split:
+            found[key].append(text)
+    return [found[key] for key in keys]
+
+
 def _adapters() -> dict[str, Callable[[], DomainData]]:
     from crowdsourcing.adapters import banking77, clinc150, cub, stackfaq
     from crowdsourcing.adapters.out_of_scope import with_out_of_scope

@@ -17,7 +17,7 @@ from collections import defaultdict
 
 from assistant.errors import ConfigError
 from assistant.store import DomainData, Label
-from crowdsourcing.adapters import label_rng
+from crowdsourcing.adapters import label_rng, texts_by_label
 from crowdsourcing.adapters.induced import heldout_answers, induced_questions
 from crowdsourcing.bundled import bundled_file
 
@@ -68,12 +68,8 @@ def read_queries() -> tuple[list[str], list[tuple[str, str, str]]]:
 def load() -> DomainData:
     keys, queries = read_queries()
     labels = [Label(key=k, name=intent_name(k), text=intent_name(k)) for k in keys]
-    texts_of = {(key, split): [] for key in keys for split in ("train", "dev")}
-    for key, text, split in queries:
-        if split != "test":
-            texts_of[key, split].append(text)
-    train_texts = [texts_of[key, "train"] for key in keys]
-    dev_texts = [texts_of[key, "dev"] for key in keys]
+    train_texts = texts_by_label(keys, queries, "train")
+    dev_texts = texts_by_label(keys, queries, "dev")
     questions, annotations, induced_meta = induced_questions(labels, train_texts, dev_texts)
     return DomainData(
         name="banking",

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 
 from assistant.errors import ConfigError
 from assistant.store import DomainData, Label
-from crowdsourcing.adapters import label_rng, split_counts
+from crowdsourcing.adapters import label_rng, split_counts, texts_by_label
 from crowdsourcing.adapters.induced import heldout_answers, induced_questions
 from crowdsourcing.bundled import bundled_file
 
@@ -64,12 +64,8 @@ def read_threads() -> tuple[list[Label], list[tuple[str, str, str]]]:
 
 def load() -> DomainData:
     labels, queries = read_threads()
-    texts_of = {(label.key, split): [] for label in labels for split in ("train", "dev")}
-    for key, text, split in queries:
-        if split != "test":
-            texts_of[key, split].append(text)
-    train_texts = [texts_of[label.key, "train"] for label in labels]
-    dev_texts = [texts_of[label.key, "dev"] for label in labels]
+    train_texts = texts_by_label([label.key for label in labels], queries, "train")
+    dev_texts = texts_by_label([label.key for label in labels], queries, "dev")
     questions, annotations, induced_meta = induced_questions(labels, train_texts, dev_texts)
     return DomainData(
         name="faq",
