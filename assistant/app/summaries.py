@@ -15,6 +15,7 @@ from assistant.errors import SessionStateError
 from assistant.evaluation.summaries.plots import plot_ndcg
 from assistant.evaluation.summaries.rating import evaluate as summaries_rating_job
 from assistant.evaluation.summaries.rating import table as summaries_rating_table
+from assistant.evaluation.summaries.rl import cross_validate_rlqa as rlqa_tuning_job
 from assistant.evaluation.summaries.rl import evaluate_rl as rl_summaries_job
 from assistant.evaluation.summaries.rl import evaluate_rlqa as rlqa_evaluation_job
 from assistant.progress import Job
@@ -127,6 +128,7 @@ __all__ = [
     "rl_summaries_job",
     "rlqa_evaluation_job",
     "rlqa_session_job",
+    "rlqa_tuning_job",
     "summaries_rating_job",
     "summaries_rating_table",
     "write_better_job",

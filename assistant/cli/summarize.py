@@ -25,6 +25,7 @@ from assistant.app.summaries import (
     rl_summaries_job,
     rlqa_evaluation_job,
     rlqa_session_job,
+    rlqa_tuning_job,
     summaries_rating_job,
     summaries_rating_table,
 )
@@ -322,6 +323,23 @@ def rlqa_cmd(train_sets, test_set, sizes, epochs, max_test, seed, json_path, dat
         rlqa_evaluation_job(train, test_set, _numbers(sizes, "--sizes"), epochs, seed, max_test, data_dir), "RLQA"
     )
     _rows(result)
+    _write(result, json_path)
+
+
+@summarize.command("rlqa-tune")
+@click.option("--dataset", type=click.Choice(["duc2001", "duc2002", "duc2004"]), default="duc2001", show_default=True)
+@click.option("--folds", type=click.IntRange(2, 100), default=4, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None)
+def rlqa_tune_cmd(dataset, folds, seed, json_path, data_dir) -> None:
+    """How the RLQA learner's settings were chosen: cross-validation over DATASET's topics (ROUGE-2 recall)."""
+    check_output(json_path, "--json", create_folders=True)
+    result = run_with_progress(rlqa_tuning_job(dataset, folds, seed=seed, data_dir=data_dir), "RLQA tuning")
+    for row in result["rows"]:
+        name = row.get("system") or ", ".join(f"{k} {row[k]:g}" for k in ("learning_rate", "trace_decay", "epochs"))
+        user = f"  with the simulated user {row['rouge2_user']:.4f}" if "rouge2_user" in row else ""
+        click.echo(f"{name}: ROUGE-2 {row['rouge2']:.4f}{user}")
     _write(result, json_path)
 
 

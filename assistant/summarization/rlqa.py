@@ -154,7 +154,8 @@ class RLQASettings:
     """The learner's settings. ``learning_rate`` and ``trace_decay`` (lambda) were chosen by 4-fold
     cross-validation on DUC 2001's 28 topics (ROUGE-2 recall, greedy summaries of the held-out fold): the
     earlier 0.05 and 0.8 overshot, and trained weights summarised worse than the untrained ones (0.058 against
-    0.068); 0.002 and 0 (one-step TD) gave 0.068, 0.072 with the simulated top-5 user. ``choice_rate`` is the
+    0.068); 0.002 and 0 (one-step TD) gave 0.068, 0.072 with the simulated top-5 user (`clarify summarize
+    rlqa-tune`). ``choice_rate`` is the
     step a person's pick takes in ``RLQASession`` (larger: one pick should visibly change the next offers)."""
 
     epochs: int = 30

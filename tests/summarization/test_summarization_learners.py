@@ -128,3 +128,23 @@ def test_summary_session_replays_its_log(tiny_topic):
     assert again.comparisons == 2 and again.best_index() == session.best_index()
     assert again.next_pair() == session.next_pair() and again.rl_summary == session.rl_summary
     assert session.accept("rl") == session.rl_text and session.next_pair() is None and log[-1][0] == "accept"
+
+
+def test_rlqa_cross_validation_scores_every_setting_on_held_out_folds(tiny_topic, fast_encoder, monkeypatch):
+    import dataclasses
+
+    import assistant.evaluation.summaries.rl as rl_eval
+
+    topics = [dataclasses.replace(tiny_topic, id=f"tiny{i}") for i in range(4)]
+    monkeypatch.setattr(rl_eval, "load_duc", lambda dataset, data_dir=None: topics)
+    grid = {"learning_rate": (0.002, 0.05), "trace_decay": (0.0,), "epochs": (2,)}
+    result = run_job(rl_eval.cross_validate_rlqa("duc2001", folds=2, grid=grid, encoder=fast_encoder))
+    systems = [r.get("system") for r in result["rows"][:2]]
+    assert systems == ["lead", "untrained"] and len(result["rows"]) == 4
+    tuned = result["rows"][2:]
+    assert {r["learning_rate"] for r in tuned} == {0.002, 0.05}
+    assert all(0.0 <= r[k] <= 1.0 for r in result["rows"] for k in ("rouge2",))
+    sums = [r["rouge2"] + r["rouge2_user"] for r in tuned]
+    assert sums == sorted(sums, reverse=True)  # best first
+    with pytest.raises(ConfigError, match="folds"):
+        run_job(rl_eval.cross_validate_rlqa("duc2001", folds=5, grid=grid, encoder=fast_encoder))

@@ -23,7 +23,7 @@ import numpy as np
 
 from assistant.errors import ConfigError
 from assistant.evaluation.summaries.rating import dialogue, user_draws
-from assistant.progress import Job, Progress, metrics_of
+from assistant.progress import Job, Progress, metrics_of, run_job
 from assistant.ranking.oracle import NoisyOracle
 from assistant.summarization.candidates import fill
 from assistant.summarization.documents import load_duc
@@ -141,9 +141,7 @@ def evaluate_rlqa(
     ROUGE gain against the model summaries); then summarise every test topic greedily, without references
     or interaction. ROUGE recall against all the test topic's model summaries (mean), beside the lead
     baseline and the untrained learner (its starting weights)."""
-    from assistant.summarization.prepare import cached_embeddings
-    from assistant.summarization.rlqa import RLQALearner, RLQASettings, RLQATopic
-    from assistant.summarization.text import SentenceTable
+    from assistant.summarization.rlqa import RLQALearner, RLQASettings
 
     if isinstance(train_sets, str):
         train_sets = [train_sets]
@@ -153,27 +151,17 @@ def evaluate_rlqa(
         raise ConfigError("give at least one number of training topics (>= 1)")
     base = settings or RLQASettings()
 
-    def build(dataset: str, topics) -> Job[list]:
-        out = []
-        for i, topic in enumerate(topics):
-            table = SentenceTable.from_documents(topic.documents)
-            vectors = cached_embeddings(dataset, topic, table.texts, encoder)
-            out.append(RLQATopic.build(table, topic.question, topic.references, vectors))
-            yield Progress(i + 1, len(topics), f"preparing {dataset} topics")
-        return out
-
     train: list = []
     for name in train_sets:
         if len(train) < max(train_sizes):
-            train += yield from build(name, load_duc(name, data_dir)[: max(train_sizes) - len(train)])
+            train += yield from rlqa_topics(name, load_duc(name, data_dir)[: max(train_sizes) - len(train)], encoder)
     if len(train) < max(train_sizes):
         raise ConfigError(f"{' + '.join(train_sets)} hold only {len(train)} topics, fewer than {max(train_sizes)}")
-    test = yield from build(test_set, load_duc(test_set, data_dir)[: max_test or None])
+    test = yield from rlqa_topics(test_set, load_duc(test_set, data_dir)[: max_test or None], encoder)
     scorer = RougeScorer()
 
     def score(summaries) -> dict[str, float]:
-        each = [scorer.score([tp.table.texts[i] for i in s], tp.references) for tp, s in zip(test, summaries)]
-        return {m: float(np.mean([e[m]["r"] for e in each])) for m in ("rouge1", "rouge2", "rougesu4")}
+        return rlqa_rouge(scorer, test, summaries)
 
     def learner() -> RLQALearner:
         return RLQALearner(replace(base, epochs=epochs), seed)
@@ -208,3 +196,78 @@ def evaluate_rlqa(
         "not Perl ROUGE-1.5.5",
         "rows": rows,
     }
+
+
+def rlqa_topics(dataset: str, topics, encoder=None) -> Job[list]:
+    """The DUC ``topics`` of ``dataset`` ready for the RLQA learner (sentences, features, cached embeddings)."""
+    from assistant.summarization.prepare import cached_embeddings
+    from assistant.summarization.rlqa import RLQATopic
+    from assistant.summarization.text import SentenceTable
+
+    out = []
+    for i, topic in enumerate(topics):
+        table = SentenceTable.from_documents(topic.documents)
+        vectors = cached_embeddings(dataset, topic, table.texts, encoder)
+        out.append(RLQATopic.build(table, topic.question, topic.references, vectors))
+        yield Progress(i + 1, len(topics), f"preparing {dataset} topics")
+    return out
+
+
+def rlqa_rouge(scorer: RougeScorer, topics, summaries) -> dict[str, float]:
+    """Mean ROUGE-1 / 2 / SU4 recall of ``summaries`` (sentence indices) against each topic's model summaries."""
+    each = [scorer.score([tp.table.texts[i] for i in s], tp.references) for tp, s in zip(topics, summaries)]
+    return {m: float(np.mean([e[m]["r"] for e in each])) for m in ("rouge1", "rouge2", "rougesu4")}
+
+
+RLQA_GRID = {"learning_rate": (0.001, 0.002, 0.005, 0.01, 0.05), "trace_decay": (0.0, 0.8), "epochs": (10, 30)}
+
+
+def cross_validate_rlqa(
+    dataset: str = "duc2001",
+    folds: int = 4,
+    grid: dict | None = None,
+    seed: int = 0,
+    data_dir: str | Path | None = None,
+    encoder=None,
+) -> Job[dict]:
+    """How ``RLQASettings``' learning rate, trace decay and epochs were chosen: ``folds``-fold cross-validation
+    over ``dataset``'s topics (topic i is in fold i mod ``folds``), ROUGE-2 recall of the greedy summaries of
+    each held-out fold, trained without and with the simulated top-5 user; rows beside lead and the untrained
+    weights, best (by the mean of both) first."""
+    import itertools
+
+    from assistant.summarization.rlqa import RLQALearner, RLQASettings
+
+    grid = grid or RLQA_GRID
+    topics = yield from rlqa_topics(dataset, load_duc(dataset, data_dir), encoder)
+    if len(topics) < folds or folds < 2:
+        raise ConfigError(f"cross-validation needs 2 <= folds <= topics; {dataset} has {len(topics)} topics")
+    scorer = RougeScorer()
+
+    def cv(make) -> float:
+        scores = []
+        for f in range(folds):  # the training topics in their data set's order, as evaluate_rlqa takes them
+            held = [t for i, t in enumerate(topics) if i % folds == f]
+            train = [t for i, t in enumerate(topics) if i % folds != f]
+            scores.append(rlqa_rouge(scorer, held, make(train, held))["rouge2"])
+        return float(np.mean(scores))
+
+    rows = [
+        {"system": "lead", "rouge2": cv(lambda _tr, held: [lead_summary(t.table) for t in held])},
+        {"system": "untrained", "rouge2": cv(lambda _tr, held: [RLQALearner().summarize(t) for t in held])},
+    ]
+    settings = [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
+    for n, values in enumerate(settings, start=1):
+
+        def trained(user: bool, values=values):
+            def make(train, held):
+                learner = RLQALearner(RLQASettings(**values), seed)
+                run_job(learner.train(train, simulated_user=user))
+                return [learner.summarize(t) for t in held]
+
+            return make
+
+        rows.append({**values, "rouge2": cv(trained(False)), "rouge2_user": cv(trained(True))})
+        yield Progress(n, len(settings), "cross-validating RLQA", metrics_of(rouge2=rows[-1]["rouge2"]))
+    tuned = sorted(rows[2:], key=lambda r: -(r["rouge2"] + r["rouge2_user"]))
+    return {"dataset": dataset, "folds": folds, "seed": seed, "rows": rows[:2] + tuned}
