@@ -3,6 +3,7 @@ ranking and the community-QA candidate retrieval all index their texts here."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -18,11 +19,18 @@ def check_bm25_parameters(k1: float, b: float) -> None:
         raise ConfigError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
 
 
-def bm25_tokens(texts: Sequence[str], stopwords: str | None = "english") -> list[list[str]]:
-    """bm25s' own tokeniser: lowercase words of two or more characters, English stopwords removed."""
+def _bm25s():
+    """bm25s, imported on first use (it is slow to import). bm25s sets its own logger to DEBUG, so once any
+    library configures the root logger every index built prints "Building index from tokens": quieten it."""
     import bm25s
 
-    return bm25s.tokenize(list(texts), stopwords=stopwords, return_ids=False, show_progress=False)
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
+def bm25_tokens(texts: Sequence[str], stopwords: str | None = "english") -> list[list[str]]:
+    """bm25s' own tokeniser: lowercase words of two or more characters, English stopwords removed."""
+    return _bm25s().tokenize(list(texts), stopwords=stopwords, return_ids=False, show_progress=False)
 
 
 class BM25Index:
@@ -34,11 +42,9 @@ class BM25Index:
     """
 
     def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75) -> None:
-        import bm25s
-
         check_bm25_parameters(k1, b)
         self.size = len(documents)
-        self.retriever = bm25s.BM25(k1=k1, b=b)
+        self.retriever = _bm25s().BM25(k1=k1, b=b)
         self.retriever.index([list(doc) for doc in documents], show_progress=False)
         self.vocabulary = self.retriever.vocab_dict
 
