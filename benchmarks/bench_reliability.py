@@ -23,17 +23,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.reliability.environment import build_crowd_domain, copy_home
+from benchmarks.reliability.environment import build_crowd_domain, copy_home, served_policy, trained_files
 
 TARGETS = ("crashes", "hangs", "partial_imports", "corrupted", "unresumable", "answers_lost", "writer_failures",
            "tracebacks", "wrong_exit_or_message")  # fmt: skip
 
 
 def _trained(home: Path, domain: str) -> bool:
-    models = home / "models" / domain
-    return (home / "domains" / f"{domain}.db").exists() and all(
-        (models / name).exists() for name in ("encoder.pt", "policy-all-learned.pt", "policy-all-learned.json")
-    )
+    return all(path.exists() for path in trained_files(home, domain))
 
 
 def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Path | None, domain: str,
@@ -75,7 +72,7 @@ def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Pat
             copy_home(trained_home, work / "kills-home", domain), domain, kills, seed
         ).summary()
     else:
-        reason = f"no trained {domain!r} in {trained_home} (encoder and policy-all-learned)"
+        reason = f"no trained {domain!r} in {trained_home} (encoder and {served_policy(domain)}): run `clarify prepare {domain}` there"
         result["skipped"] = {"kills": reason, "damage": reason, "session_writers": reason}
         sessions = writers.Figures()
         result["kills"] = kills_part.Figures().summary()

@@ -83,10 +83,15 @@ def check_pace(pace: str) -> str:
     return pace
 
 
+def policy_stem(candidates: str, variant: str, text_prior: str = "sru", pace: str = "quick") -> str:
+    """policy-<candidates>-<variant>-<pace>[-<text prior>]: a policy's file name without suffix."""
+    suffix = "" if text_prior == "sru" else f"-{text_prior}"
+    return f"policy-{candidates}-{variant}-{pace}{suffix}"
+
+
 def policy_path(domain: str, candidates: str, variant: str, text_prior: str = "sru", pace: str = "quick") -> Path:
     """models/<domain>/policy-<candidates>-<variant>-<pace>[-<text prior>] (without suffix)."""
-    suffix = "" if text_prior == "sru" else f"-{text_prior}"
-    return paths.models_dir(domain) / f"policy-{candidates}-{variant}-{pace}{suffix}"
+    return paths.models_dir(domain) / policy_stem(candidates, variant, text_prior, pace)
 
 
 class ModelRegistry:

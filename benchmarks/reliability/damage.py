@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.reliability.arguments import Case, Outcome, run_case
-from benchmarks.reliability.environment import copy_home
+from benchmarks.reliability.environment import copy_home, served_policy
 
 
 def _truncate(path: Path) -> None:
@@ -27,6 +27,7 @@ def _pages(path: Path) -> None:
 def damages(domain: str) -> dict[str, Callable[[Path], None]]:
     models = Path("models") / domain
     db = Path("domains") / f"{domain}.db"
+    policy = served_policy(domain)  # the one `clarify ask` loads: damaging another tests nothing
 
     def write(rel: Path, data: bytes) -> Callable[[Path], None]:
         return lambda home: (home / rel).write_bytes(data)
@@ -36,11 +37,11 @@ def damages(domain: str) -> dict[str, Callable[[Path], None]]:
         "encoder.pt empty": write(models / "encoder.pt", b""),
         "encoder.pt is text": write(models / "encoder.pt", b"not a checkpoint"),
         "policy .pt is the encoder": lambda home: shutil.copyfile(
-            home / models / "encoder.pt", home / models / "policy-all-learned.pt"
+            home / models / "encoder.pt", home / models / f"{policy}.pt"
         ),
-        "policy sidecar empty": write(models / "policy-all-learned.json", b""),
-        "policy sidecar not UTF-8": write(models / "policy-all-learned.json", b"\xff\xfe\x00{"),
-        "policy sidecar without config": write(models / "policy-all-learned.json", b"{}"),
+        "policy sidecar empty": write(models / f"{policy}.json", b""),
+        "policy sidecar not UTF-8": write(models / f"{policy}.json", b"\xff\xfe\x00{"),
+        "policy sidecar without config": write(models / f"{policy}.json", b"{}"),
         "encoder sidecar a list": write(models / "encoder.json", b"[1, 2]"),
         "prior.json damaged": write(models / "prior.json", b'{"beta": '),
         "prior.json nan": write(models / "prior.json", b'{"beta": NaN, "encoder": "x"}'),

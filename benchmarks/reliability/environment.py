@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from assistant.app.registry import default_pace, policy_stem
 from assistant.store import KnowledgeBase, Label, Question
 
 REPO = Path(__file__).resolve().parents[2]
@@ -92,6 +93,23 @@ def run_clarify(home: Path, *args: str, input: str = "", timeout: float = 120.0)
         timeout=timeout,
         cwd=home,
     )
+
+
+def served_policy(domain: str) -> str:
+    """The file stem of the policy `clarify ask DOMAIN` loads: ours, all candidates, the domain's default pace."""
+    return policy_stem("all", "learned", pace=default_pace(domain))
+
+
+def trained_files(home: Path, domain: str) -> list[Path]:
+    """What `clarify ask DOMAIN` needs in ``home``: the knowledge base, the encoder and the served policy."""
+    models = home / "models" / domain
+    policy = served_policy(domain)
+    return [
+        home / "domains" / f"{domain}.db",
+        models / "encoder.pt",
+        models / f"{policy}.pt",
+        models / f"{policy}.json",
+    ]
 
 
 def copy_home(source: Path, target: Path, domain: str) -> Path:
