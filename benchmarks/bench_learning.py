@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+KIND = "speed"  # the bench runs the timed part (learning's quality table needs --quality)
+
 
 def speed(questions: int, samples: int, k: int, seed: int = 0, distinct: int | None = None) -> dict:
     import torch

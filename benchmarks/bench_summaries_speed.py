@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 
+KIND = "speed"  # the bench runs the timed part (learning's quality table needs --quality)
+
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="bench_summaries_speed")

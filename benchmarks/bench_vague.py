@@ -10,7 +10,9 @@ questions, at least 10 points above no interaction, and at most 5% early stops.
 ``--paces``: ours at both paces on dev vague episodes (never test), and the default each would choose:
 "thorough" when its extra questions buy at least ``POINTS_PER_QUESTION`` points of Acc@1 each.
 
-    python -m benchmarks vague [--quick] [--domains faq banking birds] [--episodes 2000] [--paces]
+    clarify bench run --only vague [--quick] [--set 'vague.domains=["faq"]'] [--set vague.episodes=1000]
+    python -m benchmarks.bench_vague [--quick] [--set 'domains=["banking"]']     # this benchmark alone
+    python -m benchmarks.bench_vague --paces [--domains faq banking birds] [--episodes 1000]
 """
 
 from __future__ import annotations
@@ -18,14 +20,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
-import numpy as np
-
+from assistant.app.domains import prepare
 from assistant.app.registry import PACES, ModelRegistry, candidate_labels
 from assistant.app.research import DEV_SEED_OFFSET, dev_mix_episodes, evaluate_job, evaluation_setup
+from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.evaluation.clarifier import evaluate
-from assistant.progress import run_job
+from assistant.progress import Progress, run_job
+from benchmarks.common import run_main
 
 SETTINGS = {"faq": ("all",), "banking": ("all",), "birds": ("captioned", "all")}
 DESK = Path(__file__).parent / "desk_queries"
@@ -76,55 +80,125 @@ def pace_comparison(registry: ModelRegistry, candidates: str, episodes: int, see
     return out
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="300 episodes, faq only")
-    parser.add_argument("--domains", nargs="*", default=None)
-    parser.add_argument("--episodes", type=int, default=2000)
-    parser.add_argument("--desk-episodes", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--paces", action="store_true", help="compare the paces on dev instead")
-    args = parser.parse_args(argv)
-    os.environ.setdefault("CLARIFY_HOME", str(Path("bench-results/home").resolve()))
-    domains = args.domains or (["faq"] if args.quick else list(SETTINGS))
-    episodes = 300 if args.quick else args.episodes
-    result: dict = {"benchmark": "vague", "episodes": episodes, "seed": args.seed, "domains": {}}
-    lines = []
-    for name in domains:
+def _rows(kind: str, report) -> list[dict]:
+    """A table's rows for one kind of query: every system, the fixed-question baseline as its best row."""
+    fixed = [r for r in report.rows if r["system"] == "fixed_turns"]
+    best = max(fixed, key=lambda r: (r["acc1"], -r["turns"])) if fixed else None
+    rows = []
+    for r in report.rows:
+        if r["system"] == "fixed_turns" and r is not best:
+            continue
+        rows.append(
+            {
+                "queries": kind,
+                "system": "best fixed_turns" if r is best else r["system"],
+                "turns_fixed": r.get("turns") if r is best else None,
+                "acc1": round(r["acc1"], 4),
+                "acc3": round(r["acc3"], 4),
+                "mean_turns": round(r["mean_turns"], 2),
+                "early_stop_share": round(r["early_stop_share"], 4) if "early_stop_share" in r else None,
+            }
+        )
+    return rows
+
+
+def _target_rows(name: str, candidates: str, checks: dict) -> list[dict]:
+    return [
+        {
+            "domain": name,
+            "candidates": candidates,
+            "target": key,
+            "ours": round(check.get("ours", check.get("value")), 4),
+            "compared_with": next((round(check[k], 4) for k in ("best_fixed", "half", "none") if k in check), None),
+            "met": "yes" if check["met"] else "no",
+        }
+        for key, check in checks.items()
+    ]
+
+
+def run(context: BenchContext) -> BenchJob:
+    """Each domain prepared (what is missing is trained), then ours and the baselines on crowd, vague and desk
+    queries, and the vague-query targets."""
+    from assistant.evaluation.plots import plot_accuracy_vs_turns
+
+    tables, figures, parts, targets = [], [], [], []
+    domains = list(context["domains"])
+    for d, name in enumerate(domains):
+        yield Progress(d, len(domains), f"preparing {name} (trains what is missing)")
+        yield from prepare(name)
         registry = ModelRegistry(name)
-        entry: dict = {}
         for candidates in SETTINGS.get(name, ("all",)):
-            if args.paces:
-                entry[candidates] = pace_comparison(registry, candidates, min(episodes, 1000), args.seed)
-                lines.append(f"{name}/{candidates}: {json.dumps(entry[candidates])}")
-                continue
-            reports = {
-                q: run_job(evaluate_job(registry, candidates, episodes, args.seed, queries=q))
-                for q in ("crowd", "vague")
-            }
-            desk = DESK / f"{name}.tsv"
-            if desk.is_file() and candidates == SETTINGS[name][0]:
-                reports["desk"] = run_job(
-                    evaluate_job(registry, candidates, args.desk_episodes, args.seed, queries=str(desk))
+            reports = {}
+            for kind in ("crowd", "vague"):
+                yield Progress(d, len(domains), f"evaluating {name} ({candidates}) on {kind} queries")
+                reports[kind] = yield from evaluate_job(
+                    registry, candidates, context["episodes"], context.seed, queries=kind
                 )
-            entry[candidates] = {
-                q: {"rows": r.rows, "meta": {k: v for k, v in r.meta.items() if k != "protocol"}}
-                for q, r in reports.items()
-            }
-            entry[candidates]["vague_targets"] = vague_targets(reports["vague"])
-            for q, r in reports.items():
-                print(f"{name} ({candidates}, {q} queries):\n{r.to_markdown()}\n", flush=True)
+            desk = DESK / f"{name}.tsv"
+            if desk.is_file() and candidates == SETTINGS.get(name, ("all",))[0]:
+                yield Progress(d, len(domains), f"evaluating {name} ({candidates}) on the desk queries")
+                reports["desk"] = yield from evaluate_job(
+                    registry, candidates, context["desk_episodes"], context.seed, queries=str(desk)
+                )
+            checks = vague_targets(reports["vague"])
+            targets.extend(_target_rows(name, candidates, checks))
+            key = f"{name}_{candidates}"
+            sizes = ", ".join(f"{k} {r.row('ours')['episodes']}" for k, r in reports.items())
+            tables.append(
+                Table(
+                    key,
+                    f"{name}, {candidates} candidates: crowd, vague and desk first queries (seed {context.seed})",
+                    [row for kind, report in reports.items() for row in _rows(kind, report)],
+                    note=f"episodes: {sizes}; pace {registry.default_pace}; threshold tuned on dev vague episodes",
+                )
+            )
+            plot_accuracy_vs_turns(reports["vague"], context.figure_path(key))
+            figures.append(Figure(key, f"{name} ({candidates}), vague first queries: Acc@1 against questions asked"))
             ours = {q: r.row("ours") for q, r in reports.items()}
-            missed = [k for k, v in entry[candidates]["vague_targets"].items() if not v["met"]]
-            lines.append(
+            missed = [k for k, v in checks.items() if not v["met"]]
+            parts.append(
                 f"{name}/{candidates} ours Acc@1 / questions: "
                 + ", ".join(f"{q} {o['acc1']:.3f}/{o['mean_turns']:.2f}" for q, o in ours.items())
                 + f"; early stops on vague {ours['vague']['early_stop_share']:.1%}"
                 + (f" (missed: {', '.join(missed)})" if missed else " (vague targets met)")
             )
-        result["domains"][name] = entry
-    print(json.dumps(result, indent=2, default=lambda o: o.tolist() if isinstance(o, np.ndarray) else str(o)))
-    print("vague: " + "; ".join(lines))
+    tables.append(Table("targets", "The vague-query targets (issue 10)", targets))
+    return BenchOutput(tables, figures, "; ".join(parts))
+
+
+BENCHMARK = Benchmark(
+    name="vague",
+    title="The clarifier on crowd, vague and hand-written desk first queries, and the vague-query targets",
+    run=run,
+    quick={"domains": ["faq"], "episodes": 300},
+    full={"domains": ["faq", "banking", "birds"], "episodes": 2000, "desk_episodes": 400},
+)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """`python -m benchmarks.bench_vague [--quick] [--set domains=[...]] ...`, or ``--paces`` for the dev
+    comparison of the two paces."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--paces" not in argv:
+        return run_main(BENCHMARK, argv)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--paces", action="store_true", help="compare the paces on dev")
+    parser.add_argument("--domains", nargs="*", default=list(SETTINGS))
+    parser.add_argument("--episodes", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("CLARIFY_HOME", str(Path("bench-results/home").resolve()))
+    result: dict = {"benchmark": "vague --paces", "seed": args.seed, "domains": {}}
+    for name in args.domains:
+        registry = ModelRegistry(name)
+        result["domains"][name] = {
+            c: pace_comparison(registry, c, args.episodes, args.seed) for c in SETTINGS.get(name, ("all",))
+        }
+    print(json.dumps(result, indent=2))
+    print(
+        "vague --paces: "
+        + json.dumps({n: {c: v["chosen"] for c, v in e.items()} for n, e in result["domains"].items()})
+    )
     return result
 
 

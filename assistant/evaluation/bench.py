@@ -9,7 +9,7 @@ figures and a Markdown report, with the commit, seeds, package versions and mach
 
 A module with only the older ``main(argv) -> dict`` is run through ``legacy_benchmark``: its JSON becomes
 one table of its scalar values (``--quick`` passed through), so that a benchmark written before the bench
-still appears in the report until it declares its own tables.
+still appears in the report until it declares its own tables; a module-level ``KIND = "speed"`` says its kind.
 
 Same seed, same numbers: every table says which of its columns are wall-clock measurements (``timing``);
 every other value is a function of the settings and the seed.
@@ -169,7 +169,7 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: data} if isinstance(data, str | int | float | bool) or data is None else {}
 
 
-def legacy_benchmark(name: str, main: Callable[[list[str]], dict], doc: str = "") -> Benchmark:
+def legacy_benchmark(name: str, main: Callable[[list[str]], dict], doc: str = "", kind: str = "quality") -> Benchmark:
     """Wrap a ``main(argv) -> dict`` benchmark: its printed output is kept out of the terminal (its last line
     is the summary) and its JSON becomes one table (key, value), with a note when it holds timings."""
 
@@ -186,7 +186,7 @@ def legacy_benchmark(name: str, main: Callable[[list[str]], dict], doc: str = ""
         )
 
     title = (doc or name).strip().splitlines()[0]
-    return Benchmark(name=name, title=title, run=run)
+    return Benchmark(name=name, title=title, run=run, kind=kind)
 
 
 def discover(directory: str | Path) -> dict[str, Benchmark]:
@@ -208,7 +208,7 @@ def discover(directory: str | Path) -> dict[str, Benchmark]:
             found[declared.name] = declared
         elif callable(getattr(module, "main", None)):
             name = path.stem.removeprefix("bench_")
-            found[name] = legacy_benchmark(name, module.main, module.__doc__ or "")
+            found[name] = legacy_benchmark(name, module.main, module.__doc__ or "", getattr(module, "KIND", "quality"))
     return found
 
 

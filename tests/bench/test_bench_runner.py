@@ -83,7 +83,8 @@ def test_missing_required_data_skips_a_benchmark_and_a_main_only_module_still_re
     _write(
         pkg,
         "old_style",
-        '"""An old benchmark."""\ndef main(argv):\n    print("noise")\n    return {"a": {"b": 2}, "quick": "--quick" in argv}\n',
+        '"""An old benchmark."""\nKIND = "speed"\n'
+        'def main(argv):\n    print("noise")\n    return {"a": {"b": 2}, "quick": "--quick" in argv}\n',
     )
     found = discover(pkg)
     assert set(found) == {"needs_data", "old_style"}
@@ -96,6 +97,7 @@ def test_missing_required_data_skips_a_benchmark_and_a_main_only_module_still_re
     old = json.loads((out / "tables" / "old_style.result.json").read_text())
     assert {r["key"]: r["value"] for r in old["rows"]} == {"a.b": 2, "quick": True}
     assert "needs_data | quality | skipped" in (out / "report.md").read_text()
+    assert "old_style | speed | ok" in (out / "report.md").read_text()  # its KIND, not the default
 
 
 def test_bad_requests_say_how_to_fix_them(tmp_path):
