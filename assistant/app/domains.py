@@ -94,7 +94,8 @@ def prepare(
         if why:
             yield Progress(0, 0, why if usable else f"training: {why}")
         if usable:
-            install_release(name, release_dir)
+            # a model the registry could not use (damaged, stale) is replaced by the release's, not retrained
+            install_release(name, release_dir, replace=[t for t in todo if t == "encoder" or t.startswith("policy-")])
             registry = ModelRegistry(name, text_prior=text_prior)
             trained.append("release models")
             todo = registry.missing(candidate_settings)

@@ -15,6 +15,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+from collections.abc import Collection
 from dataclasses import asdict
 from pathlib import Path
 
@@ -107,23 +108,34 @@ def _encoder_identity(sidecar: dict) -> str:
     return f"{sidecar.get('data_hash', '')}@{sidecar.get('created_at', '')}"
 
 
-def install_release(name: str, release_dir: Path = RELEASE_DIR) -> list[str]:
+def install_release(name: str, release_dir: Path = RELEASE_DIR, replace: Collection[str] = ()) -> list[str]:
     """Copy the release models of ``name`` into the home's models folder (call ``check_release`` first):
-    files the home lacks; a home's coverage settings are merged with the release's. Returns the file names."""
+    files the home lacks, and the models named in ``replace`` ('encoder', 'policy-all-learned-quick': the
+    ones the registry found damaged or unusable, .pt and .json); a home's coverage settings are merged with
+    the release's. Returns the file names."""
     source, target = release_dir / name, paths.models_dir(name)
     target.mkdir(parents=True, exist_ok=True)
     copied = []
     for path in sorted(p for pattern in RELEASE_FILES for p in source.glob(pattern)):
         into = target / path.name
         if path.name == "stop.json" and into.is_file():
-            merged = {**json.loads(path.read_text()), **json.loads(into.read_text())}
+            merged = {**json.loads(path.read_text()), **_home_settings(into)}
             into.write_text(json.dumps(merged, indent=2))
-        elif not into.exists():
+        elif not into.exists() or path.stem in replace:
             shutil.copyfile(path, into)
         else:
             continue
         copied.append(path.name)
     return copied
+
+
+def _home_settings(path: Path) -> dict:
+    """The home's stop.json, or nothing when it is damaged (the release's settings then stand)."""
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return settings if isinstance(settings, dict) else {}
 
 
 def _sha256(path: Path) -> str:

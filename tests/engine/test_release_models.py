@@ -106,3 +106,23 @@ def test_a_release_that_fits_a_home_whose_models_are_missing_is_installed(tmp_pa
     assert (installed / "encoder.pt").read_bytes() == b"weights"
     # these stand-in weights do not load, so prepare goes on to train: the checkpoint checks still decide
     assert after.message == "loading the domain"
+
+
+@pytest.mark.slow
+def test_damaged_models_in_a_home_of_release_models_are_replaced_from_the_release_not_retrained(fresh_clarify_home):
+    run_job(build_domain("faq"))
+    run_job(prepare("faq"))
+    models = fresh_clarify_home / "models" / "faq"
+    policy = "policy-all-learned-thorough"
+    encoder = (models / "encoder.pt").read_bytes()
+    (models / "encoder.pt").write_bytes(encoder[: len(encoder) // 3])
+    (models / f"{policy}.json").write_bytes(b"\xff\xfe\x00{")
+    (models / "stop.json").write_text('{"all-thorough": ')  # a damaged settings file is not merged
+    assert "encoder" in ModelRegistry("faq").missing()
+
+    done = run_job(prepare("faq"))
+
+    assert done == ["release models"], "a damaged model of a release home is replaced in seconds, not retrained"
+    assert (models / "encoder.pt").read_bytes() == (RELEASE_DIR / "faq" / "encoder.pt").read_bytes()
+    assert (models / f"{policy}.json").read_bytes() == (RELEASE_DIR / "faq" / f"{policy}.json").read_bytes()
+    assert ModelRegistry("faq").missing() == []
