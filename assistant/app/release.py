@@ -24,7 +24,7 @@ from assistant.app.registry import COVERAGE_GRID, POLICY_FORMAT, PROTOCOL_SEED, 
 from assistant.app.research import COVERAGE_EPISODES, POLICY_EPISODES, SHORTLIST_SIZE, pace_config
 from assistant.errors import ConfigError
 from assistant.store import Domain
-from models.checkpoint import clarify_version, data_hash, read_sidecar
+from models.checkpoint import clarify_version, data_hash, read_json, read_sidecar
 
 # assistant/release/<domain>/: package data (pyproject.toml), not a Python package.
 RELEASE_DIR = Path(__file__).resolve().parents[1] / "release"
@@ -119,7 +119,7 @@ def install_release(name: str, release_dir: Path = RELEASE_DIR, replace: Collect
     for path in sorted(p for pattern in RELEASE_FILES for p in source.glob(pattern)):
         into = target / path.name
         if path.name == "stop.json" and into.is_file():
-            merged = {**json.loads(path.read_text()), **_home_settings(into)}
+            merged = {**json.loads(path.read_text()), **(read_json(into) or {})}  # damaged: the release's stand
             into.write_text(json.dumps(merged, indent=2))
         elif not into.exists() or path.stem in replace:
             shutil.copyfile(path, into)
@@ -127,15 +127,6 @@ def install_release(name: str, release_dir: Path = RELEASE_DIR, replace: Collect
             continue
         copied.append(path.name)
     return copied
-
-
-def _home_settings(path: Path) -> dict:
-    """The home's stop.json, or nothing when it is damaged (the release's settings then stand)."""
-    try:
-        settings = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
-    return settings if isinstance(settings, dict) else {}
 
 
 def _sha256(path: Path) -> str:
