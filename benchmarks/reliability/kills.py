@@ -1,7 +1,7 @@
 """``kill -9`` of real ``clarify ask --json-lines`` processes at random moments.
 
 Each process answers as a quick person would (a random option for a question, a random side of a pair,
-"y" to a proposal) and is killed at a random moment drawn from its start-up to a few answers in. The next
+"y" to a proposal, the closest answers or a hand-off when nothing fits) and is killed at a random moment drawn from its start-up to a few answers in. The next
 process resumes the killed session (``--resume ID``), which is the resume check, and is itself the next
 victim; a finished session makes room for a new one. After each kill:
 
@@ -109,7 +109,7 @@ class Person:
             self.errors.append(f"error event: {event.get('message', '')[:200]}")
             self.pending = False
             return
-        if self.pending and kind in ("question", "shortlist", "pair", "proposal", "final"):
+        if self.pending and kind in ("question", "shortlist", "pair", "proposal", "out_of_scope", "final"):
             self.acknowledged += 1  # the process showed what follows the action: it says the action is done
             self.pending = False
         if kind == "final":
@@ -124,6 +124,8 @@ class Person:
             self._send(str(self.rng.choice(["1", "2", "t"])))
         elif kind == "proposal":
             self._send("y")
+        elif kind == "out_of_scope":  # "nothing fits": look at the closest answers, or hand it on (ends it)
+            self._send(str(self.rng.choice(["c", "h"])))
 
 
 def probe_kills(home: Path, domain: str, kills: int, seed: int = 0, timeout: float = 180.0) -> Figures:
