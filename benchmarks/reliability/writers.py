@@ -33,10 +33,16 @@ def _answer_until_done(session, rng: np.random.Generator, limit: int = 40) -> in
     """Answer ``session`` as a quick person would; returns the number of actions."""
     actions = 0
     while session.phase not in ("finished", "failed") and actions < limit:
+        if session.phase == "out_of_scope" and session.handed_off:
+            break  # handed on to a person: the session is over
         if session.phase == "clarifying":
             session.answer(int(rng.integers(0, len(session.question.options))))
         elif session.phase == "comparing":
             session.prefer(str(rng.choice(["left", "right", "tie"])))
+        elif session.phase == "out_of_scope" and rng.random() < 0.5:  # "nothing fits": the closest answers
+            session.show_closest()
+        elif session.phase == "out_of_scope":  # or hand it on
+            session.hand_off("")
         else:
             session.accept()
         actions += 1
