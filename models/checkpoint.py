@@ -8,6 +8,7 @@ silently used. Weights load with ``weights_only=True``: a checkpoint file can ne
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import tempfile
@@ -102,8 +103,12 @@ def save_checkpoint(
         "data_hash": data,
         "metrics": metrics or {},
     }
-    # weights first, sidecar last: a sidecar never describes weights that are not there yet
-    atomic_write(path.with_suffix(".pt"), lambda tmp: torch.save(state_dict, tmp))
+    # weights first, sidecar last: a sidecar never describes weights that are not there yet. Serialised in
+    # memory: torch.save names the archive's folder after the file it writes (here a random temporary
+    # name), so that the same weights would give other bytes; from memory it is always "archive".
+    buffer = io.BytesIO()
+    torch.save(state_dict, buffer)
+    atomic_write(path.with_suffix(".pt"), lambda tmp: Path(tmp).write_bytes(buffer.getvalue()))
     write_json_atomic(path.with_suffix(".json"), sidecar)
 
 

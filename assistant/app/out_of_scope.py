@@ -20,6 +20,7 @@ from assistant.evaluation.out_of_scope import (
 from assistant.progress import Progress
 from assistant.simulation.episodes import episodes_from_file
 from assistant.simulation.out_of_scope import OUT_OF_SCOPE_USER_ERROR
+from models.determinism import reproducible
 
 DEV_SEED_OFFSET = 1_000_003
 QUERY_FILE_REPEATS = 20
@@ -56,7 +57,8 @@ def tune_out_of_scope_job(
     pace = check_pace(pace or registry.default_pace)
     setup = out_of_scope_setup(registry, pace)
     dev = vague_split_episodes(setup.domain, "dev", seed + DEV_SEED_OFFSET)
-    model, details = yield from tune_out_of_scope(setup, dev)
+    with reproducible():
+        model, details = yield from tune_out_of_scope(setup, dev)
     registry.save_out_of_scope(candidates, pace, model, details)
     return {"model": model.to_dict(), **details}
 

@@ -47,6 +47,7 @@ from assistant.simulation.user import SimulatedUser
 from assistant.store import Domain
 from assistant.training.encoder import data_sizes
 from assistant.training.policy import PolicyConfig, PolicyResult, fit_answer_scale, train_policy
+from models.determinism import reproducible
 
 __all__ = [  # what the GUI's Lab page uses
     "CURVE_NAMES",
@@ -158,9 +159,24 @@ def fit_policy(
     pace = check_pace(pace or registry.default_pace)
     if variant not in VARIANTS:
         raise ConfigError(f"unknown policy variant {variant!r}: use one of {', '.join(VARIANTS)}")
+    config = config or pace_config(pace)
+    with reproducible(config.threads):  # the prior's scores of the episodes too: same seed, same policy
+        return (yield from _fit_policy(registry, candidates, variant, config, seed, user_answers, pace, mix, fine_tune))
+
+
+def _fit_policy(
+    registry: ModelRegistry,
+    candidates: str,
+    variant: str,
+    config: PolicyConfig,
+    seed: int,
+    user_answers: np.ndarray | None,
+    pace: str,
+    mix: VagueQueryMix | None,
+    fine_tune: bool,
+) -> Generator[Progress, None, PolicyResult]:
     cands = candidate_labels(registry.domain, candidates)
     agent = registry.agent_domain
-    config = config or pace_config(pace)
     if variant == "lambda_1":
         config = replace(config, initial_lambda=1.0, learn_answer_model=False)
     episodes = dev_mix_episodes(agent, POLICY_EPISODES, seed + 1, cands, mix)
@@ -264,7 +280,8 @@ def tune_coverage_job(
     )
     dev = dev_mix_episodes(agent, episodes, seed + DEV_SEED_OFFSET, cands)
     yield Progress(1, 2, f"tuning the coverage rule on {len(dev)} dev episodes")
-    coverage, details = tune_coverage(setup, dev, COVERAGE_GRID)
+    with reproducible():
+        coverage, details = tune_coverage(setup, dev, COVERAGE_GRID)
     registry.save_coverage(candidates, pace, coverage, details)
     yield Progress(2, 2, f"coverage {coverage}")
     return {"coverage": coverage, **details}

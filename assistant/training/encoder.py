@@ -31,11 +31,12 @@ from assistant.priors.calibration import ranking_metrics, split_by_length, tune_
 from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_path, encoder_data_hash, load_encoder_prior
 from assistant.progress import Progress
 from assistant.simulation.protocol import agent_view
-from assistant.simulation.queries import training_queries
+from assistant.simulation.queries import VagueQueries, VagueQueryMix, training_queries
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig, characteristic_tags, option_phrase, tag_answer_texts
 from assistant.training.resume import clear_resume, load_resume, resume_path, save_resume
 from models.checkpoint import data_hash, save_checkpoint
+from models.determinism import reproducible
 from models.sru_encoder import SRUEncoderConfig, SRUTextEncoder, resolve_vectors, word_vectors
 
 
@@ -48,10 +49,11 @@ class EncoderTrainConfig:
     many tags are appended. The learning rate follows a cosine from ``lr`` down to ``lr * lr_floor`` at
     ``max_steps``. ``negatives``: labels scored per step besides the batch's own (all labels when
     the domain has fewer). Early stopping: evaluate every ``eval_every`` steps, stop after ``patience``
-    evaluations without a better dev score, or at ``max_steps``; ``max_seconds`` is a safety net for slow
-    machines (the defaults took 2.5-5.5 min on birds on two shared cores; a run cut by time is not reproducible).
-    ``threads``: torch threads while training. One, because the recurrence is many small ops: on a
-    loaded two-core machine two threads made a birds step 6x slower (4.0 s against 0.64 s).
+    evaluations without a better dev score, or at ``max_steps``. Never a wall-clock limit: a run cut by time
+    depends on the machine and its load, so the same seed would not give the same weights.
+    ``threads``: torch and BLAS threads while training (``models.determinism.reproducible``). One, because the
+    recurrence is many small ops: on a loaded two-core machine two threads made a birds step 6x slower (4.0 s
+    against 0.64 s).
     """
 
     model: SRUEncoderConfig = field(default_factory=SRUEncoderConfig)
@@ -66,12 +68,13 @@ class EncoderTrainConfig:
     lr_floor: float = 0.1
     weight_decay: float = 1e-5
     max_steps: int = 1500
-    max_seconds: float = 570.0
     eval_every: int = 100
     patience: int = 5
     centroid: str = "auto"
     protocol_seed: int = 0
     threads: int = 1
+    vague_share: float = 0.0
+    select_on_vague: bool = False
 
     def __post_init__(self) -> None:
         if self.centroid not in ("auto", "on", "off"):
@@ -80,6 +83,8 @@ class EncoderTrainConfig:
             raise ConfigError("the batch is empty: set batch_queries, batch_tags or batch_pseudo above 0")
         if self.max_steps < 1 or self.eval_every < 1:
             raise ConfigError("max_steps and eval_every must be at least 1")
+        if not 0.0 <= self.vague_share <= 1.0:
+            raise ConfigError(f"vague_share must be in [0, 1], got {self.vague_share}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -87,6 +92,7 @@ class EncoderTrainConfig:
     @classmethod
     def from_dict(cls, data: dict) -> EncoderTrainConfig:
         data = dict(data)
+        data.pop("max_seconds", None)  # older checkpoints: training had a wall-clock safety net
         model = SRUEncoderConfig(**data.pop("model", {}))
         text = LabelTextConfig(**data.pop("text", {}))
         return cls(model=model, text=text, **data)
@@ -117,6 +123,19 @@ class _PairSampler:
             [option_phrase(agent.questions[q], r) for q, r in row] for row in characteristic_tags(agent, p_hat, wide)
         ]
         self.num_labels = agent.num_labels
+        self.vague = VagueQueries(agent) if config.vague_share > 0 and len(self.queries) else None
+        mix = VagueQueryMix()
+        self.vague_kinds = [k for k in mix.kinds if k != "crowd"]
+        weights = np.array([mix.proportions[k] for k in self.vague_kinds], dtype=np.float64)
+        self.vague_weights = weights / weights.sum()
+
+    def _query(self, i: int) -> str:
+        """Training query ``i``, or with probability ``vague_share`` a vague version of it (the vague mix's
+        kinds other than the crowd query itself: what people first type)."""
+        if self.vague is None or self.rng.random() >= self.config.vague_share:
+            return self.queries[i]
+        kind = self.vague_kinds[int(self.rng.choice(len(self.vague_kinds), p=self.vague_weights))]
+        return self.vague.make(self.queries[i], int(self.query_labels[i]), kind, self.rng)[0]
 
     def _tag_pairs(self, n: int) -> tuple[list[str], list[int]]:
         picks = self.rng.integers(len(self.tag_slots), size=n)
@@ -158,7 +177,7 @@ class _PairSampler:
         labels: list[int] = []
         if len(self.queries) and self.config.batch_queries:
             idx = self.rng.integers(len(self.queries), size=self.config.batch_queries)
-            texts += [self.queries[i] for i in idx]
+            texts += [self._query(int(i)) for i in idx]
             labels += [int(self.query_labels[i]) for i in idx]
         if len(self.tag_slots) and self.config.batch_tags:
             t, y = self._tag_pairs(self.config.batch_tags)
@@ -174,22 +193,36 @@ class _PairSampler:
 
 
 def _dev_metrics(
-    prior: EncoderPrior, dev_ids: list[list[int]], dev_labels: np.ndarray, with_queries: np.ndarray
+    prior: EncoderPrior,
+    dev_ids: list[list[int]],
+    dev_labels: np.ndarray,
+    with_queries: np.ndarray,
+    vague: tuple[list[list[int]], np.ndarray] | None = None,
 ) -> dict:
-    """Dev Acc@1/@3 over all labels and over the labels that have training queries (birds: captioned)."""
-    scores = prior.scores_from_ids(dev_ids)
-    out = {f"dev_{k}": v for k, v in ranking_metrics(scores, dev_labels).items()}
-    if len(with_queries) < scores.shape[1]:
-        sub = ranking_metrics(scores, dev_labels, candidates=with_queries)
-        out.update({f"dev_{k}_seen": v for k, v in sub.items()})
+    """Dev Acc@1/@3 over all labels and over the labels that have training queries (birds: captioned); with
+    ``vague`` (ids, labels of vague versions of the dev queries) the same as ``dev_vague_*``."""
+    out = {}
+    for prefix, (ids, labels) in (("dev", (dev_ids, dev_labels)), ("dev_vague", vague or ([], None))):
+        if not len(ids):
+            continue
+        scores = prior.scores_from_ids(ids)
+        out.update({f"{prefix}_{k}": v for k, v in ranking_metrics(scores, labels).items()})
+        if len(with_queries) < scores.shape[1]:
+            sub = ranking_metrics(scores, labels, candidates=with_queries)
+            out.update({f"{prefix}_{k}_seen": v for k, v in sub.items()})
     return out
 
 
 def _dev_score(metrics: dict) -> float:
-    """Early-stopping criterion: Acc@1 averaged over both candidate sets (where they differ), Acc@3 as tie-break."""
-    acc1 = (metrics["dev_acc1"] + metrics.get("dev_acc1_seen", metrics["dev_acc1"])) / 2
-    acc3 = (metrics["dev_acc3"] + metrics.get("dev_acc3_seen", metrics["dev_acc3"])) / 2
-    return acc1 + 0.5 * acc3
+    """Early-stopping criterion: Acc@1 averaged over both candidate sets (where they differ), Acc@3 as
+    tie-break; with vague dev queries, the mean of that score on the crowd's and on the vague ones."""
+
+    def score(prefix: str) -> float:
+        acc1 = (metrics[f"{prefix}_acc1"] + metrics.get(f"{prefix}_acc1_seen", metrics[f"{prefix}_acc1"])) / 2
+        acc3 = (metrics[f"{prefix}_acc3"] + metrics.get(f"{prefix}_acc3_seen", metrics[f"{prefix}_acc3"])) / 2
+        return acc1 + 0.5 * acc3
+
+    return (score("dev") + score("dev_vague")) / 2 if "dev_vague_acc1" in metrics else score("dev")
 
 
 def train_encoder(
@@ -210,11 +243,19 @@ def train_encoder(
     Yields Progress every few steps (metrics ``loss``; at evaluations also ``dev_acc1``, ``dev_acc3`` and,
     for birds, ``dev_acc1_seen``/``dev_acc3_seen`` over the captioned species) and returns an
     ``EncoderResult``. With ``save`` the model is written to ``encoder_checkpoint_path(domain.name)``.
-    Same seed, same model.
+    Same seed, same model, on any machine with the same package versions: the whole job, calibration
+    included, runs with ``config.threads`` threads and deterministic kernels (``models.determinism``).
     """
     config = config or EncoderTrainConfig()
     # record the concrete word vectors ('auto' depends on what is installed)
     config = replace(config, model=replace(config.model, vectors=resolve_vectors(config.model.vectors)))
+    with reproducible(config.threads):
+        return (yield from _train_encoder(domain, config, seed, save, start_from, start_tag))
+
+
+def _train_encoder(
+    domain: Domain, config: EncoderTrainConfig, seed: int, save: bool, start_from: dict | None, start_tag: str
+) -> Generator[Progress, None, EncoderResult]:
     start = time.perf_counter()
     agent = agent_view(domain, config.protocol_seed)
     p_hat = agent.p_hat()
@@ -224,119 +265,115 @@ def train_encoder(
     with_queries = agent.labels_with_queries("train")
     use_centroid = config.centroid == "on" or (config.centroid == "auto" and centroid_applicable(agent))
 
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(max(1, config.threads))
     rng = np.random.default_rng(seed)
-    try:
-        with torch.random.fork_rng():
-            torch.manual_seed(seed)
-            vectors = word_vectors(config.model.vectors)
-            encoder = SRUTextEncoder(config.model, vectors)
-            bank = LabelBank.build(agent, p_hat, config.text, vectors, config.model.max_len)
-            sampler = _PairSampler(agent, p_hat, config, rng)
-            dev_ids = vectors.token_ids(dev_texts, config.model.max_len)
-            optimizer = torch.optim.AdamW(
-                [p for p in encoder.parameters() if p.requires_grad], lr=config.lr, weight_decay=config.weight_decay
-            )
-            floor = config.lr_floor
-            schedule = torch.optim.lr_scheduler.LambdaLR(
-                optimizer,
-                lambda i: floor + (1 - floor) * 0.5 * (1 + np.cos(np.pi * min(i, config.max_steps) / config.max_steps)),
-            )
-            if start_from is not None:
-                encoder.load_state_dict(start_from)
-            history: list[dict[str, float]] = []
-            best_score, best_state, best_metrics, since_best = -1.0, None, {}, 0
-            running = 0.0
-            step = 0
-            resume = resume_path(encoder_checkpoint_path(domain.name)) if save else None
-            key = data_hash([encoder_data_hash(domain, config.protocol_seed), config.to_dict(), seed, start_tag])
-            found = load_resume(resume, key) if resume is not None else None
-            if found is not None:
-                tensors, saved = found
-                encoder.load_state_dict(tensors["model"])
-                optimizer.load_state_dict(tensors["optimizer"])
-                schedule.load_state_dict(tensors["schedule"])
-                torch.set_rng_state(tensors["torch_rng"])
-                best_state = tensors.get("best")
-                rng.bit_generator.state = saved["rng"]
-                step, running, history = saved["step"], saved["running"], saved["history"]
-                best_score, best_metrics, since_best = saved["best_score"], saved["best_metrics"], saved["since_best"]
-                start -= saved["seconds"]
-                yield Progress(step, config.max_steps, f"going on from step {step} (saved when it was cancelled)")
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        vectors = word_vectors(config.model.vectors)
+        encoder = SRUTextEncoder(config.model, vectors)
+        bank = LabelBank.build(agent, p_hat, config.text, vectors, config.model.max_len)
+        sampler = _PairSampler(agent, p_hat, config, rng)
+        dev_ids = vectors.token_ids(dev_texts, config.model.max_len)
+        dev_vague = None
+        if config.select_on_vague and len(dev_texts):
+            vague_texts, vague_labels, _ = training_queries(agent, seed=config.protocol_seed + 1)
+            dev_vague = (vectors.token_ids(vague_texts, config.model.max_len), vague_labels)
+        optimizer = torch.optim.AdamW(
+            [p for p in encoder.parameters() if p.requires_grad], lr=config.lr, weight_decay=config.weight_decay
+        )
+        floor = config.lr_floor
+        schedule = torch.optim.lr_scheduler.LambdaLR(
+            optimizer,
+            lambda i: floor + (1 - floor) * 0.5 * (1 + np.cos(np.pi * min(i, config.max_steps) / config.max_steps)),
+        )
+        if start_from is not None:
+            encoder.load_state_dict(start_from)
+        history: list[dict[str, float]] = []
+        best_score, best_state, best_metrics, since_best = -1.0, None, {}, 0
+        running = 0.0
+        step = 0
+        resume = resume_path(encoder_checkpoint_path(domain.name)) if save else None
+        key = data_hash([encoder_data_hash(domain, config.protocol_seed), config.to_dict(), seed, start_tag])
+        found = load_resume(resume, key) if resume is not None else None
+        if found is not None:
+            tensors, saved = found
+            encoder.load_state_dict(tensors["model"])
+            optimizer.load_state_dict(tensors["optimizer"])
+            schedule.load_state_dict(tensors["schedule"])
+            torch.set_rng_state(tensors["torch_rng"])
+            best_state = tensors.get("best")
+            rng.bit_generator.state = saved["rng"]
+            step, running, history = saved["step"], saved["running"], saved["history"]
+            best_score, best_metrics, since_best = saved["best_score"], saved["best_metrics"], saved["since_best"]
+            start -= saved["seconds"]
+            yield Progress(step, config.max_steps, f"going on from step {step} (saved when it was cancelled)")
 
-            def keep_going_point() -> None:
-                tensors = {
-                    "model": encoder.state_dict(),
-                    "optimizer": optimizer.state_dict(),
-                    "schedule": schedule.state_dict(),
-                    "torch_rng": torch.get_rng_state(),
-                    "best": best_state,
-                }
-                state = {
-                    "step": step,
-                    "running": running,
-                    "history": history,
-                    "best_score": best_score,
-                    "best_metrics": best_metrics,
-                    "since_best": since_best,
-                    "seconds": time.perf_counter() - start,
-                    "rng": rng.bit_generator.state,
-                }
-                save_resume(resume, key, tensors, state)
+        def keep_going_point() -> None:
+            tensors = {
+                "model": encoder.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "schedule": schedule.state_dict(),
+                "torch_rng": torch.get_rng_state(),
+                "best": best_state,
+            }
+            state = {
+                "step": step,
+                "running": running,
+                "history": history,
+                "best_score": best_score,
+                "best_metrics": best_metrics,
+                "since_best": since_best,
+                "seconds": time.perf_counter() - start,
+                "rng": rng.bit_generator.state,
+            }
+            save_resume(resume, key, tensors, state)
 
-            first = step + 1
-            try:
-                for step in range(first, config.max_steps + 1):
-                    encoder.train()
-                    texts, labels = sampler.batch()
-                    subset = _label_subset(labels, agent.num_labels, config.negatives, rng)
-                    position = -np.ones(agent.num_labels, dtype=np.int64)
-                    position[subset] = np.arange(len(subset))
-                    queries = encoder.finish(
-                        encoder.raw_split(vectors.token_ids(texts, config.model.max_len))
-                    )  # [B, D]
-                    labels_emb = bank.embed(encoder, subset)  # [L, D]
-                    logits = queries @ labels_emb.T  # [B, L]
-                    loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(position[labels]))
-                    optimizer.zero_grad(set_to_none=True)
-                    loss.backward()
-                    torch.nn.utils.clip_grad_norm_(encoder.parameters(), 5.0)
-                    optimizer.step()
-                    schedule.step()
-                    running = loss.item() if step == 1 else 0.95 * running + 0.05 * loss.item()
-                    out_of_time = time.perf_counter() - start > config.max_seconds
-                    if step % config.eval_every == 0 or step == config.max_steps or out_of_time:
-                        prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
-                        metrics = _dev_metrics(prior, dev_ids, dev_labels, with_queries) if len(dev_ids) else {}
-                        metrics = {"step": step, "loss": running, "seconds": time.perf_counter() - start, **metrics}
-                        history.append(metrics)
-                        score = _dev_score(metrics) if len(dev_ids) else -running
-                        if score > best_score:
-                            best_score, best_state, best_metrics, since_best = (
-                                score,
-                                copy.deepcopy(encoder.state_dict()),
-                                metrics,
-                                0,
-                            )
-                        else:
-                            since_best += 1
-                        if resume is not None:
-                            keep_going_point()
-                        yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", metrics)
-                        if since_best >= config.patience or out_of_time:
-                            break
-                    elif step % 10 == 0:
-                        yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", {"loss": running})
-            except GeneratorExit:  # cancelled: keep what was trained for the next run
-                if resume is not None:
-                    keep_going_point()
-                raise
-            if best_state is not None:
-                encoder.load_state_dict(best_state)
-            encoder.eval()
-    finally:
-        torch.set_num_threads(old_threads)
+        first = step + 1
+        try:
+            for step in range(first, config.max_steps + 1):
+                encoder.train()
+                texts, labels = sampler.batch()
+                subset = _label_subset(labels, agent.num_labels, config.negatives, rng)
+                position = -np.ones(agent.num_labels, dtype=np.int64)
+                position[subset] = np.arange(len(subset))
+                queries = encoder.finish(encoder.raw_split(vectors.token_ids(texts, config.model.max_len)))  # [B, D]
+                labels_emb = bank.embed(encoder, subset)  # [L, D]
+                logits = queries @ labels_emb.T  # [B, L]
+                loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(position[labels]))
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(encoder.parameters(), 5.0)
+                optimizer.step()
+                schedule.step()
+                running = loss.item() if step == 1 else 0.95 * running + 0.05 * loss.item()
+                if step % config.eval_every == 0 or step == config.max_steps:
+                    prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
+                    metrics = _dev_metrics(prior, dev_ids, dev_labels, with_queries, dev_vague) if len(dev_ids) else {}
+                    metrics = {"step": step, "loss": running, "seconds": time.perf_counter() - start, **metrics}
+                    history.append(metrics)
+                    score = _dev_score(metrics) if len(dev_ids) else -running
+                    if score > best_score:
+                        best_score, best_state, best_metrics, since_best = (
+                            score,
+                            copy.deepcopy(encoder.state_dict()),
+                            metrics,
+                            0,
+                        )
+                    else:
+                        since_best += 1
+                    if resume is not None:
+                        keep_going_point()
+                    yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", metrics)
+                    if since_best >= config.patience:
+                        break
+                elif step % 10 == 0:
+                    yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", {"loss": running})
+        except GeneratorExit:  # cancelled: keep what was trained for the next run
+            if resume is not None:
+                keep_going_point()
+            raise
+        if best_state is not None:
+            encoder.load_state_dict(best_state)
+        encoder.eval()
 
     prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
     if use_centroid:
@@ -351,7 +388,7 @@ def train_encoder(
         short_ids = vectors.token_ids(short_texts, config.model.max_len)
         short_temperature = tune_temperature(prior.raw_scores_from_ids(short_ids), short_labels)
     prior = prior.with_temperature(temperature, short_temperature)
-    final = _dev_metrics(prior, dev_ids, dev_labels, with_queries) if len(dev_ids) else {}
+    final = _dev_metrics(prior, dev_ids, dev_labels, with_queries, dev_vague) if len(dev_ids) else {}
     seconds = time.perf_counter() - start
     metrics = {
         **final,

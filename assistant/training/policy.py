@@ -30,6 +30,7 @@ from assistant.simulation.environment import BatchEnvironment
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.user import SimulatedUser
 from assistant.training.rollouts import rollout, stop_distribution, trajectories
+from models.determinism import reproducible
 from models.policy_net import EXTRA_INPUTS, STOP, StopPolicyNet
 
 
@@ -153,9 +154,7 @@ def train_policy(
     configured ``turn_reward`` (questions get dearer) until the policy fits the budget.
     """
     config = config or PolicyConfig()
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(max(1, config.threads))
-    try:
+    with reproducible(config.threads):
         return (
             yield from _train_policy(
                 base,
@@ -170,8 +169,6 @@ def train_policy(
                 start_from,
             )
         )
-    finally:
-        torch.set_num_threads(old_threads)
 
 
 def _train_policy(

@@ -46,7 +46,6 @@ def train_tiny_encoder(registry: ModelRegistry) -> None:
         batch_tags=4,
         batch_pseudo=4,
         negatives=15,
-        max_seconds=60.0,
     )
     run_job(train_encoder(registry.domain, config, seed=0, save=True))
 
