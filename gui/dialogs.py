@@ -151,16 +151,23 @@ PACE_DEFAULT = "domain default"
 PACE_CHOICES = (PACE_DEFAULT, "quick", "thorough")
 
 
-class SettingsDialog(QDialog):
-    """Session settings (saved in QSettings): question pace, shortlist size, ranking budget and confidence,
-    candidates."""
+def pace_key(domain: str) -> str:
+    """The QSettings key of the pace a person chose for ``domain``. The pace belongs to the domain it was
+    chosen in: what suits faq ("quick": one or two questions) stops a bird session far too early."""
+    return f"pace/{domain}"
 
-    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+
+class SettingsDialog(QDialog):
+    """Session settings (saved in QSettings): question pace (for ``domain``, the open domain, alone),
+    shortlist size, ranking budget and confidence, candidates."""
+
+    def __init__(self, settings: QSettings, domain: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self.setWindowTitle(f"{APP_NAME} settings")
         self.settings = settings
-        config = session_config(settings)
+        self.domain = domain
+        config = session_config(settings, domain)
         self.candidates = QComboBox(self)
         self.candidates.addItems(["all", "captioned"])
         self.candidates.setCurrentText(config.candidates)
@@ -186,12 +193,14 @@ class SettingsDialog(QDialog):
         self.pace.addItems(list(PACE_CHOICES))
         self.pace.setCurrentText(config.pace or PACE_DEFAULT)
         self.pace.setToolTip(
-            "How many questions the assistant may ask: 'quick' asks fewer, 'thorough' keeps asking while a "
-            "question still helps; the domain's default was chosen on its dev queries"
+            "How many questions the assistant may ask in this domain: 'quick' asks fewer, 'thorough' keeps "
+            "asking while a question still helps; the domain's default was chosen on its dev queries"
         )
+        self.pace.setEnabled(domain is not None)
+        pace_label = f"Question &pace ({domain}):" if domain else "Question &pace:"
         form = QFormLayout()
         for label, widget in (
-            ("Question &pace:", self.pace),
+            (pace_label, self.pace),
             ("&Candidates:", self.candidates),
             ("&Shortlist size:", self.shortlist),
             ("Comparisons at &most:", self.budget),
@@ -199,7 +208,7 @@ class SettingsDialog(QDialog):
             ("Ranking &model:", self.model),
             ("&Pair selection:", self.acquisition),
         ):
-            widget.setAccessibleName(label.replace("&", "").rstrip(":"))
+            widget.setAccessibleName(label.replace("&", "").rstrip(":").split(" (")[0])
             form.addRow(label, widget)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
@@ -215,12 +224,14 @@ class SettingsDialog(QDialog):
         self.settings.setValue("session/ranking_threshold", self.threshold.value())
         self.settings.setValue("session/ranking_model", self.model.currentText())
         self.settings.setValue("session/acquisition", self.acquisition.currentText())
-        self.settings.setValue("session/pace", self.pace.currentText())
+        if self.domain is not None:
+            self.settings.setValue(pace_key(self.domain), self.pace.currentText())
         super().accept()
 
 
-def session_config(settings: QSettings):
-    """The SessionConfig stored in ``settings`` (defaults for what is missing or invalid)."""
+def session_config(settings: QSettings, domain: str | None = None):
+    """The SessionConfig stored in ``settings`` for sessions in ``domain`` (defaults for what is missing or
+    invalid): the pace is the one chosen in ``domain`` (None: the domain's default)."""
     from assistant.app.session import SessionConfig
 
     default = SessionConfig()
@@ -234,7 +245,10 @@ def session_config(settings: QSettings):
         ("acquisition", str),
         ("pace", str),
     ):
-        raw = settings.value(f"session/{name}")
+        if name == "pace":  # never the old "session/pace", saved once for every domain
+            raw = settings.value(pace_key(domain)) if domain else None
+        else:
+            raw = settings.value(f"session/{name}")
         if raw is None or (name == "pace" and raw == PACE_DEFAULT):
             continue
         try:

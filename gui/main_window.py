@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
     def _use_registry(self, name: str, registry: Any) -> None:
         self.domain = name
         self.domain_picker.select(name)
-        self.controller.attach(registry, session_config(self.settings))
+        self.controller.attach(registry, session_config(self.settings, name))
         self.lab_page.set_domain(name)
         self.summarize_page.set_domain(name)
         self.settings.setValue("app/last_domain", name)
@@ -413,9 +413,10 @@ class MainWindow(QMainWindow):
         return open_about(self)
 
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.settings, self)
+        dialog = SettingsDialog(self.settings, self.domain, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.controller.set_config(session_config(self.settings)))
+        domain = self.domain
+        dialog.accepted.connect(lambda: self.controller.set_config(session_config(self.settings, domain)))
         dialog.open()
         return dialog
 

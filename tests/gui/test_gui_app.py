@@ -125,6 +125,38 @@ def test_geometry_domain_and_session_settings_are_kept(qtbot, tmp_path):
     assert session_config(reread).ranking_budget == 6
 
 
+def test_a_pace_chosen_in_one_domain_stays_with_that_domain(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "paces.ini"), QSettings.Format.IniFormat)
+    settings.setValue("session/pace", "quick")  # saved once for every domain by older versions: not used
+    window = make_window(qtbot, settings)
+    assert window.controller.config.pace is None  # the domain's own default
+    dialog = window.open_settings()
+    assert dialog.pace.currentText() == "domain default" and dialog.pace.isEnabled()
+    dialog.pace.setCurrentText("quick")
+    dialog.accept()
+    assert window.controller.config.pace == "quick"
+    assert settings.value("pace/tiny") == "quick"
+
+    window.open_domain("other")  # the tiny loader prepares any name
+    qtbot.waitUntil(lambda: window.domain == "other" and window.controller.domain == "other", timeout=TIMEOUT_MS)
+    wait_idle(qtbot, window)
+    assert window.controller.config.pace is None, "quick was chosen for tiny, not for other"
+    dialog = window.open_settings()
+    assert dialog.pace.currentText() == "domain default"
+    dialog.pace.setCurrentText("thorough")
+    dialog.accept()
+    assert session_config(settings, "other").pace == "thorough" and session_config(settings, "tiny").pace == "quick"
+
+    window.open_domain("tiny")
+    qtbot.waitUntil(lambda: window.domain == "tiny", timeout=TIMEOUT_MS)
+    wait_idle(qtbot, window)
+    assert window.controller.config.pace == "quick"
+    window.ask_page.query_input.setText("red breast")
+    window.ask_page.ask_button.click()
+    wait_idle(qtbot, window)
+    assert window.controller.snapshot is not None
+
+
 def slow_loader(name: str):
     for i in range(2000):
         time.sleep(0.01)
