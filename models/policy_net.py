@@ -1,5 +1,6 @@
 """The STOP/ASK policy network (IC 4.5): a 2-layer MLP on the sorted top-k posterior probabilities, the
-belief's entropy, the best remaining question's information gain and the turn number. Output logits
+belief's entropy, the best remaining question's information gain, the shortlist's probability mass and the
+turn number. Output logits
 [..., 2]: index 0 = ASK, 1 = STOP."""
 
 from __future__ import annotations
@@ -8,13 +9,13 @@ import torch
 from torch import nn
 
 ASK, STOP = 0, 1
-# Inputs besides the top-k probabilities: entropy, best information gain, turn.
-EXTRA_INPUTS = 3
+# Inputs besides the top-k probabilities: entropy, best information gain, shortlist mass, turn.
+EXTRA_INPUTS = 4
 
 
 class StopPolicyNet(nn.Module):
-    """MLP(top_k + 3 -> hidden -> 2). Input [..., top_k + 3]: top-k probabilities, entropy / log Y, best
-    information gain (bits), turn / max_turns (``assistant.clarification.stopping.policy_features``)."""
+    """MLP(top_k + 4 -> hidden -> 2). Input [..., top_k + 4]: top-k probabilities, entropy / log Y, best
+    information gain (bits), the shortlist's probability mass, turn / max_turns (``assistant.clarification.stopping.policy_features``)."""
 
     def __init__(self, top_k: int = 20, hidden: int = 32) -> None:
         super().__init__()

@@ -5,9 +5,11 @@
 - ``ThresholdStop``: stop once the most likely label reaches a probability threshold.
 - ``FixedTurns``: always ask exactly k questions.
 
-Every rule also stops at ``max_turns`` or when no question is left (the clarifier enforces that). The
-clarifier also keeps asking, whatever the rule says, while the shortlist is unlikely to hold the answer and
-an informative question is left (``shortlist_coverage``, ``ClarifierConfig.coverage``).
+Every rule also stops at ``max_turns`` or when no question is left (the clarifier enforces that). A
+domain may add the compare-only-when-covered rule (``shortlist_coverage``, ``ClarifierConfig.coverage``:
+keep asking while the shortlist is unlikely to hold the answer), but only where its dev figures show that
+it beats the learned policy alone (``assistant.evaluation.clarifier.tune_coverage``): the policy sees the
+shortlist's mass itself and learns when it is worth another question.
 """
 
 from __future__ import annotations
@@ -21,17 +23,22 @@ from assistant.errors import ConfigError
 from models.policy_net import STOP, StopPolicyNet
 
 # The state carries, besides the top-k probabilities and the turn, what makes stopping right or wrong on
-# a vague query: how spread the belief is (its entropy) and what the best remaining question would still
-# bring (its expected information gain). Without them a flat top-k after a vague query and one after an
-# answered question look alike.
+# a vague query: how spread the belief is (its entropy), what the best remaining question would still
+# bring (its expected information gain), and how likely the shortlist a person then compares holds the
+# answer (the mass of the ``SHORTLIST_MASS_SIZE`` most likely labels: what the compare-only-when-covered
+# rule looks at). Without them a flat top-k after a vague query and one after an answered question look
+# alike, and the policy could not learn what the coverage rule used to impose.
 # A question whose expected information gain is below this (nats) is not informative: asking it cannot
 # change the ranking in a way worth a person's time.
 MIN_INFORMATIVE_GAIN = 0.01
+# The shortlist whose probability mass the policy sees: the session's comparison phase (its default size).
+SHORTLIST_MASS_SIZE = 5
 
 
 def policy_features(probs, turn, max_turns: int, top_k: int = 20, best_gain=0.0, xp=np):
-    """[..., top_k + 3] float32: the top-k probabilities (descending, zero-padded), the belief's entropy
-    over log Y, the best remaining question's expected information gain in bits, and turn / max_turns.
+    """[..., top_k + 4] float32: the top-k probabilities (descending, zero-padded), the belief's entropy
+    over log Y, the best remaining question's expected information gain in bits, the mass of the
+    ``SHORTLIST_MASS_SIZE`` most likely labels, and turn / max_turns.
 
     One source for numpy (``xp=np``: one belief or an array of them, ``turn`` and ``best_gain`` scalars or
     arrays) and torch (``xp=torch``: a batch [B, Y], ``turn`` an int, ``best_gain`` [B] or a scalar); the
@@ -44,8 +51,10 @@ def policy_features(probs, turn, max_turns: int, top_k: int = 20, best_gain=0.0,
         pad = probs.new_zeros(probs.shape[0], top_k - k)
         entropy = -(probs * xp.log(probs.clamp_min(1e-30))).sum(dim=1, keepdim=True) / max(math.log(n), 1e-12)
         gain = xp.as_tensor(best_gain, dtype=probs.dtype).expand(probs.shape[0]).reshape(-1, 1) / math.log(2.0)
+        size = min(SHORTLIST_MASS_SIZE, n)
+        mass = (top[:, :size] if size <= k else xp.topk(probs, size, dim=1).values).sum(dim=1, keepdim=True)
         turn_col = probs.new_full((probs.shape[0], 1), turn / max_turns)
-        return xp.cat([top, pad, entropy, gain, turn_col], dim=1)
+        return xp.cat([top, pad, entropy, gain, mass, turn_col], dim=1)
     probs = np.asarray(probs, dtype=np.float32)
     n = probs.shape[-1]
     k = min(top_k, n)
@@ -56,8 +65,11 @@ def policy_features(probs, turn, max_turns: int, top_k: int = 20, best_gain=0.0,
         plogp = np.where(probs > 0, probs * np.log(np.maximum(probs, 1e-30)), 0.0)
     entropy = (-plogp.sum(axis=-1) / max(math.log(n), 1e-12))[..., None]
     gain = np.broadcast_to(np.asarray(best_gain, dtype=np.float32) / math.log(2.0), probs.shape[:-1])[..., None]
+    size = min(SHORTLIST_MASS_SIZE, n)
+    ranked = top if size <= k else -np.sort(-probs, axis=-1)
+    mass = ranked[..., :size].sum(axis=-1, dtype=np.float32)[..., None]
     turn_feature = np.broadcast_to(np.asarray(turn, dtype=np.float32) / max_turns, probs.shape[:-1])[..., None]
-    return np.concatenate([top, pad, entropy, gain, turn_feature], axis=-1).astype(np.float32)
+    return np.concatenate([top, pad, entropy, gain, mass, turn_feature], axis=-1).astype(np.float32)
 
 
 def shortlist_coverage(probs: np.ndarray, size: int) -> float:

@@ -145,7 +145,7 @@ def test_policy_features_and_numpy_policy_match_torch():
     probs = np.array([0.1, 0.5, 0.05, 0.35])
     feats = policy_features(probs, 3, 10, top_k=6, best_gain=np.log(2.0) / 2)
     entropy = -(probs * np.log(probs)).sum() / np.log(4)
-    np.testing.assert_allclose(feats, [0.5, 0.35, 0.1, 0.05, 0, 0, entropy, 0.5, 0.3], rtol=1e-6)
+    np.testing.assert_allclose(feats, [0.5, 0.35, 0.1, 0.05, 0, 0, entropy, 0.5, 1.0, 0.3], rtol=1e-6)
     torch.manual_seed(0)
     net = StopPolicyNet(top_k=6, hidden=8)
     policy = LearnedPolicy(net)

@@ -38,10 +38,17 @@ def test_policy_features_agree_between_numpy_and_torch():
     numpy_features = policy_features(beliefs, 3, 10, top_k=20)
     torch_features = policy_features(torch.from_numpy(beliefs), 3, 10, top_k=20, xp=torch)
     np.testing.assert_allclose(torch_features.numpy(), numpy_features, atol=1e-7)
-    assert numpy_features.shape == (6, 23)  # top-20, entropy, best gain, turn
+    assert numpy_features.shape == (6, 24)  # top-20, entropy, best gain, shortlist mass, turn
     assert np.all(numpy_features[:, 13:20] == 0.0)  # 13 labels: the top-20 is padded with zeros
     assert np.all(np.diff(numpy_features[:, :13], axis=1) <= 0)  # sorted, largest first
+    np.testing.assert_allclose(numpy_features[:, -2], np.sort(beliefs, axis=1)[:, -5:].sum(axis=1), rtol=1e-6)
     np.testing.assert_allclose(numpy_features[:, -1], 0.3)
+    # fewer labels than the top-k, and fewer than the shortlist: the mass is all of it
+    few = rng.dirichlet(np.ones(3), size=2).astype(np.float32)
+    np.testing.assert_allclose(policy_features(few, 0, 10, top_k=2)[:, -2], 1.0, rtol=1e-6)
+    np.testing.assert_allclose(
+        policy_features(torch.from_numpy(few), 0, 10, top_k=2, xp=torch).numpy(), policy_features(few, 0, 10, top_k=2)
+    )
 
 
 def test_simulated_answers_agree_between_numpy_and_torch():

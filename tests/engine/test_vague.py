@@ -119,7 +119,7 @@ def test_bird_attributes_read_as_words():
 # ---- the policy's state ------------------------------------------------------------------------------
 
 
-def test_policy_state_carries_entropy_gain_and_turn_the_same_in_numpy_and_torch():
+def test_policy_state_carries_entropy_gain_shortlist_mass_and_turn_the_same_in_numpy_and_torch():
     rng = np.random.default_rng(0)
     beliefs = rng.dirichlet(np.ones(30), size=5).astype(np.float32)
     gains = rng.random(5).astype(np.float32)
@@ -130,7 +130,9 @@ def test_policy_state_carries_entropy_gain_and_turn_the_same_in_numpy_and_torch(
     sharp = policy_features(np.eye(30)[0], 0, 10, top_k=20)
     assert flat[20] == pytest.approx(1.0) and sharp[20] == pytest.approx(0.0)  # entropy / log Y
     assert flat[21] == pytest.approx(1.0)  # the best gain in bits
-    assert flat[22] == 0.0 and policy_features(np.eye(30)[0], 5, 10)[22] == pytest.approx(0.5)
+    assert flat[22] == pytest.approx(5 / 30) and sharp[22] == pytest.approx(1.0)  # the shortlist's mass
+    np.testing.assert_allclose(numpy_features[:, 22], [shortlist_coverage(b, 5) for b in beliefs], rtol=1e-5)
+    assert flat[23] == 0.0 and policy_features(np.eye(30)[0], 5, 10)[23] == pytest.approx(0.5)
     # the network reads the gain: same belief and turn, another gain, another decision probability
     policy = LearnedPolicy(StopPolicyNet(top_k=20, hidden=8))
     assert policy.stop_probability(beliefs[0], 2, 10, 0.0) != policy.stop_probability(beliefs[0], 2, 10, 1.0)
