@@ -12,6 +12,11 @@ Systems (names as in the JSON output):
 - ``random``: random questions, the learned policy stops;
 - ``no_interaction_neural`` / ``no_interaction_bm25``: the top label of the prior, no question.
 
+With ``ours`` and ``fixed_turns`` together the report adds ``threshold_matched``: the threshold chosen on the
+*test* episodes themselves as the most accurate one that asks no more questions on average than ours, an
+upper bound for any threshold rule at ours' effort (not a system one could deploy), and ``meta
+["threshold_sweep"]``: every threshold's Acc@1 and mean questions, the threshold rule's whole frontier.
+
 Every system meets the same targets, queries and simulated answers (common random numbers), so
 differences between rows are paired: each row carries McNemar's exact test against ours (``vs_ours``).
 Acc@1/Acc@3 are over episodes; their standard errors are reported.
@@ -37,6 +42,8 @@ from assistant.evaluation.report import (
     paired_test,
     questions_to_reach,
     report_row,
+    threshold_curve,
+    threshold_stop,
     truncate_episode,
 )
 from assistant.priors.base import Prior
@@ -58,7 +65,8 @@ SYSTEMS = (
     "no_interaction_bm25",
 )
 THRESHOLD_GRID = tuple(np.round(np.arange(0.05, 0.996, 0.025), 3))
-# The coverage rule may cost at most this many questions' worth of dev reward (see ``tune_coverage``).
+# The coverage rule overrides the learned policy only where it earns more than this many questions' worth of
+# dev reward over the policy alone (see ``tune_coverage``).
 COVERAGE_SLACK = 0.25
 
 
@@ -151,10 +159,12 @@ def tune_coverage(
     """The coverage for the compare-only-when-covered rule (``ClarifierConfig.coverage``) on ``episodes``
     (dev, vague first queries) with the learned policy, and what it was chosen from.
 
-    The rule is a safety margin: the highest coverage in ``grid`` whose dev mean reward (the pace's cost per
-    question) is within ``COVERAGE_SLACK`` of the best coverage's, i.e. that costs at most a quarter of a
-    question's worth of reward. One ``max_turns`` rollout per episode suffices: the questions do not depend
-    on when one stops, so every coverage's stop is a prefix of it.
+    The policy decides alone (coverage 0) unless a coverage in ``grid`` earns a dev mean reward (at the pace's
+    cost per question) more than ``COVERAGE_SLACK`` questions' worth above the policy alone; then the best
+    one. A hard rule over a learned one has to show on dev that it is worth it: the policy sees the
+    shortlist's mass itself (``policy_features``) and is trained to trade accuracy against questions. One
+    ``max_turns`` rollout per episode suffices: the questions do not depend on when one stops, so every
+    coverage's stop is a prefix of it.
     """
     clarifier = Clarifier(
         setup.domain,
@@ -195,8 +205,10 @@ def tune_coverage(
             correct += hit
         n = len(traces)
         results[float(c)] = {"reward": reward / n, "acc1": correct / n, "mean_turns": turns / n}
-    best = max(r["reward"] for r in results.values())
-    chosen = max(c for c, r in results.items() if r["reward"] >= best - COVERAGE_SLACK * abs(setup.turn_reward))
+    alone = results[0.0]["reward"] if 0.0 in results else -math.inf
+    best = max(results, key=lambda c: (results[c]["reward"], -c))
+    margin = COVERAGE_SLACK * abs(setup.turn_reward)
+    chosen = best if results[best]["reward"] > alone + margin else 0.0
     return chosen, {"dev_episodes": len(traces), "grid": {str(c): r for c, r in results.items()}}
 
 
@@ -280,6 +292,7 @@ def evaluate(
         rows.append(report_row(system, done, **extra))
         hits.append(np.array([e.correct_at_1 for e in done], dtype=bool))
 
+    full: list[Episode] | None = None  # the fixed-turn rollouts (every prefix of them is a stop)
     step = 1
     for system in systems:
         yield Progress(step, len(systems) + 1, f"evaluating {system}")
@@ -305,6 +318,7 @@ def evaluate(
         elif system == "fixed_turns":
             full = rollouts(setup.answer_model, FixedTurns(max_turns), InformationGainQuestions())
             curves["ig"] = accuracy_curve(full, max_turns)
+            meta["threshold_sweep"] = threshold_curve(full, THRESHOLD_GRID)
             meta["questions_to_acc1_0.9"] = questions_to_reach(curves["ig"], 0.9)
             for k in range(1, max_turns + 1):
                 truncated = [truncate_episode(e, k) for e in full]
@@ -323,6 +337,15 @@ def evaluate(
             ]
             add(system, prior_only)
     ours_at = next((i for i, row in enumerate(rows) if row["system"] == "ours"), None)
+    if ours_at is not None and full is not None:
+        sweep = meta["threshold_sweep"]
+        limit = rows[ours_at]["mean_turns"] + 1e-9
+        fits = [i for i, turns in enumerate(sweep["mean_turns"]) if turns <= limit]
+        if fits:
+            best = max(fits, key=lambda i: (sweep["acc1"][i], -sweep["mean_turns"][i]))
+            matched = sweep["threshold"][best]
+            add("threshold_matched", [truncate_episode(e, threshold_stop(e, matched)) for e in full])
+            meta["threshold_matched"] = matched
     if ours_at is not None:
         for i, row in enumerate(rows):
             if i != ours_at:

@@ -62,6 +62,48 @@ def plot_accuracy_vs_turns(report: CurvesReport, path: str | Path) -> Path:
     return path
 
 
+FRONTIER_POINTS = {
+    "ours": ("ours (learned policy)", "*", 220),
+    "threshold": ("threshold (dev-tuned)", "s", 70),
+    "lambda_1": ("lambda = 1 policy", "^", 70),
+    "static_ig": ("static IG", "D", 60),
+}
+
+
+def plot_frontier(report: CurvesReport, path: str | Path, title: str = "") -> Path:
+    """The accuracy/questions frontier: Acc@1 against mean questions of a fixed number of questions (0..max)
+    and of the threshold rule at every threshold (read off the same rollouts), with ours and the other
+    stopping systems as points on it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7, 4.5), dpi=110)
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot(1, 1, 1)
+    if "ig" in report.curves:
+        acc1 = report.curves["ig"]["acc1"]
+        ax.plot(range(len(acc1)), acc1, marker="o", markersize=4, color="tab:blue", label="fixed N questions")
+    sweep = report.meta.get("threshold_sweep")
+    if sweep:
+        ax.plot(sweep["mean_turns"], sweep["acc1"], color="tab:orange", linewidth=1.2, label="threshold, every value")
+    for row in report.rows:
+        if row["system"] in FRONTIER_POINTS:
+            label, marker, size = FRONTIER_POINTS[row["system"]]
+            colour = "tab:red" if row["system"] == "ours" else None
+            ax.scatter([row["mean_turns"]], [row["acc1"]], s=size, marker=marker, zorder=5, label=label, color=colour)
+    meta = report.meta
+    ax.set_title(title or f"{meta.get('domain', '')}: {meta.get('episodes', '?')} episodes")
+    ax.set_xlabel("mean questions asked")
+    ax.set_ylabel("Acc@1")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    figure.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    return path
+
+
 def plot_ranking_curves(result: dict, path: str | Path) -> Path:
     """NDCG@5 and top-1 accuracy against the number of comparisons (BO Figures 3-4) for a result of
     ``assistant.evaluation.cqa.protocol.evaluate``, the prior as a dashed line."""

@@ -146,4 +146,22 @@ def truncate_episode(episode: Episode, k: int) -> Episode:
         episode.hit1_by_turn[: k + 1],
         episode.hit3_by_turn[: k + 1],
         episode.entropy_by_turn[: k + 1],
+        episode.top_by_turn[: k + 1],
     )
+
+
+def threshold_stop(episode: Episode, threshold: float) -> int:
+    """The turn at which a threshold rule stops a full rollout of ``episode``: the first whose top
+    probability reaches ``threshold`` (the last turn if none does)."""
+    return next((t for t, top in enumerate(episode.top_by_turn) if top >= threshold), episode.turns)
+
+
+def threshold_curve(episodes: Sequence[Episode], thresholds: Sequence[float]) -> dict[str, list[float]]:
+    """Acc@1 and mean questions of the threshold rule at each of ``thresholds``, read off full rollouts
+    (stopping at a threshold is a prefix of them): the threshold's whole accuracy/questions frontier."""
+    acc1, turns = [], []
+    for threshold in thresholds:
+        stops = [threshold_stop(e, threshold) for e in episodes]
+        acc1.append(float(np.mean([e.hit1_by_turn[s] for e, s in zip(episodes, stops)])))
+        turns.append(float(np.mean(stops)))
+    return {"threshold": [float(t) for t in thresholds], "acc1": acc1, "mean_turns": turns}

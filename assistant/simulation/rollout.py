@@ -33,6 +33,7 @@ class Episode:
     hit1_by_turn: list[bool] = field(default_factory=list)
     hit3_by_turn: list[bool] = field(default_factory=list)
     entropy_by_turn: list[float] = field(default_factory=list)  # bits, after 0, 1, ... answers
+    top_by_turn: list[float] = field(default_factory=list)  # the top label's probability after 0, 1, ... answers
     stop_top: float | None = None  # the top probability when the agent stopped
     stop_reason: str | None = None  # why it stopped (assistant.clarification.clarifier.STOP_REASONS)
 
@@ -90,6 +91,7 @@ def run_episode(
         episode.hit1_by_turn.append(bool(top3[0] == spec.target))
         episode.hit3_by_turn.append(bool(spec.target in top3))
         episode.entropy_by_turn.append(conversation.belief.entropy() / LN2)
+        episode.top_by_turn.append(float(conversation.probs.max()))
 
     record()
     while (question := conversation.next_question()) is not None:

@@ -12,7 +12,7 @@ from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.stopping import LearnedPolicy
 from assistant.errors import ConfigError
 from assistant.evaluation.clarifier import SYSTEMS, EvaluationSetup, evaluate
-from assistant.evaluation.plots import plot_accuracy_vs_turns
+from assistant.evaluation.plots import plot_accuracy_vs_turns, plot_frontier
 from assistant.priors.base import restrict
 from assistant.progress import collect, run_job
 from assistant.simulation.episodes import EpisodeSpec, episodes_from_file, sample_episodes
@@ -161,7 +161,7 @@ def test_evaluation_runs_every_system_and_is_reproducible(tiny_domain, tmp_path)
     dev = sample_episodes(tiny_domain, 30, 6, "train")
     report = run_job(evaluate(setup, test, dev, max_turns=3))
     systems = [row["system"] for row in report.rows]
-    assert set(systems) == set(SYSTEMS)
+    assert set(systems) == {*SYSTEMS, "threshold_matched"}  # matched on test: the best threshold at ours' effort
     assert systems.count("fixed_turns") == 3
     for row in report.rows:
         assert 0.0 <= row["acc1"] <= row["acc3"] <= 1.0
@@ -170,8 +170,19 @@ def test_evaluation_runs_every_system_and_is_reproducible(tiny_domain, tmp_path)
     assert report.row("no_interaction_neural")["mean_turns"] == 0.0
     # fixed turns are prefixes of the same rollout: the curve agrees with the rows
     assert report.curves["ig"]["acc1"][2] == pytest.approx(report.row("fixed_turns", 2)["acc1"])
+    # the threshold's frontier is read off the fixed-turn rollouts: 0 questions at the lowest thresholds, the
+    # matched threshold never asks more than ours and is the most accurate of those that do not
+    sweep = report.meta["threshold_sweep"]
+    ours = report.row("ours")
+    matched = report.row("threshold_matched")
+    assert matched["mean_turns"] <= ours["mean_turns"] and "vs_ours" in matched
+    allowed = [a for a, t in zip(sweep["acc1"], sweep["mean_turns"]) if t <= ours["mean_turns"]]
+    assert matched["acc1"] == pytest.approx(max(allowed))
+    assert sweep["mean_turns"][-1] >= sweep["mean_turns"][0]
     again = run_job(evaluate(setup, test, dev, max_turns=3))
     assert again.rows == report.rows
     path = plot_accuracy_vs_turns(report, tmp_path / "plot.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    frontier = plot_frontier(report, tmp_path / "frontier.png", "tiny")
+    assert frontier.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert json.loads(report.to_json())["rows"][0]["system"] == "ours"
