@@ -44,6 +44,8 @@ import torch
 from assistant import paths
 from assistant.errors import ModelMissingError, from_model_errors
 from assistant.priors.base import check_texts, scatter_tag_scores
+from assistant.priors.blend import PARTS as BLEND_PARTS
+from assistant.priors.blend import PriorBlend, load_minilm_side
 from assistant.priors.calibration import query_temperatures
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig, label_segments, tag_answer_texts
@@ -137,8 +139,10 @@ class EncoderPrior:
         centroid_weight: float = 0.0,
         _cache: dict | None = None,
         short_temperature: float | None = None,
+        blend: PriorBlend | None = None,
     ) -> None:
         self.domain = domain
+        self.blend = blend  # retrieval blended in (assistant.priors.blend); None: the encoder alone
         self.encoder = encoder
         self.bank = bank
         self.config = config
@@ -188,10 +192,14 @@ class EncoderPrior:
         return (self.raw_scores_from_ids(ids) / self.temperature).astype(np.float32)
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
-        """[N, Y] float32 logits: p(y | x) = softmax_y(scores)."""
+        """[N, Y] float32 logits: p(y | x) = softmax_y(scores); with a ``blend``, the encoder's blended with
+        pooled MiniLM's and BM25's as tuned on dev."""
         texts = check_texts(texts)
         raw = self.raw_scores_from_ids(self.encoder.vectors.token_ids(texts, self.encoder.config.max_len))
-        return (raw / query_temperatures(texts, self.temperature, self.short_temperature)).astype(np.float32)
+        scores = (raw / query_temperatures(texts, self.temperature, self.short_temperature)).astype(np.float32)
+        if self.blend is None or self.blend.is_encoder_alone:
+            return scores
+        return self.blend.combine(scores, texts)
 
     def similarity(self, texts: Sequence[str]) -> np.ndarray:
         """[N, Y] S(x, y) = enc(x) . enc(y), without temperature or centroid."""
@@ -218,6 +226,7 @@ class EncoderPrior:
             self.centroid_weight,
             self._cache,
             short_temperature,
+            self.blend,
         )
 
     def with_centroids(self, weight: float) -> EncoderPrior:
@@ -230,6 +239,20 @@ class EncoderPrior:
             weight,
             self._cache,
             self.short_temperature,
+            self.blend,
+        )
+
+    def with_blend(self, blend: PriorBlend | None) -> EncoderPrior:
+        return EncoderPrior(
+            self.domain,
+            self.encoder,
+            self.bank,
+            self.config,
+            self.temperature,
+            self.centroid_weight,
+            self._cache,
+            self.short_temperature,
+            blend,
         )
 
 
@@ -277,4 +300,31 @@ def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False)
         ) from exc
     prior = EncoderPrior(agent, encoder, bank, trained, temperature, centroid_weight, short_temperature=short)
     prior.stale = sidecar.get("data_hash") != expected
-    return prior
+    return prior.with_blend(_load_blend(saved.get("blend"), path, agent))
+
+
+def _load_blend(weights: object, path: Path, agent: Domain) -> PriorBlend | None:
+    """The retrieval blend recorded with the encoder (None for encoders trained without one)."""
+    if not isinstance(weights, dict):
+        return None
+    try:
+        weights = {k: float(weights.get(k, 0.0)) for k in BLEND_PARTS}
+    except (TypeError, ValueError) as exc:
+        raise ModelMissingError(
+            f"{path}.json is damaged ({exc}); retrain: `clarify train encoder {agent.name}`"
+        ) from exc
+    minilm = bm25 = None
+    if weights["minilm"]:
+        minilm = load_minilm_side(minilm_side_path(agent.name), agent)
+        if minilm is None:  # a stale encoder trained on other labels: it serves without this part
+            weights["minilm"] = 0.0
+    if weights["bm25"]:
+        from assistant.priors.bm25 import BM25Prior
+
+        bm25 = BM25Prior.fit(agent)
+    return PriorBlend(weights, minilm, bm25)
+
+
+def minilm_side_path(domain_name: str) -> Path:
+    """models/<domain>/encoder-minilm.npz: pooled MiniLM's label side of the encoder's blend."""
+    return paths.models_dir(domain_name) / f"{ENCODER_CHECKPOINT}-minilm.npz"

@@ -243,7 +243,27 @@ def test_same_seed_same_model(domain):
     c = run_job(train_encoder(domain, config, seed=12, save=False)).prior
     texts = ["a red bird", "blue"]
     np.testing.assert_array_equal(a.scores(texts), b.scores(texts))
-    assert not np.array_equal(a.scores(texts), c.scores(texts))
+    alone = [p.with_blend(None).scores(texts) for p in (a, c)]  # the encoder itself, without retrieval
+    assert not np.array_equal(*alone)
+
+
+def test_the_blend_weighs_the_encoder_and_retrieval_on_vague_dev_queries_and_loads_with_the_encoder(domain):
+    from assistant.priors.blend import PARTS, blend_scores
+
+    result = run_job(train_encoder(domain, TINY, seed=3, save=True))
+    blend = result.prior.blend
+    assert set(blend.weights) == set(PARTS) and any(blend.weights.values())
+    assert result.metrics["blend_tuning_acc1"] >= result.metrics["blend_tuning_acc1_encoder"] - 0.05
+    texts = ["a red bird", "blue", "yellow feathers"]
+    parts = {"sru": result.prior.with_blend(None).scores(texts)}
+    if blend.minilm is not None:
+        parts["minilm"] = blend.minilm.scores(texts)
+    if blend.bm25 is not None:
+        parts["bm25"] = blend.bm25.scores(texts)
+    np.testing.assert_allclose(result.prior.scores(texts), blend_scores(parts, blend.weights), rtol=1e-5)
+    loaded = load_encoder_prior(domain, agent_view(domain))  # the weights and MiniLM's label side come back
+    assert loaded.blend.to_dict() == blend.to_dict()
+    np.testing.assert_allclose(loaded.scores(texts), result.prior.scores(texts), rtol=1e-4, atol=1e-4)
 
 
 def test_load_or_train_trains_once_then_loads(domain):
@@ -337,10 +357,10 @@ def test_short_query_windows_are_consecutive_words_of_longer_queries():
 
 def test_short_queries_get_the_short_temperature(domain, trained):
     _, _, result = trained
-    prior = result.prior.with_temperature(2.0, 8.0)
+    prior = result.prior.with_blend(None).with_temperature(2.0, 8.0)  # the encoder's own scores
     texts = ["red", "a bright red bird with dark eyes"]
     np.testing.assert_allclose(query_temperatures(texts, 2.0, 8.0)[:, 0], [8.0, 2.0])
     ids = prior.encoder.vectors.token_ids(texts, prior.encoder.config.max_len)
     raw = prior.raw_scores_from_ids(ids)
     np.testing.assert_allclose(prior.scores(texts), raw / np.array([[8.0], [2.0]]), rtol=1e-5)
-    np.testing.assert_allclose(result.prior.with_temperature(2.0).scores(texts), raw / 2.0, rtol=1e-5)
+    np.testing.assert_allclose(prior.with_temperature(2.0).scores(texts), raw / 2.0, rtol=1e-5)

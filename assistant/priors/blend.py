@@ -1,0 +1,136 @@
+"""The trained encoder's prior blended with retrieval: log p(y | x) = sum_i w_i log softmax(s_i(x)) + const over
+the SRU encoder's scores, pooled MiniLM's and BM25's, with the weights w tuned on the dev queries as people
+first type them (the vague mix, ``assistant.simulation.queries``).
+
+Why: the encoder learns from the crowd's paraphrases, which name their answer; on short vague queries it
+fell below BM25 and pooled MiniLM on every bundled domain (faq test vague Acc@1: SRU 0.517, BM25 0.581,
+MiniLM 0.589). The three err differently (MiniLM knows words the crowd never used, BM25 matches rare words
+exactly), so a log-linear blend beats each of them alone, and where one adds nothing its weight is 0: the
+choice is made per domain on dev, never on test. Weights of the grid sum to anything: they also set the
+blend's sharpness (its calibration), which NLL tunes together with the mixture.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import ModelMissingError
+from assistant.priors.base import log_softmax
+from assistant.priors.bm25 import BM25Prior
+from assistant.priors.calibration import ranking_metrics
+from assistant.priors.minilm import MiniLMPrior
+from assistant.store import Domain
+
+PARTS = ("sru", "minilm", "bm25")
+BLEND_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+
+
+@dataclass
+class PriorBlend:
+    """The retrieval side of the blend and the weights: ``weights`` maps each of ``PARTS`` to w_i;
+    ``minilm``/``bm25`` are None where their weight is 0 (not needed then)."""
+
+    weights: dict[str, float]
+    minilm: MiniLMPrior | None = None
+    bm25: BM25Prior | None = None
+
+    @property
+    def is_encoder_alone(self) -> bool:
+        return self.weights.get("minilm", 0.0) == 0.0 and self.weights.get("bm25", 0.0) == 0.0
+
+    def combine(self, sru_scores: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        """[N, Y] float32 blended logits from the encoder's scores [N, Y] of ``texts``."""
+        parts = {"sru": sru_scores}
+        if self.weights.get("minilm", 0.0) and self.minilm is not None:
+            parts["minilm"] = self.minilm.scores(texts)
+        if self.weights.get("bm25", 0.0) and self.bm25 is not None:
+            parts["bm25"] = self.bm25.scores(texts)
+        return blend_scores(parts, self.weights)
+
+    def to_dict(self) -> dict[str, float]:
+        return {k: float(self.weights.get(k, 0.0)) for k in PARTS}
+
+
+def blend_scores(parts: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.ndarray:
+    """sum_i w_i log softmax(parts[i]) [N, Y] float32 (parts without a weight, or of weight 0, left out)."""
+    out = None
+    for name, scores in parts.items():
+        w = float(weights.get(name, 0.0))
+        if w == 0.0:
+            continue
+        term = w * log_softmax(np.asarray(scores, dtype=np.float64))
+        out = term if out is None else out + term
+    if out is None:
+        raise ValueError("a blend needs at least one part with a positive weight")
+    return out.astype(np.float32)
+
+
+def fit_blend_weights(
+    parts: Mapping[str, np.ndarray], labels: np.ndarray, grid: Sequence[float] = BLEND_GRID
+) -> tuple[dict[str, float], float]:
+    """The weights over ``grid`` (one per part of ``parts``: name -> dev scores [N, Y]) with the lowest dev
+    NLL of ``labels``; ties go to the blend with fewer parts and smaller weights. Returns (weights, NLL)."""
+    names = list(parts)
+    logs = {n: log_softmax(np.asarray(parts[n], dtype=np.float64)) for n in names}
+    best: tuple[float, int, float] | None = None
+    chosen: dict[str, float] = {}
+    for combo in itertools.product(grid, repeat=len(names)):
+        if not any(combo):
+            continue
+        scores = sum(w * logs[n] for n, w in zip(names, combo) if w)
+        nll = ranking_metrics(scores, labels, ks=())["nll"]
+        key = (round(nll, 9), sum(1 for w in combo if w), sum(combo))
+        if best is None or key < best:
+            best, chosen = key, dict(zip(names, (float(w) for w in combo)))
+    return chosen, float(best[0]) if best else float("nan")
+
+
+def fit_retrieval(agent: Domain, seed: int, calibration) -> tuple[MiniLMPrior, BM25Prior]:
+    """Pooled MiniLM (calibrated on ``calibration``, the vague dev mix) and BM25 fitted on ``agent``."""
+    return MiniLMPrior.fit(agent, seed, calibration=calibration), BM25Prior.fit(agent)
+
+
+def save_minilm_side(path: Path, prior: MiniLMPrior) -> None:
+    """What the blend needs of pooled MiniLM besides the model itself: the label vectors, the query centroids
+    and their weight, the two temperatures (Y x 384 floats: kilobytes, not the embeddings of every query)."""
+    from models.checkpoint import atomic_write
+
+    arrays = {
+        "doc_vectors": prior.doc_vectors.astype(np.float32),
+        "centroids": (prior.centroids if prior.centroids is not None else np.zeros((0, 0))).astype(np.float32),
+        "settings": np.array(
+            [
+                prior.centroid_weight,
+                prior.temperature,
+                np.nan if prior.short_temperature is None else prior.short_temperature,
+            ]
+        ),
+    }
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+
+    atomic_write(path, write)
+
+
+def load_minilm_side(path: Path, agent: Domain) -> MiniLMPrior | None:
+    """The MiniLM side saved by ``save_minilm_side`` (ModelMissingError, saying how to fix it, when absent or
+    damaged); None when it covers other labels than ``agent`` (a stale encoder: it serves without it)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            docs, centroids, settings = data["doc_vectors"], data["centroids"], data["settings"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise ModelMissingError(
+            f"{path} is missing or damaged: retrain the encoder (`clarify train encoder {agent.name}`)"
+        ) from exc
+    if docs.shape[0] != agent.num_labels or (centroids.size and centroids.shape[0] != agent.num_labels):
+        return None
+    prior = MiniLMPrior(agent, docs, centroids if centroids.size else None, float(settings[0]), float(settings[1]))
+    prior.short_temperature = None if np.isnan(settings[2]) else float(settings[2])
+    return prior
