@@ -12,7 +12,7 @@ export TRANSFORMERS_OFFLINE := 1
 # numpy's and scipy's OpenBLAS pools fight on two cores; let idle threads sleep quickly.
 export OPENBLAS_THREAD_TIMEOUT := 4
 
-.PHONY: run test bench soak lint format install clean release-models
+.PHONY: run test bench soak lint format install clean release-models release-check
 
 install: $(STAMP)
 
@@ -30,12 +30,19 @@ run: $(STAMP)
 	$(BIN)/clarify prepare $(DOMAIN)
 	$(BIN)/clarify-gui --domain $(DOMAIN) || test $$? -eq 2
 
-# The models shipped in assistant/release/ (a first launch installs them instead of training): trained from
-# fixed seeds in a fresh temporary home. Run it after changing a model's settings, and commit what it writes.
-RELEASE_DOMAINS ?= faq
+# The models shipped in assistant/release/ (a first launch installs them instead of training): every bundled
+# domain trained end to end from fixed seeds in a fresh temporary home, limited by steps (never by time) and
+# with fixed thread counts, so that the same code gives the same weights on any machine with the same package
+# versions. Run it after changing a model's settings or a domain's data, and commit what it writes.
+# `make release-check` builds them again into a temporary folder and compares their weights with the shipped ones.
+RELEASE_DOMAINS ?= faq banking birds clinc
 release-models: $(STAMP)
 	home=$$(mktemp -d) && CLARIFY_HOME=$$home $(BIN)/clarify domain release-models $(RELEASE_DOMAINS); \
 	status=$$?; rm -rf "$$home"; exit $$status
+
+release-check: $(STAMP)
+	home=$$(mktemp -d) && CLARIFY_HOME=$$home $(BIN)/clarify domain release-models $(RELEASE_DOMAINS) \
+	--into "$$home/release" --compare-with assistant/release; status=$$?; rm -rf "$$home"; exit $$status
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider

@@ -1,11 +1,15 @@
-"""Quality of the priors p(y | x0) without any question: Acc@1/Acc@3 on the dev and test splits.
+"""Quality of the priors p(y | x0) without any question: Acc@1/Acc@3 on the crowd's dev and test queries, on
+vague versions of them (``assistant.simulation.queries``: one per query, seed 11) and on the hand-written desk
+queries (benchmarks/desk_queries/<domain>.tsv).
 
-For each domain (birds with all 200 species as candidates and with the 50 captioned species; faq; banking):
-the SRU encoder prior (MiniLM word-piece vectors, and GloVe 50d when its package is installed), the pooled
-MiniLM prior and BM25, plus each one's training/fitting time. The encoder is trained afresh (not saved) with
-the default ``EncoderTrainConfig`` and ``--seed``; only the dev split is used for early stopping and tuning.
+For each domain (birds with all 200 species as candidates and with the 50 captioned species; faq; banking;
+clinc): BM25, the pooled MiniLM prior, the SRU encoder alone (MiniLM word-piece vectors, and GloVe 50d when
+its package is installed) and the prior Clarify uses: the encoder blended with MiniLM and BM25, weights
+tuned on vague dev queries (``assistant.priors.blend``), plus each one's training/fitting time. The encoder
+is trained afresh (not saved) with the default ``EncoderTrainConfig`` and ``--seed``; only the dev split is
+used for early stopping and tuning.
 
-    python -m benchmarks.bench_prior [--quick] [--domains birds faq banking] [--vectors minilm glove]
+    python -m benchmarks.bench_prior [--quick] [--domains birds faq banking clinc] [--vectors minilm glove]
                                      [--seed 0] [--threads N] [--zero-shot]
 
 Prints one JSON object and a one-line summary. Domains are built into $CLARIFY_HOME when missing. Birds rows
@@ -21,6 +25,7 @@ import json
 import os
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -39,7 +44,31 @@ def _settings(domain) -> dict[str, np.ndarray | None]:
     return {"all": None}
 
 
-def _rows(domain, prior_name: str, scores: dict[str, np.ndarray], fit_seconds: float) -> list[dict]:
+DESK = Path(__file__).parent / "desk_queries"
+VAGUE_SEED = 11
+
+
+def query_sets(agent) -> dict[str, tuple[list[str], np.ndarray]]:
+    """name -> (texts, labels): the crowd's dev and test queries, one vague version of each, and the desk
+    queries (where the domain has a file of them)."""
+    from assistant.simulation.episodes import EpisodeSpec, episodes_from_file
+    from assistant.simulation.queries import VagueQueryMix, vague_episodes
+
+    sets = {}
+    for split in ("dev", "test"):
+        texts, labels = agent.queries(split)
+        sets[split] = (list(texts), np.asarray(labels))
+        specs = [EpisodeSpec(int(y), t, 0) for t, y in zip(texts, labels)]
+        vague = vague_episodes(agent, specs, VagueQueryMix(), VAGUE_SEED)
+        sets[f"{split}_vague"] = ([e.query for e in vague], np.array([e.target for e in vague]))
+    desk = DESK / f"{agent.name}.tsv"
+    if desk.is_file():
+        episodes = episodes_from_file(agent, desk, None, 0)
+        sets["desk"] = ([e.query for e in episodes], np.array([e.target for e in episodes]))
+    return sets
+
+
+def _rows(domain, prior_name: str, scores: dict[str, np.ndarray], fit_seconds: float, sets: dict) -> list[dict]:
     from assistant.priors.calibration import ranking_metrics
 
     rows = []
@@ -51,11 +80,11 @@ def _rows(domain, prior_name: str, scores: dict[str, np.ndarray], fit_seconds: f
         else:
             row["num_candidates"] = domain.num_labels
         for split, s in scores.items():
-            m = ranking_metrics(s, domain.queries(split)[1], candidates=candidates)
+            m = ranking_metrics(s, sets[split][1], candidates=candidates)
             row.update(
                 {f"{split}_acc1": round(m["acc1"], 4), f"{split}_acc3": round(m["acc3"], 4), f"{split}_n": int(m["n"])}
             )
-            if candidates is None and len(seen) < domain.num_labels:
+            if candidates is None and len(seen) < domain.num_labels and split in ("dev", "test"):
                 # how often the top label is one without training queries (every target has some): the
                 # all-candidates accuracy is only harder than the captioned one if this is not ~0
                 row[f"{split}_top1_unseen"] = round(float(np.mean(~np.isin(s.argmax(axis=1), seen))), 4)
@@ -81,7 +110,7 @@ def _zero_shot_rows(domain, config, seed: int) -> list[dict]:
     )
     result = run_job(train_encoder(reduced, config, seed=seed, save=False))
     texts, labels = domain.queries("test")
-    scores = result.prior.scores(texts)
+    scores = result.prior.with_blend(None).scores(texts)
     rows = []
     for name, mask in (("held_out_species", np.isin(labels, held)), ("other_captioned", ~np.isin(labels, held))):
         m = ranking_metrics(scores[mask], labels[mask])
@@ -124,19 +153,20 @@ def evaluate_priors(
     skipped: list[str] = []
     for name in domains:
         domain = bundled_domain(name)
-        splits = ("dev", "test")
-        texts = {s: domain.queries(s)[0] for s in splits}
+        agent = agent_view(domain)
+        sets = query_sets(agent)
+        texts = {k: t for k, (t, _) in sets.items()}
 
         start = time.perf_counter()
-        agent = agent_view(domain)
         bm25 = BM25Prior.fit(agent)
-        rows += _rows(domain, "bm25", {s: bm25.scores(texts[s]) for s in splits}, time.perf_counter() - start)
+        scores = {s: bm25.scores(texts[s]) for s in sets}
+        rows += _rows(domain, "bm25", scores, time.perf_counter() - start, sets)
 
         start = time.perf_counter()
         minilm = MiniLMPrior.fit(agent)
         embeddings = domain_sentence_embeddings(name)
-        minilm_scores = {s: minilm.scores_from_embeddings(embeddings.encode(texts[s]), texts[s]) for s in splits}
-        rows += _rows(domain, "minilm", minilm_scores, time.perf_counter() - start)
+        minilm_scores = {s: minilm.scores_from_embeddings(embeddings.encode(texts[s]), texts[s]) for s in sets}
+        rows += _rows(domain, "minilm", minilm_scores, time.perf_counter() - start, sets)
 
         for vector_name in vectors:
             try:
@@ -146,10 +176,17 @@ def evaluate_priors(
                 continue
             config = replace(base, model=replace(base.model, vectors=vector_name))
             result = run_job(train_encoder(domain, config, seed=seed, save=False))
-            scores = {s: result.prior.scores(texts[s]) for s in splits}
-            for row in _rows(domain, f"sru-{vector_name}", scores, result.seconds):
+            alone = result.prior.with_blend(None)
+            scores = {s: alone.scores(texts[s]) for s in sets}
+            for row in _rows(domain, f"sru-{vector_name}", scores, result.seconds, sets):
                 row.update(best_step=int(result.metrics["best_step"]), steps=int(result.metrics["steps"]))
                 rows.append(row)
+            if result.prior.blend is not None:
+                weights = result.prior.blend.to_dict()
+                scores = {s: result.prior.scores(texts[s]) for s in sets}
+                for row in _rows(domain, f"blend-{vector_name}", scores, result.seconds, sets):
+                    row.update({f"w_{k}": v for k, v in weights.items()})
+                    rows.append(row)
 
         if zero_shot and len(domain.labels_with_queries("train")) < domain.num_labels:
             rows += _zero_shot_rows(domain, base, seed)
@@ -160,7 +197,7 @@ def evaluate_priors(
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="bench_prior", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="200 steps of encoder training per domain")
-    parser.add_argument("--domains", nargs="+", default=["birds", "faq", "banking"])
+    parser.add_argument("--domains", nargs="+", default=["birds", "faq", "banking", "clinc"])
     parser.add_argument("--vectors", nargs="*", default=["minilm", "glove"], help="word vectors for the SRU prior")
     parser.add_argument(
         "--zero-shot",
@@ -231,7 +268,7 @@ BENCHMARK = Benchmark(
     run=run,
     quick={"domains": ["faq"], "vectors": ["minilm"], "max_steps": 200},
     full={
-        "domains": ["birds", "faq", "banking"],
+        "domains": ["birds", "faq", "banking", "clinc"],
         "vectors": ["minilm", "glove"],
         "max_steps": None,
         "zero_shot": False,

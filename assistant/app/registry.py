@@ -52,7 +52,7 @@ COVERAGE_GRID = (0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 PROTOCOL_SEED = 0
 SMOOTHING = 1.0
 # Bump when what a policy sees changes (its prior, its features): older policies then count as stale.
-POLICY_FORMAT = "policy-v5: vague query mix; state with entropy and best gain; paces"
+POLICY_FORMAT = "policy-v6: state with the shortlist mass; the coverage rule only where dev justifies it"
 
 
 def load_domain(name: str) -> Domain:

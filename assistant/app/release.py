@@ -35,6 +35,7 @@ RELEASE_SEED = 0
 RELEASE_FILES = (
     "encoder.pt",
     "encoder.json",
+    "encoder-side.npz",
     "prior.json",
     "stop.json",
     "policy-*.pt",
@@ -121,7 +122,7 @@ def install_release(name: str, release_dir: Path = RELEASE_DIR, replace: Collect
         if path.name == "stop.json" and into.is_file():
             merged = {**json.loads(path.read_text()), **(read_json(into) or {})}  # damaged: the release's stand
             into.write_text(json.dumps(merged, indent=2))
-        elif not into.exists() or path.stem in replace:
+        elif not into.exists() or path.stem.removesuffix("-side") in replace:  # the encoder's side file with it
             shutil.copyfile(path, into)
         else:
             continue
@@ -131,6 +132,21 @@ def install_release(name: str, release_dir: Path = RELEASE_DIR, replace: Collect
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# The files that hold weights (the JSON files hold the time of training besides the settings).
+WEIGHT_SUFFIXES = (".pt", ".npz")
+
+
+def compare_releases(name: str, one: Path, other: Path) -> list[str]:
+    """The weight files (.pt, .npz) of domain ``name`` that differ between two release folders (or that only one
+    of them has): empty when the two builds gave identical weights."""
+    files = {}
+    for folder in (one, other):
+        manifest = read_manifest(name, folder) or {"files": {}}
+        files[folder] = {k: v["sha256"] for k, v in manifest["files"].items() if k.endswith(WEIGHT_SUFFIXES)}
+    names = sorted(set(files[one]) | set(files[other]))
+    return [f for f in names if files[one].get(f) != files[other].get(f)]
 
 
 def _code_version() -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
-from assistant.app.release import RELEASE_DIR
+from assistant.app.release import RELEASE_DIR, compare_releases
 from assistant.cli.common import echo_json, run_with_progress
 
 
@@ -86,9 +86,16 @@ def stats(name: str, as_json: bool) -> None:
     show_default=True,
     help="Folder of the release models (one sub-folder per domain).",
 )
-def release_models(names: tuple[str, ...], into: Path) -> None:
+@click.option(
+    "--compare-with",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Another release folder (e.g. the shipped one): say whether each domain's weights are identical to its.",
+)
+def release_models(names: tuple[str, ...], into: Path, compare_with: Path | None) -> None:
     """Train the release models of bundled domains NAMES from fixed seeds and write them, with a manifest,
     into the package (run it in a fresh CLARIFY_HOME: `make release-models` does)."""
+    differing = {}
     for name in names:
         manifest = run_with_progress(release_job(name, into), f"release models of {name}")
         size = sum(f["bytes"] for f in manifest["files"].values())
@@ -96,3 +103,9 @@ def release_models(names: tuple[str, ...], into: Path) -> None:
             f"{name}: {len(manifest['files'])} files, {size / 1e6:.2f} MB, trained in "
             f"{manifest['training_seconds']:.0f} s -> {into / name}"
         )
+        if compare_with is not None:
+            differing[name] = compare_releases(name, into, compare_with)
+            same = "identical weights" if not differing[name] else f"other weights: {', '.join(differing[name])}"
+            click.echo(f"{name}: {same} to {compare_with / name}")
+    if any(differing.values()):
+        raise click.ClickException("the same seeds gave other weights than " + str(compare_with))

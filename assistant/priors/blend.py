@@ -15,11 +15,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from assistant.errors import ModelMissingError
 from assistant.priors.base import log_softmax
 from assistant.priors.bm25 import BM25Prior
 from assistant.priors.calibration import ranking_metrics
@@ -95,40 +93,25 @@ def fit_retrieval(agent: Domain, seed: int, calibration) -> tuple[MiniLMPrior, B
     return MiniLMPrior.fit(agent, seed, calibration=calibration), BM25Prior.fit(agent)
 
 
-def save_minilm_side(path: Path, prior: MiniLMPrior) -> None:
+def minilm_arrays(prior: MiniLMPrior) -> dict[str, np.ndarray]:
     """What the blend needs of pooled MiniLM besides the model itself: the label vectors, the query centroids
     and their weight, the two temperatures (Y x 384 floats: kilobytes, not the embeddings of every query)."""
-    from models.checkpoint import atomic_write
-
-    arrays = {
-        "doc_vectors": prior.doc_vectors.astype(np.float32),
-        "centroids": (prior.centroids if prior.centroids is not None else np.zeros((0, 0))).astype(np.float32),
-        "settings": np.array(
-            [
-                prior.centroid_weight,
-                prior.temperature,
-                np.nan if prior.short_temperature is None else prior.short_temperature,
-            ]
-        ),
+    centroids = prior.centroids if prior.centroids is not None else np.zeros((0, 0))
+    short = np.nan if prior.short_temperature is None else prior.short_temperature
+    return {
+        "minilm_doc_vectors": prior.doc_vectors.astype(np.float32),
+        "minilm_centroids": centroids.astype(np.float32),
+        "minilm_settings": np.array([prior.centroid_weight, prior.temperature, short]),
     }
 
-    def write(tmp: str) -> None:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)
 
-    atomic_write(path, write)
-
-
-def load_minilm_side(path: Path, agent: Domain) -> MiniLMPrior | None:
-    """The MiniLM side saved by ``save_minilm_side`` (ModelMissingError, saying how to fix it, when absent or
-    damaged); None when it covers other labels than ``agent`` (a stale encoder: it serves without it)."""
+def minilm_from_arrays(arrays: Mapping[str, np.ndarray], agent: Domain) -> MiniLMPrior | None:
+    """The MiniLM prior ``minilm_arrays`` saved; None when they are absent or cover other labels than ``agent``
+    (a stale encoder: it serves without them)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            docs, centroids, settings = data["doc_vectors"], data["centroids"], data["settings"]
-    except (OSError, ValueError, KeyError) as exc:
-        raise ModelMissingError(
-            f"{path} is missing or damaged: retrain the encoder (`clarify train encoder {agent.name}`)"
-        ) from exc
+        docs, centroids, settings = (arrays[k] for k in ("minilm_doc_vectors", "minilm_centroids", "minilm_settings"))
+    except KeyError:
+        return None
     if docs.shape[0] != agent.num_labels or (centroids.size and centroids.shape[0] != agent.num_labels):
         return None
     prior = MiniLMPrior(agent, docs, centroids if centroids.size else None, float(settings[0]), float(settings[1]))

@@ -34,6 +34,9 @@ species the evaluation draws its targets from, an artefact of the protocol rathe
 
 from __future__ import annotations
 
+import hashlib
+import io
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +48,7 @@ from assistant import paths
 from assistant.errors import ModelMissingError, from_model_errors
 from assistant.priors.base import check_texts, scatter_tag_scores
 from assistant.priors.blend import PARTS as BLEND_PARTS
-from assistant.priors.blend import PriorBlend, load_minilm_side
+from assistant.priors.blend import PriorBlend, minilm_arrays, minilm_from_arrays
 from assistant.priors.calibration import query_temperatures
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig, label_segments, tag_answer_texts
@@ -300,10 +303,13 @@ def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False)
         ) from exc
     prior = EncoderPrior(agent, encoder, bank, trained, temperature, centroid_weight, short_temperature=short)
     prior.stale = sidecar.get("data_hash") != expected
-    return prior.with_blend(_load_blend(saved.get("blend"), path, agent))
+    side = _read_side(domain.name, saved.get("side_sha256"))
+    if not prior.stale and side.get("centroids") is not None and side["centroids"].shape[0] == agent.num_labels:
+        prior._cache["centroids"] = side["centroids"]  # saves encoding every training query on each start
+    return prior.with_blend(_load_blend(saved.get("blend"), path, agent, side))
 
 
-def _load_blend(weights: object, path: Path, agent: Domain) -> PriorBlend | None:
+def _load_blend(weights: object, path: Path, agent: Domain, side: dict) -> PriorBlend | None:
     """The retrieval blend recorded with the encoder (None for encoders trained without one)."""
     if not isinstance(weights, dict):
         return None
@@ -315,8 +321,13 @@ def _load_blend(weights: object, path: Path, agent: Domain) -> PriorBlend | None
         ) from exc
     minilm = bm25 = None
     if weights["minilm"]:
-        minilm = load_minilm_side(minilm_side_path(agent.name), agent)
-        if minilm is None:  # a stale encoder trained on other labels: it serves without this part
+        if "minilm_doc_vectors" not in side:
+            raise ModelMissingError(
+                f"{side_path(agent.name)} is missing or does not belong to {path}.pt; retrain: "
+                f"`clarify train encoder {agent.name}` (or `clarify prepare {agent.name}`)"
+            )
+        minilm = minilm_from_arrays(side, agent)
+        if minilm is None:  # a stale encoder's, of other labels: it serves without this part
             weights["minilm"] = 0.0
     if weights["bm25"]:
         from assistant.priors.bm25 import BM25Prior
@@ -325,6 +336,40 @@ def _load_blend(weights: object, path: Path, agent: Domain) -> PriorBlend | None
     return PriorBlend(weights, minilm, bm25)
 
 
-def minilm_side_path(domain_name: str) -> Path:
-    """models/<domain>/encoder-minilm.npz: pooled MiniLM's label side of the encoder's blend."""
-    return paths.models_dir(domain_name) / f"{ENCODER_CHECKPOINT}-minilm.npz"
+def side_path(domain_name: str) -> Path:
+    """models/<domain>/encoder-side.npz: what the encoder's prior would otherwise compute on every start (the
+    centroids of the training queries) and pooled MiniLM's label side of its blend."""
+    return paths.models_dir(domain_name) / f"{ENCODER_CHECKPOINT}-side.npz"
+
+
+def save_side(domain_name: str, prior: EncoderPrior) -> str:
+    """Write ``side_path`` for a freshly trained ``prior`` (atomically, before its checkpoint); returns its
+    SHA-256, which the checkpoint's sidecar records so that a side file of another training is never used."""
+    from models.checkpoint import atomic_write
+
+    arrays: dict[str, np.ndarray] = {}
+    if prior.centroid_weight:
+        arrays["centroids"] = prior.centroids().astype(np.float32)
+    if prior.blend is not None and prior.blend.minilm is not None and prior.blend.weights.get("minilm"):
+        arrays.update(minilm_arrays(prior.blend.minilm))
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+
+    path = side_path(domain_name)
+    atomic_write(path, write)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _read_side(domain_name: str, expected_sha256: object) -> dict[str, np.ndarray]:
+    """The arrays of ``side_path`` ({} when missing, damaged or not the file the encoder was saved with)."""
+    path = side_path(domain_name)
+    try:
+        raw = path.read_bytes()
+        if hashlib.sha256(raw).hexdigest() != expected_sha256:
+            return {}
+        with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return {}

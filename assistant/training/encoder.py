@@ -27,7 +27,7 @@ import torch
 
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.base import centroid_applicable
-from assistant.priors.blend import PriorBlend, blend_scores, fit_blend_weights, fit_retrieval, save_minilm_side
+from assistant.priors.blend import PriorBlend, blend_scores, fit_blend_weights, fit_retrieval
 from assistant.priors.calibration import ranking_metrics, split_by_length, tune_temperature
 from assistant.priors.sru import (
     EncoderPrior,
@@ -35,7 +35,7 @@ from assistant.priors.sru import (
     encoder_checkpoint_path,
     encoder_data_hash,
     load_encoder_prior,
-    minilm_side_path,
+    save_side,
 )
 from assistant.progress import Progress
 from assistant.simulation.protocol import agent_view
@@ -342,6 +342,7 @@ def _train_encoder(
     path = None
     if save:
         path = encoder_checkpoint_path(domain.name)
+        side_sha256 = save_side(domain.name, prior)  # before the checkpoint, which records its digest
         save_checkpoint(
             path,
             encoder.state_dict(),
@@ -354,15 +355,11 @@ def _train_encoder(
                 "short_temperature": short_temperature,
                 "centroid_weight": prior.centroid_weight,
                 "blend": None if blend is None else blend.to_dict(),
+                "side_sha256": side_sha256,
             },
             data=encoder_data_hash(domain, config.protocol_seed),
             metrics=metrics,
         )
-        side = minilm_side_path(domain.name)
-        if blend is not None and blend.minilm is not None and blend.weights["minilm"]:
-            save_minilm_side(side, blend.minilm)
-        elif side.exists():
-            side.unlink()
     if save:
         clear_resume(resume_path(encoder_checkpoint_path(domain.name)))
     yield Progress(step, step, f"done: dev Acc@1 {final.get('dev_acc1', float('nan')):.3f}", metrics)

@@ -264,6 +264,25 @@ def test_the_blend_weighs_the_encoder_and_retrieval_on_vague_dev_queries_and_loa
     loaded = load_encoder_prior(domain, agent_view(domain))  # the weights and MiniLM's label side come back
     assert loaded.blend.to_dict() == blend.to_dict()
     np.testing.assert_allclose(loaded.scores(texts), result.prior.scores(texts), rtol=1e-4, atol=1e-4)
+    if loaded.centroid_weight:  # read from the side file, not computed again at every start
+        assert "centroids" in loaded._cache
+        np.testing.assert_allclose(loaded.centroids(), result.prior.centroids(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_side_file_of_another_training_is_never_used(domain):
+    from assistant.priors.sru import side_path
+
+    config = dataclasses.replace(TINY, max_steps=4, eval_every=2, centroid="on")
+    first = run_job(train_encoder(domain, config, seed=1, save=True)).prior
+    old_side = side_path(domain.name).read_bytes()
+    run_job(train_encoder(domain, config, seed=2, save=True))
+    side_path(domain.name).write_bytes(old_side)  # as if the newer side file had never been written
+    if first.blend is not None and first.blend.weights["minilm"]:
+        with pytest.raises(ModelMissingError, match="clarify train encoder"):
+            load_encoder_prior(domain, agent_view(domain))
+    else:
+        loaded = load_encoder_prior(domain, agent_view(domain))
+        assert "centroids" not in loaded._cache  # computed afresh from the encoder that is there
 
 
 def test_load_or_train_trains_once_then_loads(domain):
