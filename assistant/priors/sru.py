@@ -200,9 +200,7 @@ class EncoderPrior:
         texts = check_texts(texts)
         raw = self.raw_scores_from_ids(self.encoder.vectors.token_ids(texts, self.encoder.config.max_len))
         scores = (raw / query_temperatures(texts, self.temperature, self.short_temperature)).astype(np.float32)
-        if self.blend is None or self.blend.is_encoder_alone:
-            return scores
-        return self.blend.combine(scores, texts)
+        return scores if self.blend is None else self.blend.combine(scores, texts)
 
     def similarity(self, texts: Sequence[str]) -> np.ndarray:
         """[N, Y] S(x, y) = enc(x) . enc(y), without temperature or centroid."""
