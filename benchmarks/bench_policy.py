@@ -91,6 +91,52 @@ def checks(report, kind: str, max_turns: int = 10) -> list[dict]:
     return out
 
 
+def pace_rows(registry, candidates: str, episodes: int, seed: int) -> list[dict]:
+    """Each pace's policy on dev episodes (vague first queries and the crowd's, never test): ours against the
+    fixed N and the best threshold at its effort on the same dev episodes, and what each extra question of
+    the thorough pace buys; the rule of ``bench_vague.POINTS_PER_QUESTION`` picks the default from it."""
+    from assistant.app.registry import PACES, candidate_labels
+    from assistant.app.research import DEV_SEED_OFFSET, dev_mix_episodes, evaluation_setup
+    from assistant.evaluation.clarifier import evaluate
+    from assistant.simulation.episodes import sample_episodes
+    from benchmarks.bench_vague import POINTS_PER_QUESTION
+
+    agent, cands = registry.agent_domain, candidate_labels(registry.domain, candidates)
+    sets = {
+        "dev vague": dev_mix_episodes(agent, episodes, seed + DEV_SEED_OFFSET + 1, cands),
+        "dev crowd": sample_episodes(agent, episodes, seed + DEV_SEED_OFFSET + 2, "dev", cands),
+    }
+    rows = []
+    for kind, dev in sets.items():
+        found = {}
+        for pace in PACES:
+            setup = evaluation_setup(registry, candidates, pace=pace)
+            report = yield from evaluate(setup, dev, (), systems=("ours", "fixed_turns"))
+            ours = report.row("ours")
+            n = min(10, math.ceil(ours["mean_turns"] - 1e-9))
+            matched = next((r for r in report.rows if r["system"] == "threshold_matched"), None)
+            found[pace] = ours
+            rows.append(
+                {
+                    "queries": kind,
+                    "pace": pace,
+                    "ours_acc1": round(ours["acc1"], 4),
+                    "ours_turns": round(ours["mean_turns"], 2),
+                    "fixed_ceil": n,
+                    "fixed_ceil_acc1": round(report.row("fixed_turns", n)["acc1"], 4) if n else None,
+                    "best_threshold_acc1": None if matched is None else round(matched["acc1"], 4),
+                    "coverage": setup.coverage,
+                }
+            )
+        extra = found["thorough"]["mean_turns"] - found["quick"]["mean_turns"]
+        gain = 100 * (found["thorough"]["acc1"] - found["quick"]["acc1"])
+        per_question = gain / extra if extra > 1e-9 else 0.0
+        for row in rows[-len(PACES) :]:
+            row["points_per_extra_question"] = round(per_question, 2)
+            row["rule_picks"] = "thorough" if per_question >= POINTS_PER_QUESTION else "quick"
+    return rows
+
+
 def run(context: BenchContext) -> BenchJob:
     """Each domain prepared (what is missing is trained or installed), then every system on crowd, vague
     and desk queries, the checks and one frontier figure per table."""
@@ -119,6 +165,18 @@ def run(context: BenchContext) -> BenchJob:
                         raise
                     parts.append(f"{name}/{candidates} desk left out: {exc}")
             key = f"{name}_{candidates}"
+            if context["paces"]:
+                yield Progress(d, len(domains), f"comparing the paces of {name} ({candidates}) on dev")
+                rows = yield from pace_rows(registry, candidates, context["dev_episodes"], context.seed)
+                tables.append(
+                    Table(
+                        f"{key}_paces",
+                        f"{name}, {candidates}: each pace on dev episodes (the default is {registry.default_pace})",
+                        rows,
+                        note="dev only; points_per_extra_question: the Acc@1 points each extra question of the "
+                        "thorough pace buys; rule_picks: thorough where that is at least 2",
+                    )
+                )
             sizes = ", ".join(f"{k} {r.row('ours')['episodes']}" for k, r in reports.items())
             tables.append(
                 Table(
@@ -183,8 +241,14 @@ BENCHMARK = Benchmark(
     name="policy",
     title="The learned STOP policy against fixed N, the threshold, lambda = 1, static IG and no interaction",
     run=run,
-    quick={"domains": ["faq"], "episodes": 300, "desk_episodes": 120},
-    full={"domains": ["faq", "banking", "birds", "clinc"], "episodes": 2000, "desk_episodes": 400},
+    quick={"domains": ["faq"], "episodes": 300, "desk_episodes": 120, "dev_episodes": 200},
+    full={
+        "domains": ["faq", "banking", "birds", "clinc"],
+        "episodes": 2000,
+        "desk_episodes": 400,
+        "dev_episodes": 1000,
+        "paces": True,
+    },
 )
 
 
