@@ -39,14 +39,18 @@ CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
 TEXT_PRIORS = ("sru", "minilm")
 VARIANTS = ("learned", "lambda_1")
-# The cost of a question is a product choice (issue 10): "quick" is IC's r_a = -1 per question (a question
-# must add 1/30 of the +20/-10 reward swing, 3.3 points of Acc@1); "thorough" asks while a question adds
-# about 1 point (r_a = -0.3), with a cap of 6 questions on average instead of 4.5. Each pace has its
-# own policy. ``DEFAULT_PACE``: each bundled domain's default, chosen on dev vague queries (README).
+# The cost of a question is a product choice (issue 10), and the only thing a pace sets (issue 28): "quick" is
+# IC's r_a = -1 per question (a question is worth asking when it adds 1/30 of the +20/-10 reward swing, 3.3
+# points of Acc@1); "thorough" asks while a question adds about 1 point (r_a = -0.3). Each pace has its own
+# policy, which learns that trade-off. quick is the bound: no pace values a question less, and no cap on the
+# mean number of questions makes a question dearer than its pace says (the old caps of 4.5 and 6 questions
+# raised birds' quick cost to r_a = -1.77 by dual ascent: it stopped after one question at 51%).
+# ``DEFAULT_PACE``: each bundled domain's, chosen on its dev queries: thorough where its extra questions buy at
+# least 2 points of Acc@1 each on dev vague queries (``benchmarks/bench_policy.py``, docs/policy.md).
 PACES = ("quick", "thorough")
 PACE_TURN_REWARD = {"quick": -1.0, "thorough": -0.3}
-PACE_TURN_BUDGET = {"quick": 4.5, "thorough": 6.0}
-DEFAULT_PACE = {"birds": "thorough", "faq": "thorough", "banking": "thorough"}
+PACE_TURN_BUDGET: dict[str, float | None] = {"quick": None, "thorough": None}
+DEFAULT_PACE = {"birds": "quick", "faq": "thorough", "banking": "quick", "clinc": "quick"}
 # Coverage values ``tune_coverage`` chooses among (0 = the stop rule alone decides).
 COVERAGE_GRID = (0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 PROTOCOL_SEED = 0
