@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QToo
 
 from assistant.app.crowd import ImportReport
 from assistant.app.domains import DomainLoader, available_domains, open_domain
+from assistant.app.session import Phase
 from gui import APP_NAME, ORGANIZATION
 from gui.controller import SessionController
 from gui.dialogs import HelpDialog, SettingsDialog, open_about, session_config, show_error, show_exception
@@ -364,7 +365,7 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(snapshot is not None and snapshot.can_undo)
         phase = snapshot.phase if snapshot else None
         if phase != self._last_phase:
-            if phase in ("clarifying", "out_of_scope") or phase is None:  # the ending's choices are on Ask
+            if phase in (Phase.CLARIFYING, Phase.OUT_OF_SCOPE) or phase is None:  # the ending's choices are on Ask
                 if self.tabs.currentWidget() is not self.lab_page or phase is not None:
                     self.show_page("ask")
             else:
@@ -374,7 +375,7 @@ class MainWindow(QMainWindow):
             return
         message = status_line(snapshot)
         self.statusBar().showMessage(message)
-        if phase in ("finished", "failed", "out_of_scope"):
+        if phase in (Phase.FINISHED, Phase.FAILED, Phase.OUT_OF_SCOPE):
             self.history_page.refresh()
 
     def _busy_changed(self, busy: bool) -> None:

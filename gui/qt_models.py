@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from assistant.app.session import SessionStatus
 from gui.snapshot import LabelProbability
 
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -266,16 +267,24 @@ class SessionListModel(RecordTableModel):
         self.columns = (
             Column("Id", lambda s: s.id, str, RIGHT),
             Column("Question", lambda s: s.query),
-            Column("Status", lambda s: s.status),
-            Column("Turns", lambda s: s.turns, str, RIGHT),
+            Column("Status", lambda s: _status_words(s.status)),
+            Column("Steps", lambda s: s.entries, str, RIGHT),
             Column("Answer", lambda s: self.label_names.get(s.final_label or "", s.final_label or "")),
             Column("Last change", lambda s: s.updated_at.replace("T", " ")[:19]),
         )
 
     def extra_data(self, record: Any, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and column == 2:
-            return QBrush(QColor({"finished": "#1b7f3b", "failed": "#b3261e"}.get(record.status, "#1f4e9c")))
+            colours = {SessionStatus.FINISHED: "#1b7f3b", SessionStatus.FAILED: "#b3261e"}
+            return QBrush(QColor(colours.get(record.status, "#1f4e9c")))
         return None
+
+
+def _status_words(status: str) -> str:
+    try:
+        return SessionStatus(status).words
+    except ValueError:
+        return status
 
 
 class PreviewRowsModel(RecordTableModel):

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from assistant.app.session import Phase
 from gui.workers import is_running
 
 SIZE = (1280, 820)
@@ -142,7 +143,7 @@ class Shooter:
     def more_questions(self) -> None:
         """When the agent stopped before any comparison, ask for more questions (as a user can)."""
         snapshot = self.window.controller.snapshot
-        if snapshot.phase == "comparing" and snapshot.can_ask_more:
+        if snapshot.phase == Phase.COMPARING and snapshot.can_ask_more:
             self.window.compare_page.more_button.click()
             self.idle()
 
@@ -150,17 +151,17 @@ class Shooter:
         """Two more conversations for the History page: one left open, one rejected."""
         self.ask("share a folder with a friend")
         self.more_questions()
-        if self.window.controller.snapshot.phase == "clarifying":
+        if self.window.controller.snapshot.phase == Phase.CLARIFYING:
             self.window.ask_page.option_buttons[0].click()
             self.idle()
         self.ask("my inbox is full of newsletters")
-        if self.window.controller.snapshot.phase == "clarifying":
+        if self.window.controller.snapshot.phase == Phase.CLARIFYING:
             self.window.ask_page.skip_button.click()
             self.idle()
-        while self.window.controller.snapshot.phase == "comparing":
+        while self.window.controller.snapshot.phase == Phase.COMPARING:
             self.window.compare_page.prefer_left.click()
             self.idle()
-        if self.window.controller.snapshot.phase == "decided":
+        if self.window.controller.snapshot.phase == Phase.DECIDED:
             self.window.compare_page.final.reason.setText("not what I meant")
             self.window.compare_page.final.reject_button.click()
             self.idle()
@@ -185,19 +186,19 @@ class Shooter:
         controller = self.window.controller
         for _ in range(questions_before_shot):
             self.more_questions()
-            if controller.snapshot.phase != "clarifying":
+            if controller.snapshot.phase != Phase.CLARIFYING:
                 break
             self.answer_towards(target)
         self.more_questions()
         self.window.show_page("ask")
         self.shoot(f"{prefix}-ask")
-        while controller.snapshot.phase == "clarifying":
+        while controller.snapshot.phase == Phase.CLARIFYING:
             self.answer_towards(target)
-        if controller.snapshot.phase == "comparing":
+        if controller.snapshot.phase == Phase.COMPARING:
             self.shoot(f"{prefix}-compare")
-        while controller.snapshot.phase == "comparing":
+        while controller.snapshot.phase == Phase.COMPARING:
             self.compare_towards(target)
-        if controller.snapshot.phase == "decided":
+        if controller.snapshot.phase == Phase.DECIDED:
             self.shoot(f"{prefix}-answer")
             self.window.compare_page.final.accept_button.click()
             self.idle()
@@ -209,12 +210,12 @@ class Shooter:
         self.ask(query)
         controller = self.window.controller
         for _ in range(max_questions):
-            if controller.snapshot.phase != "clarifying":
+            if controller.snapshot.phase != Phase.CLARIFYING:
                 break
             options = controller.snapshot.question.options
             self.window.ask_page.option_buttons[len(options) - 1].click()  # "something else" / "no" come last
             self.idle()
-        if controller.snapshot.phase != "out_of_scope":
+        if controller.snapshot.phase != Phase.OUT_OF_SCOPE:
             raise RuntimeError(f"{query!r} on {domain} ended in {controller.snapshot.phase!r}, not out of scope")
         self.window.show_page("ask")
         self.shoot(f"{prefix}-out-of-scope-ask")

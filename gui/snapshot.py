@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.app.session import FinalAnswer, QuestionView
-from assistant.app.session_records import OutOfScopeView
+from assistant.app.session import FinalAnswer, OutOfScopeView, Phase, QuestionView, SessionStatus
 from assistant.app.summaries import faq_answers
 
 POSTERIOR_SIZE = 10
@@ -59,8 +58,8 @@ class SessionSnapshot:
     session_id: int
     domain: str
     query: str
-    phase: str
-    status: str
+    phase: Phase
+    status: SessionStatus
     questions_answered: int
     question: QuestionView | None
     posterior: tuple[LabelProbability, ...]
@@ -92,7 +91,7 @@ class SessionSnapshot:
 
     @property
     def active(self) -> bool:
-        return self.phase not in ("finished", "failed")
+        return self.phase not in (Phase.FINISHED, Phase.FAILED)
 
 
 def _candidate(candidate: Any) -> CandidateView:
@@ -114,15 +113,12 @@ def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
 
 
 def _transcript(session: Any) -> tuple[tuple[dict[str, Any], ...], dict[str, str]]:
-    """The session's log without the bulky ranking snapshot that ``stop`` entries carry, and the titles
-    of every candidate those snapshots named (the transcript's comparisons refer to candidate ids)."""
-    events, titles = [], {}
-    for event in session.transcript():
-        ranking = event.get("ranking")
-        if isinstance(ranking, dict):
-            titles.update({str(c.get("id")): str(c.get("title")) for c in ranking.get("candidates", [])})
-        events.append({k: v for k, v in event.items() if k != "ranking"})
-    return tuple(events), titles
+    """The session's log without what ``stop`` entries keep for a replay (the compared labels, older logs'
+    whole ranking snapshot), and the titles of every candidate the comparisons named by id."""
+    events = session.transcript()
+    titles = session.candidate_titles(events)
+    bulky = ("ranking", "labels", "candidates")
+    return tuple({k: v for k, v in event.items() if k not in bulky} for event in events), titles
 
 
 def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
@@ -130,7 +126,7 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
     question = session.question
     posterior = tuple(
         LabelProbability(rank + 1, item.label.key, item.label.name, float(item.probability))
-        for rank, item in enumerate(session.posterior(POSTERIOR_SIZE))
+        for rank, item in enumerate(session.top_labels(POSTERIOR_SIZE))
     )
     pair = session.pair
     config = session.config
@@ -179,5 +175,5 @@ def _label_name(session: Any, key: str) -> str:
 
 
 def _answers_to_summarize(session: Any) -> tuple[str, str, tuple[str, ...]] | None:
-    found = faq_answers(session) if session.phase in ("decided", "finished", "failed") else None
+    found = faq_answers(session) if session.phase in (Phase.DECIDED, Phase.FINISHED, Phase.FAILED) else None
     return None if found is None else (found[0], found[1], tuple(found[2]))

@@ -9,7 +9,7 @@ from typing import Any
 
 from assistant.errors import ConfigError
 from assistant.progress import Progress
-from assistant.store import SPLITS, KnowledgeBase, SessionLog
+from assistant.store import SPLITS, EntryKind, KnowledgeBase, SessionLog, SessionStatus
 from crowdsourcing.export import EXPORT_KINDS, export_tasks, mturk_layout, write_csv
 from crowdsourcing.importers import KINDS
 from crowdsourcing.importers.base import SEPARATOR, TAG_SLOTS
@@ -101,11 +101,11 @@ def handed_on_questions(kb: KnowledgeBase) -> list[dict]:
     oldest first: session, query, note, asked_at, handed_on_at, closest (label keys)."""
     log = SessionLog(kb)
     found = []
-    for summary in reversed(log.list("out_of_scope")):
+    for summary in reversed(log.list(SessionStatus.OUT_OF_SCOPE)):
         entries = log.transcript(summary.id)
-        handoffs = [i for i, entry in enumerate(entries) if entry["kind"] == "handoff"]
+        handoffs = [i for i, entry in enumerate(entries) if entry["kind"] == EntryKind.HAND_OFF]
         # a hand-off the person took back (undo) is not exported
-        if handoffs and not any(entry["kind"] == "undo" for entry in entries[handoffs[-1] + 1 :]):
+        if handoffs and not any(entry["kind"] == EntryKind.UNDO for entry in entries[handoffs[-1] + 1 :]):
             last = entries[handoffs[-1]]
             found.append(
                 {

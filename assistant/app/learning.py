@@ -50,7 +50,7 @@ from assistant.priors.calibration import query_temperatures, ranking_metrics
 from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_path, load_encoder_prior
 from assistant.progress import Job, Progress
 from assistant.simulation.protocol import agent_view
-from assistant.store import Domain, KnowledgeBase, SessionLog
+from assistant.store import Domain, KnowledgeBase, SessionLog, SessionStatus
 from assistant.training.encoder import EncoderTrainConfig, train_encoder
 from crowdsourcing.export import export_label_queries, mturk_layout
 from models.checkpoint import load_checkpoint, read_sidecar
@@ -86,7 +86,7 @@ def collect_sessions(kb: KnowledgeBase, domain: Domain) -> SessionData:
             data.held_out_skipped += 1
             continue
         label = _label_index(domain, summary.final_label)
-        if summary.status == "finished" and label is not None:
+        if summary.status == SessionStatus.FINISHED and label is not None:
             accepted.setdefault(text, label)
         else:
             for rejected in _rejected_labels(log, summary.id, domain):

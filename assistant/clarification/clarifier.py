@@ -4,12 +4,7 @@
 to the candidates, strategy, stop rule); ``Clarifier.start(query)`` opens a ``Conversation`` that asks,
 takes answers, undoes them, and at STOP returns a ranked ``shortlist`` that the ranker consumes.
 
-Answers a user can give to a question (``AnswerKind``):
-
-- ``option``: one of the question's options (yes/no, or a value of a multiple-choice group);
-- ``probably``: an option given with less confidence: its likelihood is mixed with the uniform one;
-- ``not_sure``: no update (the question is still used up);
-- ``not_visible`` (birds): no update, and no more questions from that attribute group.
+Answers are ``AnswerKind``s and stop reasons ``StopReason``s (``assistant.clarification.records``).
 
 Besides answers, labels can be *excluded* (the person rejected them after the comparisons): their belief
 drops to practically zero and they leave the shortlist. ``consistent_labels`` says which labels the
@@ -20,32 +15,37 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.belief import Belief, Evidence
 from assistant.clarification.implied import implied_questions
-from assistant.clarification.out_of_scope import OutOfScopeModel, conversation_log_odds
+from assistant.clarification.out_of_scope import OutOfScopeModel
 from assistant.clarification.query_check import check_query
 from assistant.clarification.questions import InformationGainQuestions, Strategy, answer_distribution, information_gain
+from assistant.clarification.records import AnswerKind, AnswerRecord, QueryChange, ShortlistItem, StopReason
 from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, StopRule, shortlist_coverage
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
 from assistant.priors.base import Prior, restrict
-from assistant.store import Domain, Label, Question
+from assistant.store import Domain, Question
 
-AnswerKind = Literal["option", "probably", "not_sure", "not_visible"]
-# Why a conversation stopped asking: the stop rule was confident (and the shortlist covers the answer),
-# no question left would be informative, none is left at all, the question limit, the person skipped, or
-# nothing fits: the out-of-scope hypothesis reached its threshold (clarification.out_of_scope).
-STOP_REASONS = ("confident", "no_informative_question", "no_question", "max_turns", "user", "out_of_scope")
-ANSWER_KINDS: tuple[str, ...] = ("option", "probably", "not_sure", "not_visible")
+__all__ = [
+    "AnswerKind",
+    "AnswerRecord",
+    "Clarifier",
+    "ClarifierConfig",
+    "Conversation",
+    "QueryChange",
+    "ShortlistItem",
+    "StopReason",
+]
+
 # An excluded label keeps e^-30 of its belief: out of every shortlist, yet the belief stays finite.
 EXCLUDED_LOG_LIKELIHOOD = -30.0
 # A label is ruled out by an answer the answer model gives less than this chance for it (a "probably"
 # answer, given with less certainty, by one below the lower bound).
-RULED_OUT_BELOW = {"option": 0.25, "probably": 0.1}
+RULED_OUT_BELOW = {AnswerKind.OPTION: 0.25, AnswerKind.PROBABLY: 0.1}
 
 
 @dataclass(frozen=True)
@@ -71,33 +71,6 @@ class ClarifierConfig:
             raise ConfigError(f"shortlist_size must be >= 1, got {self.shortlist_size}")
         if not 0.0 <= self.softness <= 1.0:
             raise ConfigError(f"softness must be in [0, 1], got {self.softness}")
-
-
-@dataclass(frozen=True)
-class ShortlistItem:
-    """A candidate label at STOP: its index in the domain, the label, and its posterior probability."""
-
-    label_index: int
-    label: Label
-    probability: float
-
-
-@dataclass(frozen=True)
-class AnswerRecord:
-    question: int
-    option: int | None
-    kind: str
-
-
-@dataclass(frozen=True)
-class QueryChange:
-    """The person added words: the query and what it had answered before (for undo)."""
-
-    words: str
-    previous_query: str
-    previous_prior: np.ndarray
-    previous_understood: tuple[tuple[int, int], ...]
-    newly_known: tuple[int, ...]
 
 
 class Clarifier:
@@ -156,6 +129,14 @@ class Clarifier:
         mentioned = getattr(self.prior, "mentioned", None)
         return mentioned(query) if (mentioned is not None and query) else []
 
+    def out_of_scope_log_likelihood(self, evidence: Evidence) -> float:
+        """log P(answer | out of scope) of an answer that picked an option (a "probably" one mixed with the
+        uniform answer as its in-scope likelihood is)."""
+        softness = 1.0 if evidence.kind == AnswerKind.OPTION else self.config.softness
+        n_options = len(self.domain.questions[evidence.question].options)
+        p = self.out_of_scope_answers[evidence.question, evidence.option]
+        return math.log(softness * p + (1.0 - softness) / n_options)
+
     def log_prior(self, query: str) -> np.ndarray:
         """[Y_c] the prior's scores of ``query`` over the candidates."""
         return restrict(np.asarray(self.prior.scores([query])[0]), self.candidates)
@@ -192,7 +173,7 @@ class Conversation:
         self._settled: list[tuple[int, ...]] = []  # per answer, the questions it settled (implied.py)
         self.excluded = np.zeros(len(log_prior), dtype=bool)
         self.stopped = False
-        self.stop_reason: str | None = None  # why it stopped (``STOP_REASONS``), once it has
+        self.stop_reason: StopReason | None = None  # why it stopped, once it has
 
     # ---- state -------------------------------------------------------------------------------------
     @property
@@ -226,22 +207,30 @@ class Conversation:
         return max(0.0, float(information_gain(self.clarifier.model, self.probs)[available].max()))
 
     def out_of_scope_probability(self) -> float | None:
-        """P(none of the labels fits | query, answers), or None without an out-of-scope model (the log-odds:
-        ``assistant.clarification.out_of_scope.conversation_log_odds``)."""
-        log_odds = conversation_log_odds(self)
-        return None if log_odds is None else 1.0 / (1.0 + math.exp(-min(max(log_odds, -700.0), 700.0)))
+        """P(none of the labels fits | query, answers), or None without an out-of-scope model
+        (``OutOfScopeModel.posterior_log_odds`` over the answers that picked an option)."""
+        model = self.clarifier.out_of_scope
+        if model is None:
+            return None
+        answers = [
+            (evidence.log_likelihood, self.clarifier.out_of_scope_log_likelihood(evidence))
+            for evidence in self.belief.evidence
+            if evidence.log_likelihood is not None and evidence.option is not None
+        ]
+        log_odds = model.posterior_log_odds(self.belief.log_prior, answers)
+        return 1.0 / (1.0 + math.exp(-min(max(log_odds, -700.0), 700.0)))
 
     @property
     def out_of_scope(self) -> bool:
         """Whether the conversation concluded that nothing fits."""
-        return self.stopped and self.stop_reason == "out_of_scope"
+        return self.stopped and self.stop_reason == StopReason.OUT_OF_SCOPE
 
     def coverage(self) -> float:
         """P(the answer is in the shortlist) under the current belief."""
         return shortlist_coverage(self.probs, self.clarifier.config.shortlist_size)
 
     def should_stop(self) -> bool:
-        """Whether to stop asking now; ``stop_reason`` says why (see ``STOP_REASONS``)."""
+        """Whether to stop asking now; ``stop_reason`` says why."""
         cfg = self.clarifier.config
         oos = self.out_of_scope_probability()
         threshold = self.clarifier.out_of_scope.threshold if self.clarifier.out_of_scope else 1.0
@@ -250,13 +239,13 @@ class Conversation:
         # never turn a person away on the first words alone while a question can still tell: a vague
         # in-scope query ("shop said no") looks like an out-of-scope one until it is answered
         if oos is not None and oos >= threshold and (self.turn > 0 or not informative):
-            self.stop_reason = "out_of_scope"
+            self.stop_reason = StopReason.OUT_OF_SCOPE
             return True
         if self.turn >= cfg.max_turns:
-            self.stop_reason = "max_turns"
+            self.stop_reason = StopReason.MAX_TURNS
             return True
         if not self.available.any():
-            self.stop_reason = "no_question"
+            self.stop_reason = StopReason.NO_QUESTION
             return True
         if not self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns, gain):
             return False
@@ -264,7 +253,7 @@ class Conversation:
             return False  # in doubt whether anything fits, and a question can still tell
         if cfg.coverage > 0 and informative and self.coverage() < cfg.coverage:
             return False  # the shortlist is unlikely to hold the answer and a question can still help
-        self.stop_reason = "confident" if informative else "no_informative_question"
+        self.stop_reason = StopReason.CONFIDENT if informative else StopReason.NO_INFORMATIVE_QUESTION
         return True
 
     def next_question(self, override_stop: bool = False) -> int | None:
@@ -277,7 +266,7 @@ class Conversation:
             self.stopped, self.stop_reason = False, None
             if self.turn >= self.clarifier.config.max_turns or not self.available.any():
                 self.stopped = True
-                self.stop_reason = "max_turns" if self.available.any() else "no_question"
+                self.stop_reason = StopReason.MAX_TURNS if self.available.any() else StopReason.NO_QUESTION
                 return None
         elif self.stopped or self.should_stop():
             self.stopped = True
@@ -287,24 +276,27 @@ class Conversation:
     def force_stop(self) -> None:
         """The user skips to the shortlist."""
         self.stopped = True
-        self.stop_reason = "user"
+        self.stop_reason = StopReason.USER
 
-    def answer(self, question: int, option: int | None = None, kind: AnswerKind = "option") -> None:
+    def answer(self, question: int, option: int | None = None, kind: AnswerKind | str = AnswerKind.OPTION) -> None:
         """Record the user's answer to ``question`` and update the belief."""
-        if kind not in ANSWER_KINDS:
-            raise ConfigError(f"unknown answer kind {kind!r}: use one of {', '.join(ANSWER_KINDS)}")
+        try:
+            kind = AnswerKind(kind)
+        except ValueError:
+            known = ", ".join(AnswerKind)
+            raise ConfigError(f"unknown answer kind {kind!r}: use one of {known}") from None
         if not 0 <= question < len(self.asked):
             raise ConfigError(f"question {question} does not exist")
         if self.asked[question]:
             raise SessionStateError(f"question {question} was already answered; undo it first to change the answer")
         model = self.clarifier.model
         log_likelihood = None
-        if kind in ("option", "probably"):
+        if kind.picks_an_option:
             if option is None:
                 raise ConfigError(f"a {kind!r} answer needs an option")
-            softness = 1.0 if kind == "option" else self.clarifier.config.softness
+            softness = 1.0 if kind == AnswerKind.OPTION else self.clarifier.config.softness
             log_likelihood = np.log(model.likelihood(question, option, softness)).astype(np.float64)
-        elif kind == "not_visible":
+        elif kind == AnswerKind.NOT_VISIBLE:
             if not self.clarifier.domain.allows_not_visible(question):
                 raise ConfigError(
                     f"'not visible' is not an answer to {self.question(question).text!r}: answer it, or say 'not sure'"
@@ -315,7 +307,7 @@ class Conversation:
         self.query_free.update(evidence)
         self.asked[question] = True
         settled: tuple[int, ...] = ()
-        if kind in ("option", "probably"):
+        if kind.picks_an_option:
             settled = tuple(q for q in self.clarifier.implied[question][option] if not self.asked[q])
             self.asked[list(settled)] = True
         self.answers.append(AnswerRecord(question, option, kind))
@@ -357,6 +349,19 @@ class Conversation:
         self.excluded[fresh] = True
         self.stopped, self.stop_reason = False, None
 
+    def positions(self, label_indices) -> np.ndarray:
+        """Positions in the belief of domain label indices (that are candidates)."""
+        return np.searchsorted(self.clarifier.candidates, np.asarray(label_indices, dtype=np.int64))
+
+    def exclude_labels(self, keys) -> None:
+        """Rule the labels with these keys out (keys it does not know, or not among the candidates, are ignored)."""
+        domain = self.clarifier.domain
+        known = {label.key: i for i, label in enumerate(domain.labels)}
+        candidates = set(self.clarifier.candidates.tolist())
+        indices = [known[k] for k in keys if k in known and known[k] in candidates]
+        if indices:
+            self.exclude(self.positions(indices))
+
     def consistent_labels(self) -> np.ndarray:
         """[Y] bool: candidates that no answer so far rules out (see ``RULED_OUT_BELOW``), and not excluded."""
         ok = ~self.excluded
@@ -387,7 +392,7 @@ class Conversation:
         self.query_free.remove(evidence)
         self.asked[last.question] = False
         self.asked[list(self._settled.pop())] = False
-        if last.kind == "not_visible":
+        if last.kind == AnswerKind.NOT_VISIBLE:
             self.retired_groups.remove(int(self.clarifier.group_index[last.question]))
         self.stopped, self.stop_reason = False, None
         return last

@@ -95,6 +95,22 @@ class OutOfScopeModel:
         """P(r | q, out of scope) [Q, R]."""
         return out_of_scope_answers(questions, num_options, self.other_prob)
 
+    def posterior_log_odds(self, log_prior: np.ndarray, answers: Sequence[tuple[np.ndarray, float]]) -> float:
+        """Log-odds that the query is out of scope after ``answers`` (module docstring): the prior's, plus each
+        answer's log P(r | out of scope) minus the log marginal likelihood of the answers in scope.
+
+        ``log_prior`` [Y]: the prior over the labels (normalised); ``answers``: per answer that picked an
+        option, (its log-likelihood over the labels [Y], its log-likelihood out of scope).
+        """
+        in_scope = np.array(log_prior, dtype=np.float64)
+        out = 0.0
+        for in_scope_log_likelihood, out_log_likelihood in answers:
+            in_scope += in_scope_log_likelihood
+            out += out_log_likelihood
+        top = in_scope.max()
+        in_scope_marginal = top + math.log(np.exp(in_scope - top).sum())
+        return float(self.prior_log_odds(log_prior)) + out - in_scope_marginal
+
     def to_dict(self) -> dict:
         return {**asdict(self), "weights": list(self.weights)}
 
@@ -139,27 +155,3 @@ def fit_prior(
         if np.abs(step).max() < 1e-8:
             break
     return (float(theta[0]), float(theta[1]), float(theta[2])), float(theta[3])
-
-
-def conversation_log_odds(conversation) -> float | None:
-    """Log-odds that a ``Conversation``'s query is out of scope (None without an out-of-scope model): the prior's,
-    plus each answer's log P(r | out of scope) minus the log marginal likelihood of the answers in scope."""
-    clarifier = conversation.clarifier
-    model = clarifier.out_of_scope
-    if model is None:
-        return None
-    log_prior = conversation.belief.log_prior
-    in_scope = log_prior.copy()
-    out = 0.0
-    table = clarifier.out_of_scope_answers
-    softness = clarifier.config.softness
-    for evidence in conversation.belief.evidence:
-        if evidence.log_likelihood is None or evidence.option is None:
-            continue
-        in_scope += evidence.log_likelihood
-        s = 1.0 if evidence.kind == "option" else softness
-        n_options = len(conversation.question(evidence.question).options)
-        out += math.log(s * table[evidence.question, evidence.option] + (1.0 - s) / n_options)
-    top = in_scope.max()
-    in_scope_marginal = top + math.log(np.exp(in_scope - top).sum())
-    return float(model.prior_log_odds(log_prior)) + out - in_scope_marginal

@@ -9,6 +9,7 @@ import sys
 import click
 
 from assistant.app.domains import ready_registry
+from assistant.app.session import Phase, SessionStatus
 from assistant.app.summaries import faq_answers
 from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
@@ -60,7 +61,7 @@ def ask_command(
 
     Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    from assistant.app.session import Session, SessionConfig, check_session_exists, open_session_log
+    from assistant.app.session import Session, SessionConfig, check_session_exists, open_knowledge_base
 
     if resume_id is None and query is None:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
@@ -70,7 +71,7 @@ def ask_command(
         sys.stdin.reconfigure(errors="replace")
     # a fresh home: build the domain and install (or train) its models first, with progress on stderr
     registry = run_with_progress(ready_registry(name, candidates, text_prior), f"preparing {name}")
-    kb = open_session_log(name)
+    kb = open_knowledge_base(name)
     # another program (an import) may hold the write lock: each answer then waits for it, and says so
     kb.on_busy = lambda message: click.echo(f"note: {message}", err=True)
     if resume_id is not None:
@@ -83,9 +84,13 @@ def ask_command(
         click.echo(json.dumps(event) if json_lines else _render(event))
 
     emit({"type": "session", "id": session.id, "query": session.query})
+    for repair in session.repaired:  # a log two programs once wrote at the same time
+        emit({"type": "note", "message": f"{repair} (written by two programs at once)"})
     shown_shortlist = False
-    while session.phase not in ("finished", "failed") and not (session.phase == "out_of_scope" and session.handed_off):
-        if session.phase == "out_of_scope":
+    while session.phase not in (Phase.FINISHED, Phase.FAILED) and not (
+        session.phase == Phase.OUT_OF_SCOPE and session.handed_off
+    ):
+        if session.phase == Phase.OUT_OF_SCOPE:
             view = session.nothing_fits
             emit(
                 {
@@ -96,19 +101,19 @@ def ask_command(
                     "did_you_mean": [{"label": name, "probability": round(p, 4)} for name, p in view.did_you_mean],
                 }
             )
-        elif session.phase == "clarifying":
+        elif session.phase == Phase.CLARIFYING:
             view = session.question
             emit(
                 {
                     "type": "question",
-                    "turn": view.turn,
+                    "turn": view.number,
                     "text": view.text,
                     "options": list(view.options),
                     "not_visible": view.allows_not_visible,
                 }
             )
-        elif not shown_shortlist or (no_compare and session.phase == "comparing"):
-            items = [_item(i + 1, it) for i, it in enumerate(session.posterior(top))]
+        elif not shown_shortlist or (no_compare and session.phase == Phase.COMPARING):
+            items = [_item(i + 1, it) for i, it in enumerate(session.top_labels(top))]
             emit(
                 {
                     "type": "shortlist",
@@ -122,12 +127,12 @@ def ask_command(
                 emit({"type": "end", "reason": f"stopped at the shortlist; continue with --resume {session.id}"})
                 return
             continue
-        elif session.phase == "comparing":
+        elif session.phase == Phase.COMPARING:
             left, right = session.pair
             emit(
                 {"type": "pair", "left": _candidate(left), "right": _candidate(right), "confidence": session.confidence}
             )
-        elif session.phase == "rejected":
+        elif session.phase == Phase.REJECTED:
             others = [_candidate(c) for c in session.alternatives]
             emit({"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more})
         else:  # decided
@@ -147,19 +152,19 @@ def ask_command(
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
             return
-        if line.strip().lower() == "s" and session.phase == "decided":
+        if line.strip().lower() == "s" and session.phase == Phase.DECIDED:
             _summarize_answers(session, name, json_lines, emit)
             continue
         token = line.strip()
         if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
             click.echo("   Words to add (what else can you say about it?):")
             token = "a " + sys.stdin.readline().strip()
-        elif token.lower() == "h" and not json_lines and session.phase == "out_of_scope":
+        elif token.lower() == "h" and not json_lines and session.phase == Phase.OUT_OF_SCOPE:
             click.echo("   A note for the person who will answer it (optional):")
             token = "h " + sys.stdin.readline().strip()
         try:
             _act(session, token)
-            if session.phase == "clarifying":
+            if session.phase == Phase.CLARIFYING:
                 shown_shortlist = False
         except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
             emit({"type": "error", "message": str(exc)})
@@ -167,10 +172,10 @@ def ask_command(
             view = session.question
             clarify = clarify_keys(view is not None and view.allows_not_visible)
             keys = {
-                "clarifying": clarify,
-                "comparing": COMPARE_KEYS,
-                "rejected": REJECTED_KEYS,
-                "out_of_scope": NOTHING_FITS_KEYS,
+                Phase.CLARIFYING: clarify,
+                Phase.COMPARING: COMPARE_KEYS,
+                Phase.REJECTED: REJECTED_KEYS,
+                Phase.OUT_OF_SCOPE: NOTHING_FITS_KEYS,
             }.get(session.phase, DECIDE_KEYS)
             emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
     final = session.final
@@ -218,14 +223,14 @@ def _act(session, line: str) -> None:
         session.add_words(rest.strip())
     elif token == "u":
         session.undo()
-    elif session.phase == "out_of_scope":
+    elif session.phase == Phase.OUT_OF_SCOPE:
         if token == "c":
             session.show_closest()
         elif token == "h":
             session.hand_off(rest.strip())
         else:
             raise ValueError(token)
-    elif session.phase == "clarifying":
+    elif session.phase == Phase.CLARIFYING:
         if token == "s":
             session.answer(kind="not_sure")
         elif token == "v":
@@ -235,7 +240,7 @@ def _act(session, line: str) -> None:
         else:
             kind = "probably" if token.startswith("p") else "option"
             session.answer(int(token.removeprefix("p")) - 1, kind)
-    elif session.phase == "comparing":
+    elif session.phase == Phase.COMPARING:
         choices = {"1": "left", "2": "right", "t": "tie", "n": "neither"}
         if token in choices:
             session.prefer(choices[token])
@@ -245,7 +250,7 @@ def _act(session, line: str) -> None:
             session.done()
         else:
             raise ValueError(token)
-    elif session.phase == "rejected":
+    elif session.phase == Phase.REJECTED:
         if token == "m":
             session.ask_more()
         elif token == "g":
@@ -316,13 +321,13 @@ def _render(event: dict) -> str:
         lines.append(f"   ({NOTHING_FITS_KEYS})")
         return "\n".join(lines)
     if kind == "final":
-        if event["status"] == "out_of_scope":
+        if event["status"] == SessionStatus.OUT_OF_SCOPE:
             return (
                 f"\nNothing here fits; handed on to a person (logged as out of scope, session {event.get('session')})."
             )
-        if event["status"] == "failed":
+        if event["status"] == SessionStatus.FAILED:
             return "\nNo answer accepted (logged as a failure)."
         return f"\nFinal answer: {event['label']} ({event['questions']} questions, {event['comparisons']} comparisons)"
-    if kind == "error":
+    if kind in ("error", "note"):
         return f"   {event['message']}"
     return f"({event.get('reason', kind)})"

@@ -18,8 +18,8 @@ from assistant.app.summaries import (
     bundled_clusters,
     list_summary_sessions,
     load_topic,
+    open_knowledge_base,
     open_session_job,
-    open_session_log,
     plot_ndcg,
     resume_job,
     rl_summaries_job,
@@ -169,7 +169,7 @@ def compare_cmd(
             click.echo(name)
         return
     topic = None if resume is not None else load_topic(files, bundled, (), question)  # bad input fails first
-    open_session_log(domain).close()  # the log's domain must be built: say so before the long preparation
+    open_knowledge_base(domain).close()  # the log's domain must be built: say so before the long preparation
     if topic is None:
         session = run_with_progress(resume_job(domain, resume), "resuming")
         log = SummaryLog.attach(domain, resume, session)
@@ -195,7 +195,7 @@ def compare_cmd(
 def sessions_cmd(domain) -> None:
     """List the saved summary sessions of a domain."""
     for s in list_summary_sessions(domain):
-        click.echo(f"{s.id:>5}  {s.kind:<9} {s.status:<9} {s.updated_at}  {s.turns:>3} actions  {s.query[:70]}")
+        click.echo(f"{s.id:>5}  {s.kind:<9} {s.status:<9} {s.updated_at}  {s.entries:>3} steps  {s.query[:70]}")
 
 
 @summarize.command("evaluate")

@@ -7,6 +7,8 @@ evaluated on a question faces the *same* oracle draws (answer k is "a" iff u_k <
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import numpy as np
 from scipy.special import expit
 
@@ -75,6 +77,25 @@ def probability_best(
     return best, float(np.mean(winners == best))
 
 
+class RankingStopReason(StrEnum):
+    """Why a ranking session stopped asking for comparisons: P(current best is best) passed the threshold;
+    the comparison budget is spent; no pair is left to show; there is one candidate; every candidate, or
+    every one but one, was ruled out ("neither is relevant"). Older names are read as today's."""
+
+    CONFIDENT = "confident"
+    BUDGET = "budget"
+    NO_PAIR_LEFT = "no_pair_left"
+    SINGLE_CANDIDATE = "single_candidate"
+    ALL_RULED_OUT = "all_ruled_out"
+    ONE_LEFT = "one_left"
+
+    @classmethod
+    def _missing_(cls, value: object) -> RankingStopReason | None:
+        legacy = {"exhausted": cls.NO_PAIR_LEFT, "single candidate": cls.SINGLE_CANDIDATE}
+        legacy |= {"all ruled out": cls.ALL_RULED_OUT, "one left": cls.ONE_LEFT}
+        return legacy.get(str(value))
+
+
 class RankingStopRule:
     """Stop when P(current best is best) > ``threshold`` or after ``budget`` comparisons."""
 
@@ -87,12 +108,12 @@ class RankingStopRule:
         self.budget = budget
         self.samples = samples
 
-    def should_stop(self, comparisons_made: int, confidence: float) -> str | None:
-        """The reason to stop ('confident', else 'budget'), or None to go on."""
+    def should_stop(self, comparisons_made: int, confidence: float) -> RankingStopReason | None:
+        """The reason to stop (confident, else budget), or None to go on."""
         if confidence > self.threshold:
-            return "confident"
+            return RankingStopReason.CONFIDENT
         if comparisons_made >= self.budget:
-            return "budget"
+            return RankingStopReason.BUDGET
         return None
 
 

@@ -44,7 +44,7 @@ from assistant.ranking.base import OUTCOME_OF, PREFERENCES, Comparisons, Posteri
 from assistant.ranking.bt import BradleyTerry
 from assistant.ranking.constraints import chance_best, project_order, standing_preferences
 from assistant.ranking.gppl import GPPL
-from assistant.ranking.oracle import RankingStopRule
+from assistant.ranking.oracle import RankingStopReason, RankingStopRule
 from assistant.store import Label
 
 SESSION_FORMAT = 1
@@ -57,13 +57,15 @@ CHANCE_POOL = 60
 
 @dataclass(frozen=True)
 class Candidate:
-    """One thing the user may pick: ``features`` [D] feed the preference model, ``prior`` is its prior score."""
+    """One thing the user may pick: ``features`` [D] feed the preference model, ``prior`` is its prior score;
+    ``label_key``: the label it answers, when it comes from one (``candidates_from_labels``)."""
 
     id: str
     title: str
     text: str
     features: np.ndarray = field(compare=False, repr=False)
     prior: float = 0.0
+    label_key: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "features", np.asarray(self.features, dtype=np.float64).reshape(-1))
@@ -103,20 +105,23 @@ def candidates_from_labels(
         raise ConfigError("the shortlist is empty: there is nothing to rank")
     if np.any(~np.isfinite(probs)) or np.any(probs < 0):
         raise ConfigError("label probabilities must be finite and non-negative")
-    rows: list[tuple[str, str, str, float]] = []
+    rows: list[tuple[str, str, str, str, float]] = []
     for label, p in zip(labels, probs):
         texts = candidate_texts(label)
         for k, text in enumerate(texts):
             cid = label.key if len(texts) == 1 else f"{label.key}#{k + 1}"
-            rows.append((cid, label.name, text, float(np.log(max(p, 1e-12)))))
+            rows.append((cid, label.key, label.name, text, float(np.log(max(p, 1e-12)))))
     if encoder is None:
         from models.pretrained import SentenceEncoder
 
         encoder = SentenceEncoder()
-    vectors = np.asarray(encoder.encode([query] + [r[2] for r in rows]), dtype=np.float64)
+    vectors = np.asarray(encoder.encode([query] + [r[3] for r in rows]), dtype=np.float64)
     q, x = vectors[0], vectors[1:]
     cos = (x @ q) / np.maximum(np.linalg.norm(x, axis=1) * np.linalg.norm(q), 1e-12)
-    return [Candidate(cid, title, text, x[i], log_p + cos[i]) for i, (cid, title, text, log_p) in enumerate(rows)]
+    return [
+        Candidate(cid, title, text, x[i], log_p + cos[i], label_key=key)
+        for i, (cid, key, title, text, log_p) in enumerate(rows)
+    ]
 
 
 class OrderedPosterior(Posterior):
@@ -230,19 +235,19 @@ class RankingSession:
         self._best = int(self._order[0])
         self._confidence = float(self._chances[self._best])
         self._pending: tuple[int, int] | None = None
-        self.stop_reason: str | None = None
+        self.stop_reason: RankingStopReason | None = None
         if n < 2:
-            self.stop_reason = "single candidate"
+            self.stop_reason = RankingStopReason.SINGLE_CANDIDATE
         elif not in_play.any():
-            self.stop_reason = "all ruled out"
+            self.stop_reason = RankingStopReason.ALL_RULED_OUT
         elif in_play.sum() == 1:
-            self.stop_reason = "one left"
+            self.stop_reason = RankingStopReason.ONE_LEFT
         else:
             self.stop_reason = self.stop_rule.should_stop(len(self._history), self._confidence)
         if self.stop_reason is None:
             self._pending = self._choose_pair()
             if self._pending is None:
-                self.stop_reason = "exhausted"
+                self.stop_reason = RankingStopReason.NO_PAIR_LEFT
 
     def _chance_best(self, posterior: Posterior, in_play: np.ndarray) -> np.ndarray:
         """[N] P(each candidate in play is the best), over posterior draws that respect the stated preferences;
@@ -290,6 +295,30 @@ class RankingSession:
                 f"no comparison is pending: the session stopped ({self.stop_reason}); undo() to change an answer"
             )
         left, right = self._pending
+        self._history.append(ComparisonRecord(left, right, preferred))
+        self._refresh()
+
+    def answer_pair(self, left_id: str, right_id: str, preferred: str) -> None:
+        """Record the answer to the pair of candidates ``left_id`` and ``right_id`` (as shown: left, right),
+        pending or not, as long as it was never answered and neither side was ruled out (replaying a log by
+        the ids it recorded does not depend on which pair the ranker would choose next)."""
+        index = {c.id: i for i, c in enumerate(self.candidates)}
+        if left_id not in index or right_id not in index or left_id == right_id:
+            raise SessionStateError(f"{left_id!r} and {right_id!r} are not two of the candidates being compared")
+        if self._pending is not None and (
+            self.candidates[self._pending[0]].id,
+            self.candidates[self._pending[1]].id,
+        ) == (
+            left_id,
+            right_id,
+        ):
+            self.answer(preferred)
+            return
+        if preferred not in ANSWERS:
+            raise ConfigError(f"answer must be one of {', '.join(ANSWERS)}, not {preferred!r}")
+        left, right = index[left_id], index[right_id]
+        if (min(left, right), max(left, right)) in self._seen():
+            raise SessionStateError(f"{left_id!r} and {right_id!r} were compared already, or one was ruled out")
         self._history.append(ComparisonRecord(left, right, preferred))
         self._refresh()
 
@@ -347,7 +376,14 @@ class RankingSession:
         return {
             "format": SESSION_FORMAT,
             "candidates": [
-                {"id": c.id, "title": c.title, "text": c.text, "features": c.features.tolist(), "prior": c.prior}
+                {
+                    "id": c.id,
+                    "title": c.title,
+                    "text": c.text,
+                    "features": c.features.tolist(),
+                    "prior": c.prior,
+                    "label_key": c.label_key,
+                }
                 for c in self.candidates
             ],
             "model": self.model_name,
@@ -367,7 +403,7 @@ class RankingSession:
             raise ConfigError(f"not a saved ranking session of format {SESSION_FORMAT}")
         try:
             candidates = [
-                Candidate(c["id"], c["title"], c["text"], np.asarray(c["features"]), c["prior"])
+                Candidate(c["id"], c["title"], c["text"], np.asarray(c["features"]), c["prior"], c.get("label_key", ""))
                 for c in data["candidates"]
             ]
             session = cls(

@@ -7,7 +7,8 @@
 - ``knowledge_base``: opening, migrating, reading a whole ``Domain``, writing labels/questions/annotations;
 - ``loading``: reading a whole ``Domain`` into arrays;
 - ``building``: writing a bundled data set's ``DomainData`` in one transaction;
-- ``session_log``: the conversation log (sessions and their turns).
+- ``session_log``: the session log (sessions and their entries), with its vocabulary (``EntryKind``,
+  ``SessionKind``, ``SessionStatus``).
 """
 
 from assistant.store import connection
@@ -25,7 +26,14 @@ from assistant.store.domain import (
 )
 from assistant.store.knowledge_base import KnowledgeBase, built_domains, utc_now
 from assistant.store.schema import SCHEMA_VERSION
-from assistant.store.session_log import SessionLog, SessionRecord, SessionSummary
+from assistant.store.session_log import (
+    EntryKind,
+    SessionKind,
+    SessionLog,
+    SessionRecord,
+    SessionStatus,
+    SessionSummary,
+)
 
 __all__ = [
     "BINARY_OPTIONS",
@@ -34,12 +42,15 @@ __all__ = [
     "SPLITS",
     "Domain",
     "DomainData",
+    "EntryKind",
     "KnowledgeBase",
     "Label",
     "Question",
     "QuestionKind",
+    "SessionKind",
     "SessionLog",
     "SessionRecord",
+    "SessionStatus",
     "SessionSummary",
     "built_domains",
     "check_domain_data",

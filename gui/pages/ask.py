@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.app.session import Phase
 from gui.controller import SessionController
 from gui.qt_models import PosteriorModel
 from gui.snapshot import OutOfScopeView, SessionSnapshot
@@ -323,7 +324,7 @@ class AskPage(QWidget):
         self.option_buttons = []
         question = snapshot.question if snapshot else None
         if question is not None:
-            self.card.title.setText(f"Question {question.turn}")
+            self.card.title.setText(f"Question {question.number}")
             self.question_text.setText(question.text)
             for i, option in enumerate(question.options):
                 button = QPushButton(option, self.answer_buttons)
@@ -340,25 +341,25 @@ class AskPage(QWidget):
         elif snapshot is None:
             self.card.title.setText("Start")
             self.question_text.setText("Type what you are looking for above and press Ask.")
-        elif snapshot.phase == "comparing":
+        elif snapshot.phase == Phase.COMPARING:
             self.card.title.setText("Shortlist ready")
             self.question_text.setText(
                 f"After {snapshot.questions_answered} question(s) the assistant has a shortlist: "
                 "compare the candidates two at a time, or ask it for more questions."
             )
-        elif snapshot.phase == "out_of_scope" and snapshot.nothing_fits is not None:
+        elif snapshot.phase == Phase.OUT_OF_SCOPE and snapshot.nothing_fits is not None:
             self.card.title.setText("Nothing here fits" + (": handed on" if snapshot.handed_off else ""))
             self.question_text.setText(nothing_fits_text(snapshot.nothing_fits, snapshot.handed_off))
-        elif snapshot.phase == "decided":
+        elif snapshot.phase == Phase.DECIDED:
             self.card.title.setText("Answer proposed")
             self.question_text.setText("The assistant proposes an answer: accept or reject it on the Compare page.")
-        elif snapshot.phase == "rejected":
+        elif snapshot.phase == Phase.REJECTED:
             self.card.title.setText("Answer rejected")
             self.question_text.setText(
                 "On the Compare page: take another answer, answer more questions without it, or give up."
             )
         else:
-            self.card.title.setText("Finished" if snapshot.phase == "finished" else "Ended without an answer")
+            self.card.title.setText("Finished" if snapshot.phase == Phase.FINISHED else "Ended without an answer")
             self.question_text.setText("Type a new question above (Ctrl+N) to start again, or Undo.")
         clarifying = question is not None
         self.answer_buttons.setVisible(clarifying)
@@ -373,8 +374,10 @@ class AskPage(QWidget):
         why = snapshot.stop_explanation if snapshot is not None and not clarifying else None
         self.stop_note.setText(why or "")
         self.stop_note.setVisible(bool(why))
-        self.compare_button.setVisible(snapshot is not None and snapshot.phase in ("comparing", "decided", "rejected"))
-        ending = snapshot is not None and snapshot.phase == "out_of_scope"
+        self.compare_button.setVisible(
+            snapshot is not None and snapshot.phase in (Phase.COMPARING, Phase.DECIDED, Phase.REJECTED)
+        )
+        ending = snapshot is not None and snapshot.phase == Phase.OUT_OF_SCOPE
         self.closest_button.setVisible(ending)
         self.hand_off_button.setVisible(ending)
         self.hand_off_button.setEnabled(ending and not snapshot.handed_off)
@@ -385,5 +388,9 @@ class AskPage(QWidget):
         )
         self.undo_button.setVisible(snapshot is not None)
         self.undo_button.setEnabled(snapshot is not None and snapshot.can_undo)
-        if snapshot is not None and not clarifying and snapshot.phase in ("comparing", "decided", "rejected"):
+        if (
+            snapshot is not None
+            and not clarifying
+            and snapshot.phase in (Phase.COMPARING, Phase.DECIDED, Phase.REJECTED)
+        ):
             self.compare_button.setFocus()

@@ -217,7 +217,7 @@ class SummarizePage(QWidget):
         sessions = jobs.list_summary_sessions(self.domain) if self.domain is not None else []
         for s in sessions:
             kind = "compare" if s.kind == "summary" else "sentences"
-            self.saved.addItem(f"#{s.id} {kind}, {s.status}, {s.turns} actions: {s.query[:70]}", s.id)
+            self.saved.addItem(f"#{s.id} {kind}, {s.status}, {s.entries} steps: {s.query[:70]}", s.id)
         self.render()
 
     # ---- jobs ---------------------------------------------------------------------------------------------------

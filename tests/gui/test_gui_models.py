@@ -115,7 +115,7 @@ def test_session_preview_and_problem_models():
             SessionSummary(6, "gmail", "active", "2026-11-21T09:00:00", "2026-11-21T09:01:00", None, 2),
         ]
     )
-    assert cells(sessions)[0] == ["7", "red bird", "finished", "9", "Cardinal", "2026-11-21 10:05:00"]
+    assert cells(sessions)[0] == ["7", "red bird", "answered", "9", "Cardinal", "2026-11-21 10:05:00"]
     assert cells(sessions)[1][4] == ""
     assert sessions.index(0, 2).data(Qt.ItemDataRole.ForegroundRole).color().name() == "#1b7f3b"
 

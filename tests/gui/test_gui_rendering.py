@@ -68,7 +68,8 @@ def test_the_transcript_shows_every_step_as_a_chat():
     assert "Neither “A” nor “x” is relevant" in event_html(
         {"kind": "compare", "left": "a", "right": "x", "preferred": "neither"}, {"a": "A"}
     )
-    for kind in ("done", "choose", "give_up", "back", "exhausted"):  # every entry a session logs reads as words
+    # every entry a session logs reads as words (also under the names older logs used)
+    for kind in ("done", "choose", "give_up", "back", "nothing_left", "exhausted", "show_closest", "hand_off"):
         assert kind not in event_html({"kind": kind, "candidate": "a"}, {"a": "A"}).replace("give up", "")
     assert "faq-1#2" in event_html({"kind": "compare", "left": "faq-1#2", "right": "x", "preferred": "left"}, {})
 

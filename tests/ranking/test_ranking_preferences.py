@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.app.comparison import RANKER_OPTIONS, take_in_turn
-from assistant.ranking import Candidate, RankingSession
+from assistant.app.comparison import RANKER_OPTIONS
+from assistant.ranking import Candidate, RankingSession, RankingStopReason
 from assistant.ranking.constraints import project_order, standing_preferences
 
 ANSWER = st.sampled_from(["left", "right", "left", "right", "tie", "neither"])
@@ -109,7 +109,23 @@ def test_no_pair_is_ever_shown_twice_and_ruled_out_candidates_never_again(seed, 
         assert not session.ruled_out[list(pair)].any()
         session.answer(step)
     if session.ruled_out.all():
-        assert session.stop_reason == "all ruled out" and session.next_pair() is None
+        assert session.stop_reason == RankingStopReason.ALL_RULED_OUT and session.next_pair() is None
+
+
+def take_in_turn(candidates: list, limit: int) -> list:
+    """At most ``limit`` candidates: each label's best (by prior) in turn, likeliest label first."""
+    by_label: dict[str, list] = {}
+    for c in candidates:
+        by_label.setdefault(c.label_key, []).append(c)
+    queues = sorted(
+        (sorted(group, key=lambda c: -c.prior) for group in by_label.values()), key=lambda group: -group[0].prior
+    )
+    picked: list = []
+    depth = 0
+    while len(picked) < min(limit, len(candidates)):
+        picked += [group[depth] for group in queues if depth < len(group)][: limit - len(picked)]
+        depth += 1
+    return picked
 
 
 @SETTINGS
@@ -130,7 +146,8 @@ def test_a_consistent_winner_reaches_the_stop_within_the_budget(seed, answers, w
         centre = rng.normal(size=16)
         for k in range(count):
             x = centre + 0.7 * rng.normal(size=16)
-            candidates.append(Candidate(f"L{label}#{k + 1}", f"L{label}", "t", x, np.log(p) + 0.2 * rng.random()))
+            prior = np.log(p) + 0.2 * rng.random()
+            candidates.append(Candidate(f"L{label}#{k + 1}", f"L{label}", "t", x, prior, label_key=f"L{label}"))
     budget = 8
     candidates = take_in_turn(candidates, budget + 1)
     w = winner % len(candidates)
@@ -144,7 +161,7 @@ def test_a_consistent_winner_reaches_the_stop_within_the_budget(seed, answers, w
     if shown:
         assert session.best_index == w  # it beat everything it met: nothing it beat is proposed
     if session.best_index == w:
-        assert session.stop_reason in ("confident", "single candidate")
+        assert session.stop_reason in (RankingStopReason.CONFIDENT, RankingStopReason.SINGLE_CANDIDATE)
         assert session.confidence > 0.9
 
 
