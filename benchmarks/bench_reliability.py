@@ -14,7 +14,6 @@ is only copied. Targets: 0 crashes, hangs and partial imports; 0 corrupted, unre
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -23,6 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import click
+
+from benchmarks.common import HELP, run_command
 from benchmarks.reliability.environment import build_crowd_domain, copy_home, served_policy, trained_files
 
 TARGETS = ("crashes", "hangs", "partial_imports", "corrupted", "unresumable", "answers_lost", "writer_failures",
@@ -109,34 +111,44 @@ def summary_line(h: dict) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_reliability", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="a smoke run: 60 files, 5 kills, 1 round")
-    parser.add_argument("--files", type=int, default=1500)
-    parser.add_argument("--kills", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--domain", default="faq")
-    parser.add_argument("--trained-home", default=os.environ.get("CLARIFY_HOME"))
-    parser.add_argument("--work", default=None, help="scratch folder (default: a new temporary one)")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.files, args.kills, args.rounds = 60, 5, 1
-    trained = Path(args.trained_home).resolve() if args.trained_home else None
-    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="clarify-reliability-"))
+@click.command(name="python -m benchmarks.bench_reliability", help=__doc__, context_settings=HELP)
+@click.option("--quick", is_flag=True, help="a smoke run: 60 files, 5 kills, 1 round")
+@click.option("--files", type=int, default=1500)
+@click.option("--kills", type=int, default=100)
+@click.option("--rounds", type=int, default=10)
+@click.option("--seed", type=int, default=0)
+@click.option("--domain", default="faq")
+@click.option("--trained-home", default=lambda: os.environ.get("CLARIFY_HOME"), help="default: $CLARIFY_HOME")
+@click.option("--work", default=None, help="scratch folder (default: a new temporary one)")
+def command(
+    quick: bool, files: int, kills: int, rounds: int, seed: int, domain: str, trained_home: str | None, work: str | None
+) -> dict:
+    if quick:
+        files, kills, rounds = 60, 5, 1
+    trained = Path(trained_home).resolve() if trained_home else None
+    scratch = Path(work) if work else Path(tempfile.mkdtemp(prefix="clarify-reliability-"))
     old_home = os.environ.get("CLARIFY_HOME")
     try:
-        result = run_probe(work, args.files, args.kills, args.rounds, trained, args.domain, args.seed,
+        result = run_probe(scratch, files, kills, rounds, trained, domain, seed,
                            log=lambda m: print(m, file=sys.stderr, flush=True))  # fmt: skip
     finally:
         if old_home is not None:
             os.environ["CLARIFY_HOME"] = old_home
     h = headline(result)
-    result = {**h, "headline": h, **result, "work": str(work)}  # the headline also flat: the bench report shows scalars
+    result = {
+        **h,
+        "headline": h,
+        **result,
+        "work": str(scratch),
+    }  # the headline also flat: the bench report shows scalars
     result["targets_met"] = all(h[k] == 0 for k in h if k in TARGETS) and not result["skipped"]
     print(json.dumps(result, indent=2))
     print(summary_line(h))
     return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    return run_command(command, argv)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ Pairs that already have crowd (not induced) annotations are left out unless ``sk
 from __future__ import annotations
 
 import csv
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,6 +35,8 @@ from assistant.errors import ConfigError, UnknownLabelError
 from assistant.store import Domain
 from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS, neutralise_formula
 from crowdsourcing.scoring import BM25Scorer, RelevanceScorer, label_queries_text, rank
+from models.checkpoint import atomic_write
+from models.errors import CheckpointError
 
 EXPORT_KINDS = ("tags", "choices", "queries", "unanswered")
 LAYOUT_KINDS = (*EXPORT_KINDS, "label_queries")
@@ -179,16 +180,17 @@ def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str |
         raise ConfigError(f"cannot write {out}: the folder {out.parent} does not exist; create it first")
     if out.is_dir():
         raise ConfigError(f"cannot write {out}: it is a folder; give a file name such as {out / 'tasks.csv'}")
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8", newline="") as handle:
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(columns), quoting=csv.QUOTE_MINIMAL)
             writer.writeheader()
             writer.writerows({k: neutralise_formula(str(v)) for k, v in row.items()} for row in rows)
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from exc
+
+    try:
+        atomic_write(out, write)
+    except CheckpointError as exc:
+        raise ConfigError(str(exc)) from exc
     return out
 
 

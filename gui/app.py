@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
 import traceback
 from collections.abc import Sequence
+
+import click
 
 HEADLESS_HELP = """clarify-gui needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY are not set).
 
@@ -38,11 +39,12 @@ def display_available(environ: dict[str, str] | None = None, platform: str | Non
     return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="clarify-gui", description="Clarify desktop app.")
-    parser.add_argument("--domain", help="domain to open first (default: the last one used, or faq)")
-    parser.add_argument("--no-open", action="store_true", help="do not prepare a domain at start-up")
-    return parser.parse_args(list(argv))
+@click.command(name="clarify-gui", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--domain", help="domain to open first (default: the last one used, or faq)")
+@click.option("--no-open", is_flag=True, help="do not prepare a domain at start-up")
+def command(domain: str | None, no_open: bool) -> int:
+    """Clarify desktop app."""
+    return run(domain, no_open)
 
 
 def _excepthook(exc_type, exc, tb) -> None:  # pragma: no cover - only for exceptions nobody caught
@@ -60,9 +62,21 @@ def _excepthook(exc_type, exc, tb) -> None:  # pragma: no cover - only for excep
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    """`clarify-gui [--domain NAME] [--no-open]`: the exit code (2 without a display, after saying what to do;
+    2 for a bad option, after the usage and the error; 0 for --help)."""
+    try:
+        with command.make_context("clarify-gui", list(sys.argv[1:] if argv is None else argv)) as ctx:
+            return command.invoke(ctx)
+    except click.exceptions.Exit as exc:  # --help
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+
+
+def run(domain: str | None, no_open: bool) -> int:
     if not display_available():
-        print(headless_help(args.domain or "faq"), file=sys.stderr)
+        print(headless_help(domain or "faq"), file=sys.stderr)
         return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -82,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.excepthook = _excepthook
     collection = GuiThreadGarbageCollection()
     collection.start()
-    window = MainWindow(initial_domain=args.domain, open_initial=not args.no_open)
+    window = MainWindow(initial_domain=domain, open_initial=not no_open)
     window.show()
     interrupt = quit_on_interrupt(window)  # noqa: F841 - the timer lives as long as the app
     # Everything alive now lives as long as the app: keep it out of the full collections, which would

@@ -10,14 +10,14 @@ ranking evaluation, previews a broken import file, and saves each page with ``wi
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import click
 
 from assistant.app.session import Phase
 from gui.workers import is_running
@@ -228,30 +228,32 @@ class Shooter:
             raise RuntimeError(f"{panel.objectName()} {worker.outcome}: {self.window.last_error}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="docs/screenshots", help="folder for the PNG files")
-    parser.add_argument("--home", default=None, help="data folder to copy (default: $CLARIFY_HOME or the user's)")
-    parser.add_argument("--episodes", type=int, default=500, help="episodes for the Lab evaluation")
-    args = parser.parse_args(argv)
+@click.command(
+    name="python -m gui.screenshots",
+    help=__doc__.splitlines()[0],
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.option("--out", default="docs/screenshots", help="folder for the PNG files")
+@click.option("--home", default=None, help="data folder to copy (default: $CLARIFY_HOME or the user's)")
+@click.option("--episodes", type=int, default=500, help="episodes for the Lab evaluation")
+def main(out: str, home: str | None, episodes: int) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from assistant import paths
 
-    source = Path(args.home) if args.home else paths.home()
-    out = Path(args.out).resolve()
+    source = Path(home) if home else paths.home()
+    folder = Path(out).resolve()
     with tempfile.TemporaryDirectory(prefix="clarify-shots-") as scratch:
         copy_home(source, Path(scratch), ["faq", "birds"])
         os.environ["CLARIFY_HOME"] = scratch
-        shooter = Shooter(out)
+        shooter = Shooter(folder)
         try:
-            shoot_everything(shooter, Path(scratch), args.episodes)
+            shoot_everything(shooter, Path(scratch), episodes)
         finally:
             shooter.window._force_close = True
             shooter.window.close()
-    print(f"{len(shooter.saved)} screenshots in {out}")
-    return 0
+    print(f"{len(shooter.saved)} screenshots in {folder}")
 
 
 def shoot_everything(shooter: Shooter, scratch: Path, episodes: int) -> None:
@@ -292,4 +294,4 @@ def shoot_everything(shooter: Shooter, scratch: Path, episodes: int) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

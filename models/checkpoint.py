@@ -47,8 +47,9 @@ def data_hash(parts: Iterable[object]) -> str:
 
 
 def atomic_write(path: Path, write) -> None:
-    """Write through a temporary file in the same folder, flushed to disk, then renamed over ``path``: a
-    crash or a full disk leaves the old file or the new one, never half of one."""
+    """Write through a temporary file in the same folder, flushed to disk, then renamed over ``path`` and the
+    rename flushed too (the folder's fsync): a crash, a power cut or a full disk leaves the old file or the new
+    one, never half of one. ``write(tmp)`` writes the whole file at the path ``tmp`` (a str)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
@@ -70,12 +71,39 @@ def atomic_write(path: Path, write) -> None:
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Flush a folder's entries (the rename) to disk. Best effort: where a folder cannot be opened or flushed
+    (Windows, some network file systems) the new file is in place all the same, only not yet on the disk."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
 
 
 def write_json_atomic(path: str | Path, data: object) -> None:
     """Write ``data`` as JSON to ``path`` atomically (small files that sit beside checkpoints)."""
     text = json.dumps(data, indent=2)
     atomic_write(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def write_npz_atomic(path: str | Path, **arrays: np.ndarray) -> None:
+    """Write ``arrays`` as one ``.npz`` to ``path`` atomically (caches of vectors; through a file handle, so
+    numpy does not append ``.npz`` to the temporary file's name)."""
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+
+    atomic_write(Path(path), write)
 
 
 def read_json(path: str | Path) -> dict | None:

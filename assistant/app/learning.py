@@ -53,7 +53,7 @@ from assistant.simulation.protocol import agent_view
 from assistant.store import Domain, KnowledgeBase, SessionLog, SessionStatus
 from assistant.training.encoder import EncoderTrainConfig, train_encoder
 from crowdsourcing.export import export_label_queries, mturk_layout
-from models.checkpoint import load_checkpoint, read_sidecar
+from models.checkpoint import atomic_write, load_checkpoint, read_sidecar
 
 SESSION_SOURCE = "session"
 PSEUDO_SOURCE = "session-pseudo"
@@ -252,7 +252,8 @@ def update(
     path = encoder_checkpoint_path(domain_name)
     backup = path.with_name(path.name + "-previous")
     for suffix in (".pt", ".json"):
-        shutil.copy2(path.with_suffix(suffix), backup.with_suffix(suffix))
+        original = path.with_suffix(suffix)
+        atomic_write(backup.with_suffix(suffix), lambda tmp, original=original: shutil.copy2(original, tmp))
     committed = False
     try:
         result = yield from train_encoder(candidate, train_config, seed=seed, save=True)

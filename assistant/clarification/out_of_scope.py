@@ -5,8 +5,8 @@ with its own prior and its own answer likelihoods:
 
 - prior: log-odds P(o | x0) / P(not o | x0) = bias + weights . f(p(y|x0)), where f are features of the
   prior's uncertainty over the labels (``prior_features``: the top probability, the normalised entropy, the
-  margin between the two most likely labels), a logistic regression fitted on dev queries and the dev
-  out-of-scope queries (``fit_prior``);
+  margin between the two most likely labels), a logistic regression (scikit-learn) fitted on dev queries and
+  the dev out-of-scope queries (``fit_prior``);
 - answers: a person whose query is out of scope answers "something else" to a multiple-choice question and
   "no" to a yes/no question with probability ``other_prob``, any other option with the rest spread evenly.
 
@@ -132,26 +132,25 @@ def fit_prior(
     in_scope_log_probs: np.ndarray, out_of_scope_log_probs: np.ndarray, l2: float = 1e-2, iterations: int = 50
 ) -> tuple[tuple[float, float, float], float]:
     """(weights, bias) of the prior's logistic regression, classes weighted equally (the share of out-of-scope
-    queries a desk will see is unknown; the threshold carries the trade-off). Newton's method, L2 on weights.
+    queries a desk will see is unknown; the threshold carries the trade-off).
+
+    Minimises sum_i w_i log-loss_i + l2 / 2 |weights|^2 with class weights w_i summing to 1/2 per class and the
+    bias unpenalised: scikit-learn's objective C sum_i w_i log-loss_i + 1/2 |weights|^2 with C = 1 / l2, solved by
+    Newton's method (solver newton-cholesky leaves the intercept unpenalised; liblinear would not).
 
     ``in_scope_log_probs`` [N, Y], ``out_of_scope_log_probs`` [M, Y]: the prior's log-probabilities of dev
     queries with a label and of dev queries without one.
     """
+    from sklearn.linear_model import LogisticRegression  # imported here: only tuning fits, a conversation never
+
     if len(in_scope_log_probs) == 0 or len(out_of_scope_log_probs) == 0:
         raise ConfigError("fitting the out-of-scope prior needs queries with a label and queries without one")
     x = np.concatenate([prior_features(in_scope_log_probs), prior_features(out_of_scope_log_probs)])
     y = np.concatenate([np.zeros(len(in_scope_log_probs)), np.ones(len(out_of_scope_log_probs))])
     sample_weight = np.where(y == 1, 0.5 / y.sum(), 0.5 / (1 - y).sum())
-    design = np.concatenate([x, np.ones((len(x), 1))], axis=1)
-    theta = np.zeros(design.shape[1])
-    penalty = np.full(design.shape[1], l2)
-    penalty[-1] = 0.0
-    for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-(design @ theta)))
-        grad = design.T @ (sample_weight * (p - y)) + penalty * theta
-        hess = (design * (sample_weight * p * (1 - p))[:, None]).T @ design + np.diag(penalty + 1e-9)
-        step = np.linalg.solve(hess, grad)
-        theta -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return (float(theta[0]), float(theta[1]), float(theta[2])), float(theta[3])
+    regression = LogisticRegression(
+        C=1.0 / l2 if l2 > 0 else np.inf, solver="newton-cholesky", tol=1e-10, max_iter=iterations
+    )
+    regression.fit(x, y, sample_weight=sample_weight)
+    weights = regression.coef_[0]
+    return (float(weights[0]), float(weights[1]), float(weights[2])), float(regression.intercept_[0])

@@ -118,13 +118,22 @@ class RankingStopRule:
 
 
 def ndcg_at_k(scores: np.ndarray, gains: np.ndarray, k: int = 5) -> float:
-    """NDCG@k of ranking candidates by ``scores`` (descending) with gold ``gains`` [N] (ties: stable order)."""
+    """NDCG@k (scikit-learn's ``ndcg_score``: discounts 1 / log2(rank + 1)) of ranking candidates by ``scores``
+    [N] (descending) with gold ``gains`` [N] >= 0; 0.0 when no gain is positive or k < 1. Tied scores keep their
+    order, the lower index first: scikit-learn gets the stable ranks instead of the scores, so it sees no ties."""
+    from sklearn.metrics import ndcg_score  # imported here: only evaluations score rankings, a session never
+
     gains = np.asarray(gains, dtype=np.float64)
-    order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")[:k]
-    discounts = 1.0 / np.log2(np.arange(2, len(order) + 2))
-    dcg = float(np.sum(gains[order] * discounts))
-    ideal = float(np.sum(np.sort(gains)[::-1][: len(order)] * discounts))
-    return dcg / ideal if ideal > 0 else 0.0
+    if np.any(gains < 0):
+        raise ConfigError("NDCG needs gold gains >= 0 (e.g. ROUGE scores or 0/1 labels)")
+    if k < 1:
+        return 0.0
+    if len(gains) < 2:  # scikit-learn wants two candidates; one is its own ideal ranking
+        return 1.0 if len(gains) == 1 and gains[0] > 0 else 0.0
+    order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+    ranks = np.empty(len(order))
+    ranks[order] = np.arange(len(order))
+    return float(ndcg_score(gains[None, :], -ranks[None, :], k=k, ignore_ties=True))
 
 
 def top1_accuracy(scores: np.ndarray, gains: np.ndarray) -> float:

@@ -11,7 +11,6 @@ on; every statement is parameterised. Opening an older file migrates it after co
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -106,14 +105,23 @@ class KnowledgeBase:
                 self.db.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)", [version, utc_now()])
 
     def backup(self, target: str | Path) -> Path:
-        """Copy the whole database (consistently, via SQLite's backup API) to ``target``."""
+        """Copy the whole database (consistently, via SQLite's backup API) to ``target``, atomically."""
+        from models.checkpoint import atomic_write  # imported here: only a migration or a copy needs it
+        from models.errors import CheckpointError
+
+        def write(tmp: str) -> None:
+            dest = sqlite3.connect(tmp)
+            try:
+                with dest:
+                    self.db.conn.backup(dest)
+            finally:
+                dest.close()
+
         target = Path(target)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        with sqlite3.connect(tmp) as dest:
-            self.db.conn.backup(dest)
-        dest.close()
-        shutil.move(tmp, target)
+        try:
+            atomic_write(target, write)
+        except CheckpointError as exc:
+            raise StoreError(str(exc)) from exc
         return target
 
     @contextmanager

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.progress import Progress, run_job
+from models.checkpoint import write_npz_atomic
 from models.pretrained import EMBEDDING_DIM, SentenceEncoder
 
 
@@ -57,12 +58,9 @@ class CachingSentenceEncoder:
         return run_job(self.encode_job(texts))
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.stem + ".tmp.npz")
         keys = sorted(self._vectors)
         vectors = np.stack([self._vectors[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
-        np.savez(tmp, keys=np.array(keys), vectors=vectors.astype(np.float32))
-        tmp.replace(self.path)
+        write_npz_atomic(self.path, keys=np.array(keys), vectors=vectors.astype(np.float32))
 
     def warm(self, texts: list[str]) -> None:
         """Encode and cache ``texts`` now (e.g. all answers of a domain, in a background job)."""

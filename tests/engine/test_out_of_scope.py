@@ -64,6 +64,39 @@ def test_the_prior_fit_learns_that_a_flat_prior_means_out_of_scope():
         fit_prior(peaked, flat[:0])
 
 
+def newton_logistic_regression(x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, l2: float) -> np.ndarray:
+    """The hand-written fit ``fit_prior`` used before scikit-learn: Newton's method on the weighted log-loss
+    plus l2 / 2 |weights|^2, the bias (last entry of the result) unpenalised."""
+    design = np.concatenate([x, np.ones((len(x), 1))], axis=1)
+    theta = np.zeros(design.shape[1])
+    penalty = np.full(design.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(design @ theta)))
+        grad = design.T @ (sample_weight * (p - y)) + penalty * theta
+        hess = (design * (sample_weight * p * (1 - p))[:, None]).T @ design + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return theta
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_prior_fit_minimises_the_same_objective_as_newtons_method(seed):
+    rng = np.random.default_rng(seed)
+    labels = int(rng.integers(2, 30))
+    peaked = rng.normal(size=(int(rng.integers(5, 200)), labels)) * rng.uniform(1, 4)
+    peaked[:, 0] += 3
+    flat = rng.normal(size=(int(rng.integers(3, 100)), labels)) * rng.uniform(0.1, 2)
+    weights, bias = fit_prior(peaked, flat)
+    x = np.concatenate([prior_features(peaked), prior_features(flat)])
+    y = np.concatenate([np.zeros(len(peaked)), np.ones(len(flat))])
+    sample_weight = np.where(y == 1, 0.5 / len(flat), 0.5 / len(peaked))
+    expected = newton_logistic_regression(x, y, sample_weight, l2=1e-2)
+    np.testing.assert_allclose([*weights, bias], expected, rtol=0, atol=1e-6)
+
+
 def test_features_and_answer_table_shapes():
     feats = prior_features(np.log(np.array([0.5, 0.25, 0.25])))
     np.testing.assert_allclose(feats, [0.5, 1.5 * math.log(2) / math.log(3), 0.25])

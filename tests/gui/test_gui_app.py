@@ -24,13 +24,20 @@ def test_without_a_display_it_explains_the_terminal_mode(monkeypatch, capsys):
     assert 'clarify ask birds "your question"' in err and "QT_QPA_PLATFORM=offscreen" in err
 
 
+def test_options_are_checked_before_anything_starts(capsys):
+    assert app.main(["--domain"]) == 2  # click's usage error, exit code 2 as before
+    assert "requires an argument" in capsys.readouterr().err
+    assert app.main(["--help"]) == 0
+    assert "--no-open" in capsys.readouterr().out
+
+
 def test_display_detection():
     assert not app.display_available({}, "linux")
     assert app.display_available({"DISPLAY": ":0"}, "linux")
     assert app.display_available({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
     assert app.display_available({"QT_QPA_PLATFORM": "offscreen"}, "linux")
     assert app.display_available({}, "win32") and app.display_available({}, "darwin")
-    assert app.parse_args(["--domain", "faq"]).domain == "faq"
+    assert app.command.make_context("clarify-gui", ["--domain", "faq"]).params == {"domain": "faq", "no_open": False}
 
 
 def test_the_qt_binding_keeps_none_alive(qtbot):
