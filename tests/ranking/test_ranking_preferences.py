@@ -135,10 +135,11 @@ def take_in_turn(candidates: list, limit: int) -> list:
     winner=st.integers(0, 100),
     coin=st.randoms(use_true_random=False),
 )
-def test_a_consistent_winner_reaches_the_stop_within_the_budget(seed, answers, winner, coin):
+def test_a_consistent_winner_is_proposed_and_gains_confidence_with_every_win(seed, answers, winner, coin):
     """The person's settings: at most budget + 1 candidates, taken in turn from the likeliest labels' answers,
     with the clarifier's belief as the prior. One candidate wins every comparison it is in (the others are
-    decided at random); once it is the ranker's best, the ranker is sure of it before the budget runs out."""
+    decided at random): once shown it is the ranker's best, every win keeps it the best without lowering its
+    chance of being the best, and no answer makes the ranker certain of it."""
     rng = np.random.default_rng(seed)
     belief = np.sort(rng.dirichlet(np.ones(len(answers))))[::-1]
     candidates = []
@@ -153,16 +154,27 @@ def test_a_consistent_winner_reaches_the_stop_within_the_budget(seed, answers, w
     w = winner % len(candidates)
     session = RankingSession(candidates, seed=seed, budget=budget, threshold=0.9, model_options=RANKER_OPTIONS)
     while (pair := session.next_pair()) is not None:
+        before = session.confidence if session.best_index == w else None
         if w in pair:
             session.answer("left" if pair[0] == w else "right")
+            if before is not None:  # it won again: its chance of being the best did not fall
+                assert session.best_index == w and session.confidence >= before - 1e-12
         else:
             session.answer(coin.choice(["left", "right"]))
+        assert session.confidence < 0.999
     shown = any(w in (r.left, r.right) for r in session.history)
     if shown:
         assert session.best_index == w  # it beat everything it met: nothing it beat is proposed
-    if session.best_index == w:
-        assert session.stop_reason in (RankingStopReason.CONFIDENT, RankingStopReason.SINGLE_CANDIDATE)
-        assert session.confidence > 0.9
+
+
+def test_two_comparisons_of_three_answers_make_nobody_certain():
+    rng = np.random.default_rng(0)
+    candidates = [Candidate(f"a{i}", "A", "t", rng.normal(size=8), 0.0, label_key="A") for i in range(3)]
+    session = RankingSession(candidates, seed=0, budget=8, threshold=0.99, model_options=RANKER_OPTIONS)
+    for _ in range(2):
+        left, right = session.next_pair()
+        session.answer("left" if session.best_index == left else "right")
+    assert 0.5 < session.confidence < 0.95  # before: "100% sure it is the best one" after two comparisons
 
 
 def test_projection_moves_the_least_and_keeps_what_already_holds():
