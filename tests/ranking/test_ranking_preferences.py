@@ -172,7 +172,7 @@ def test_two_comparisons_of_three_answers_make_nobody_certain():
     candidates = [Candidate(f"a{i}", "A", "t", rng.normal(size=8), 0.0, label_key="A") for i in range(3)]
     session = RankingSession(candidates, seed=0, budget=8, threshold=0.99, model_options=RANKER_OPTIONS)
     for _ in range(2):
-        left, right = session.next_pair()
+        left, _ = session.next_pair()
         session.answer("left" if session.best_index == left else "right")
     assert 0.5 < session.confidence < 0.95  # before: "100% sure it is the best one" after two comparisons
 

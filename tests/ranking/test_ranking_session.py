@@ -9,8 +9,8 @@ import pytest
 
 from assistant.errors import ConfigError, SessionStateError
 from assistant.ranking import Candidate, RankingSession, RankingStopReason, candidates_from_labels
-from assistant.ranking.ranking_session import MIN_CHANCE
 from assistant.ranking.oracle import NoisyOracle
+from assistant.ranking.ranking_session import MIN_CHANCE
 from assistant.store import Label
 
 
