@@ -94,8 +94,8 @@ class SessionSnapshot:
         return self.phase not in (Phase.FINISHED, Phase.FAILED)
 
 
-def _candidate(candidate: Any) -> CandidateView:
-    return CandidateView(str(candidate.id), str(candidate.title), str(candidate.text))
+def _candidate(session: Any, candidate: Any) -> CandidateView:
+    return CandidateView(str(candidate.id), str(session.candidate_title(candidate)), str(candidate.text))
 
 
 def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
@@ -106,7 +106,15 @@ def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
     ruled_out = ranking.ruled_out
     best = ranking.best_index
     return tuple(
-        ShortlistRow(rank + 1, str(c.id), str(c.title), str(c.text), float(chances[i]), i == best, bool(ruled_out[i]))
+        ShortlistRow(
+            rank + 1,
+            str(c.id),
+            str(session.candidate_title(c)),
+            str(c.text),
+            float(chances[i]),
+            i == best,
+            bool(ruled_out[i]),
+        )
         for rank, i in enumerate(ranking.ranking())
         for c in [ranking.candidates[i]]
     )
@@ -141,7 +149,7 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         question=question,
         posterior=posterior,
         explanation=session.explain() if question is not None else None,
-        pair=None if pair is None else (_candidate(pair[0]), _candidate(pair[1])),
+        pair=None if pair is None else (_candidate(session, pair[0]), _candidate(session, pair[1])),
         confidence=session.confidence,
         threshold=float(config.ranking_threshold),
         comparisons=int(session.comparisons),
@@ -159,7 +167,7 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         decided_reason=session.decided_reason,
         rejected=session.rejected,
         rejection_reason=session.rejection_reason,
-        alternatives=tuple(_candidate(c) for c in session.alternatives),
+        alternatives=tuple(_candidate(session, c) for c in session.alternatives),
         ruled_out_labels=tuple(_label_name(session, key) for key in session.ruled_out_labels),
         answers_to_summarize=_answers_to_summarize(session),
         nothing_fits=session.nothing_fits,

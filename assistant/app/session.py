@@ -36,6 +36,7 @@ from assistant.app.session_records import (
     FinalAnswer,
     OutOfScopeView,
     Phase,
+    ProposalReason,
     QuestionView,
     SessionConfig,
     check_session_exists,
@@ -44,6 +45,7 @@ from assistant.app.session_records import (
     resumable,
 )
 from assistant.app.session_state import Entry, SessionState
+from assistant.clarification.answer_list import ANSWER_LIST
 from assistant.clarification.records import AnswerKind, ShortlistItem, StopReason
 from assistant.errors import ClarifyError, ConfigError, SessionChangedError, SessionStateError
 from assistant.ranking import RankingStopReason
@@ -55,6 +57,7 @@ __all__ = [  # the session's vocabulary, for the GUI and the terminal (docs/glos
     "FinalAnswer",
     "OutOfScopeView",
     "Phase",
+    "ProposalReason",
     "QuestionView",
     "RankingStopReason",
     "Session",
@@ -150,9 +153,9 @@ class Session(SessionState):
         titles = {}
         for event in self.transcript() if transcript is None else transcript:
             if event["kind"] == EntryKind.STOP:
-                for cid, key in candidate_labels(event).items():
+                for cid, (key, shown) in candidate_labels(event).items():
                     try:
-                        titles[cid] = self.domain.labels[self.domain.label_index(key)].name
+                        titles[cid] = shown or self.domain.labels[self.domain.label_index(key)].name
                     except ClarifyError:  # a label deleted since
                         titles[cid] = key
         return titles
@@ -168,6 +171,10 @@ class Session(SessionState):
         payload = {"question": view.index, "text": view.text, "option": option, "answer": kind}
         if option is not None:
             payload["option_text"] = options[option]
+        listed = self.conversation.pending_list if view.index == ANSWER_LIST else None
+        if listed is not None:  # the labels it listed: a replay asks the same list
+            labels, candidates = self.domain.labels, self.conversation.clarifier.candidates
+            payload["list"] = [labels[int(candidates[i])].key for i in listed.positions]
         self._act(EntryKind.ANSWER, payload)
 
     def add_words(self, words: str) -> None:

@@ -74,6 +74,15 @@ def open_knowledge_base(domain: str) -> KnowledgeBase:
     return KnowledgeBase.open(domain)
 
 
+class ProposalReason(StrEnum):
+    """Why an answer is proposed, besides the ranker's own stop (a ``RankingStopReason``): the person ended
+    the comparisons, or one label was left and its best answer is proposed before any comparison ("Did this
+    answer it?"; its other answers are compared only if the person says no)."""
+
+    USER = "user"
+    BEST_ANSWER = "best_answer"
+
+
 def list_sessions(domain: str, status: str | None = None) -> list[SessionSummary]:
     """The saved sessions of ``domain``, newest first (optionally only one status)."""
     with KnowledgeBase.open(domain) as kb:
@@ -119,15 +128,16 @@ class QuestionView:
     def of(cls, conversation: Conversation, index: int) -> QuestionView:
         """Question ``index`` of ``conversation`` as the next one to answer."""
         q = conversation.question(index)
-        allows = conversation.clarifier.domain.allows_not_visible(index)
+        allows = index >= 0 and conversation.clarifier.domain.allows_not_visible(index)
         return cls(index, q.text, q.kind, q.options, conversation.turn + 1, allows)
 
 
 @dataclass(frozen=True)
 class FinalAnswer:
     """The answer a session proposes or arrived at: the label, the chosen candidate, the clarifier's belief in
-    the label, and ``chance``: the probability that this is the best of the compared answers (the one number
-    to show a person; it starts from the clarifier's belief and learns from every comparison)."""
+    the label (``probability``), and ``chance``: the probability that this is the best of the compared answers
+    (it starts from the clarifier's belief and learns from every comparison). ``answer_number`` of
+    ``answers`` says which of the label's answer texts it is ("answer 2 of 5")."""
 
     label_key: str
     label_name: str
@@ -136,6 +146,8 @@ class FinalAnswer:
     comparisons: int
     candidate_id: str = ""
     chance: float | None = None
+    answer_number: int | None = None  # which of its label's answer texts this is (1 = the first), if it has several
+    answers: int = 1  # how many answer texts its label has
 
 
 @dataclass(frozen=True)
@@ -163,8 +175,9 @@ def out_of_scope_view(conversation: Conversation, title: str, k: int = 3) -> Out
         choices = sorted((q for q in domain.questions if q.kind == "choice"), key=lambda q: -len(q.options))
         topics = tuple(o for o in choices[0].options if o != SOMETHING_ELSE) if choices else ()
         topics = topics or tuple(label.name for label in domain.labels[:8])
-    # the belief over the labels given that one fits: the closest ones, not likely ones
-    closest = tuple((item.label.name, item.probability) for item in conversation.shortlist(k))
+    # the closest labels with their share of the whole belief ("nothing fits" included): the chance that each
+    # is what the person meant, beside how sure the assistant is that none is
+    closest = tuple((item.label.name, (1.0 - probability) * item.probability) for item in conversation.shortlist(k))
     message = (
         f"I don't have an answer for that: nothing in {title} seems to fit ({probability:.0%} sure). You can say "
         "it differently, look at the closest answers anyway, or hand the question on to a person."
@@ -184,6 +197,7 @@ def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -
         StopReason.MAX_TURNS: f"it reached its limit of {conversation.clarifier.config.max_turns} questions",
         StopReason.USER: "you chose to skip to the answers",
         StopReason.OUT_OF_SCOPE: "nothing it knows seems to fit the question",
+        StopReason.CLOSEST: "you asked for the closest answers",
     }
     return "Stopped asking: " + reasons.get(reason, reason) + "."
 

@@ -15,12 +15,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from assistant.app.comparison import answer_from_ranking, comparison_entry, comparison_session, rebuild_comparisons
+from assistant.app.comparison import (
+    answer_from_ranking,
+    comparison_entry,
+    comparison_session,
+    display_title,
+    rebuild_comparisons,
+)
 from assistant.app.session_records import (
     USER_ACTIONS,
     FinalAnswer,
     OutOfScopeView,
     Phase,
+    ProposalReason,
     QuestionView,
     SessionConfig,
     explain_stop,
@@ -106,6 +113,13 @@ class SessionState:
             return None
         return self.ranking.candidates[pending[0]], self.ranking.candidates[pending[1]]
 
+    def candidate_title(self, candidate: Candidate) -> str:
+        """The title a person reads above a compared candidate ("answer 2 of “How do I ...?”")."""
+        label = self.domain.labels[self.domain.label_index(candidate.label_key)] if candidate.label_key else None
+        if label is None:
+            return candidate.title
+        return display_title(candidate, [ShortlistItem(0, label, 0.0)])
+
     @property
     def confidence(self) -> float | None:
         """The ranker's P(current best is best), once comparing."""
@@ -178,9 +192,12 @@ class SessionState:
             return
         self._applied.append((kind, payload))
         if kind == EntryKind.ANSWER:
-            question = question_index(self.domain, payload)
-            if question is not None:
-                self.conversation.answer(question, payload.get("option"), payload.get("answer", AnswerKind.OPTION))
+            answered = payload.get("answer", AnswerKind.OPTION)
+            if "list" in payload:  # "Which of these is it?" over the labels it names
+                indices = [self.domain.label_index(key) for key in payload["list"]]
+                self.conversation.answer_listed(indices, payload.get("option"), answered)
+            elif (question := question_index(self.domain, payload)) is not None:
+                self.conversation.answer(question, payload.get("option"), answered)
             self._override_stop = False
         elif kind == EntryKind.WORDS:
             if self.phase != Phase.CLARIFYING:
@@ -199,7 +216,7 @@ class SessionState:
         elif kind == EntryKind.SHOW_CLOSEST:
             self._leave_comparing()
             self.conversation.force_stop()
-            self.stop_reason = StopReason.USER
+            self.stop_reason = StopReason.CLOSEST
         elif kind == EntryKind.HAND_OFF:
             self.handed_off = True
         elif kind in (EntryKind.MORE, EntryKind.BACK):
@@ -210,7 +227,7 @@ class SessionState:
             self._need_ranking().answer_pair(payload["left"], payload["right"], payload["preferred"])
         elif kind in (EntryKind.DECIDED, EntryKind.DONE):
             self.phase = Phase.DECIDED
-            self.decided_reason = payload.get("reason", "user")
+            self.decided_reason = payload.get("reason", ProposalReason.USER)
         elif kind in (EntryKind.ACCEPT, EntryKind.CHOOSE):
             chosen = payload.get("candidate") if kind == EntryKind.CHOOSE else None
             self.final = answer_from_ranking(self._need_ranking(), self.conversation, self.domain, chosen)
@@ -291,7 +308,7 @@ class SessionState:
                     )
                     return decided
                 reason = self.stop_reason or self.conversation.stop_reason or StopReason.CONFIDENT
-                plan = plan_comparisons(self.conversation, self.config.shortlist_size)
+                plan = plan_comparisons(self.conversation, self.config.shortlist_size, reason == StopReason.CLOSEST)
                 if not plan.items:  # every label is excluded: nothing is left to compare
                     take(EntryKind.NOTHING_LEFT, {})
                     return decided
@@ -303,6 +320,9 @@ class SessionState:
                     **comparison_entry(plan, ranking),
                 }
                 take(EntryKind.STOP, payload, ranking)
+                if len(plan.items) == 1 and not ranking.stopped:  # one label left: its best answer first
+                    take(EntryKind.DECIDED, {"reason": ProposalReason.BEST_ANSWER})
+                    return decided
             ranking = self.ranking
             if self.phase == Phase.COMPARING and ranking.stop_reason == RankingStopReason.ALL_RULED_OUT:
                 keys = sorted({c.label_key for c in ranking.candidates})

@@ -14,9 +14,14 @@ Which labels:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from assistant.clarification.clarifier import Conversation
+import numpy as np
+
 from assistant.clarification.records import ShortlistItem
+
+if TYPE_CHECKING:
+    from assistant.clarification.conversation import Conversation
 
 CONSIDERED_SHARE = 0.1
 DOMINANT_SHARE = 0.8
@@ -31,10 +36,26 @@ class ComparisonPlan:
     dominant: bool
 
 
-def plan_comparisons(conversation: Conversation, shortlist_size: int) -> ComparisonPlan:
-    """Which shortlisted labels the comparison phase shows (see the module docstring)."""
+def considered_labels(probs: np.ndarray, eligible: np.ndarray, limit: int) -> tuple[list[int], bool]:
+    """(positions, dominant): the at most ``limit`` likeliest ``eligible`` labels that hold at least
+    ``CONSIDERED_SHARE`` of the likeliest one's belief, most likely first, and whether the first holds
+    ``DOMINANT_SHARE`` of their mass (rules 2-4 of the module docstring, on a belief [Y])."""
+    probs = np.asarray(probs, dtype=np.float64)
+    order = [int(i) for i in np.lexsort((np.arange(probs.size), -probs)) if eligible[i]][:limit]
+    if not order:
+        return [], False
+    kept = [i for i in order if probs[i] >= CONSIDERED_SHARE * probs[order[0]]]
+    dominant = len(kept) > 1 and probs[kept[0]] >= DOMINANT_SHARE * probs[kept].sum()
+    return kept, dominant
+
+
+def plan_comparisons(conversation: Conversation, shortlist_size: int, closest: bool = False) -> ComparisonPlan:
+    """Which shortlisted labels the comparison phase shows (see the module docstring). ``closest``: the person
+    asked for the closest answers after "nothing fits": the likeliest ones, whatever the answers rule out."""
     items = conversation.shortlist(shortlist_size)
     consistent = conversation.consistent_labels()
+    if closest:
+        consistent = np.ones_like(consistent)
     position = {int(c): i for i, c in enumerate(conversation.clarifier.candidates)}
     fits = [it for it in items if consistent[position[it.label_index]]]
     ruled_out = tuple(it for it in items if it not in fits) if fits else ()

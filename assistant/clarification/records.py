@@ -39,8 +39,9 @@ class StopReason(StrEnum):
     """Why a conversation stopped asking.
 
     The stop rule was confident (and the shortlist covers the answer); no question left would be
-    informative; none is left at all; the question limit; the person skipped to the answers; or nothing
-    fits: the out-of-scope hypothesis reached its threshold (``assistant.clarification.out_of_scope``).
+    informative; none is left at all; the question limit; the person skipped to the answers; nothing
+    fits: the out-of-scope hypothesis reached its threshold (``assistant.clarification.out_of_scope``); or
+    the person asked to see the closest answers anyway.
     """
 
     CONFIDENT = "confident"
@@ -49,6 +50,7 @@ class StopReason(StrEnum):
     MAX_TURNS = "max_turns"
     USER = "user"
     OUT_OF_SCOPE = "out_of_scope"
+    CLOSEST = "closest"  # the person asked for the closest answers after "nothing fits"
 
     @classmethod
     def _missing_(cls, value: object) -> StopReason | None:
@@ -66,11 +68,13 @@ class ShortlistItem:
 
 @dataclass(frozen=True)
 class AnswerRecord:
-    """One answered question: its index, the option chosen (None for "not sure" / "not visible") and how."""
+    """One answered question: its index, the option chosen (None for "not sure" / "not visible") and how;
+    ``listed``: for an answer-list question (index ``ANSWER_LIST``), the positions of the labels it listed."""
 
     question: int
     option: int | None
     kind: AnswerKind
+    listed: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

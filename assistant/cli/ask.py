@@ -9,7 +9,7 @@ import sys
 import click
 
 from assistant.app.domains import ready_registry
-from assistant.app.session import Phase, SessionStatus
+from assistant.app.session import Phase, ProposalReason, SessionStatus
 from assistant.app.summaries import faq_answers
 from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
@@ -30,6 +30,7 @@ COMPARE_KEYS = (
     "m = ask me more, d = done (propose the current best), q = quit"
 )
 DECIDE_KEYS = "y = accept, n [why] = reject, u = undo, q = quit"
+BEST_ANSWER_KEYS = "y = yes, n [why] = no (then its other answers, or more questions), u = undo, q = quit"
 REJECTED_KEYS = "<number> = take that answer instead, m = more questions without it, g = give up, u = undo, q = quit"
 NOTHING_FITS_KEYS = (
     "a = say it differently, c = show the closest answers anyway, h = hand it on to a person, u = undo, q = quit"
@@ -130,10 +131,15 @@ def ask_command(
         elif session.phase == Phase.COMPARING:
             left, right = session.pair
             emit(
-                {"type": "pair", "left": _candidate(left), "right": _candidate(right), "confidence": session.confidence}
+                {
+                    "type": "pair",
+                    "left": _candidate(session, left),
+                    "right": _candidate(session, right),
+                    "confidence": session.confidence,
+                }
             )
         elif session.phase == Phase.REJECTED:
-            others = [_candidate(c) for c in session.alternatives]
+            others = [_candidate(session, c) for c in session.alternatives]
             emit({"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more})
         else:  # decided
             proposal = session.proposed
@@ -145,7 +151,10 @@ def ask_command(
                     "key": proposal.label_key,
                     "text": proposal.text,
                     "chance": proposal.chance,
+                    "probability": round(proposal.probability, 4),
                     "answers": len(answers[2]) if answers else 1,
+                    "answer_number": proposal.answer_number,
+                    "best_answer": session.decided_reason == ProposalReason.BEST_ANSWER,
                 }
             )
         line = sys.stdin.readline()
@@ -269,8 +278,8 @@ def _item(rank: int, item) -> dict:
     return {"rank": rank, "label": item.label.name, "key": item.label.key, "probability": round(item.probability, 4)}
 
 
-def _candidate(candidate) -> dict:
-    return {"id": candidate.id, "title": candidate.title, "text": candidate.text}
+def _candidate(session, candidate) -> dict:
+    return {"id": candidate.id, "title": session.candidate_title(candidate), "text": candidate.text}
 
 
 def _short(text: str, width: int = 300) -> str:
@@ -299,9 +308,16 @@ def _render(event: dict) -> str:
             f"   ({COMPARE_KEYS})"
         )
     if kind == "proposal":
-        chance = f" ({event['chance']:.0%} sure it is the best one)" if event.get("chance") is not None else ""
         several = event.get("answers", 1) > 1
         summarize = f", s = summarize these {event['answers']} answers" if several else ""
+        which = f"answer {event['answer_number']} of {event['answers']}; " if event.get("answer_number") else ""
+        if event.get("best_answer") or event.get("chance") is None:  # not chosen by comparisons
+            sure = f"{which}{event['probability']:.0%} sure this is the right entry"
+            return (
+                f"\n{event['label']} ({sure})\n  {_short(event['text'], 600)}\n"
+                f"Did this answer it? ({BEST_ANSWER_KEYS}{summarize})"
+            )
+        chance = f" ({which}{event['chance']:.0%} sure it is the best one)" if event.get("chance") is not None else ""
         return (
             f"\nProposed answer: {event['label']}{chance}\n  {_short(event['text'], 600)}\n"
             f"Accept this answer? ({DECIDE_KEYS}{summarize})"

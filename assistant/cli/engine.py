@@ -141,6 +141,12 @@ def train_policy_command(
 @PACE_OPTION
 @oos_cli.OUT_OF_SCOPE_OPTION
 @oos_cli.OUT_OF_SCOPE_ERROR_OPTION
+@click.option(
+    "--answer-lists/--no-answer-lists",
+    default=None,
+    help="Whether ours asks 'Which of these is it?' over the likeliest labels (default: as conversations of "
+    "the domain do: where people know the labels' names).",
+)
 def evaluate_command(
     name: str,
     episodes: int,
@@ -157,6 +163,7 @@ def evaluate_command(
     pace: str | None,
     out_of_scope: str,
     oos_user_error: float,
+    answer_lists: bool | None,
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1; the out-of-scope table too)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
@@ -183,6 +190,7 @@ def evaluate_command(
         "max_turns": max_turns,
         "queries": queries,
         "pace": pace,
+        "answer_lists": answer_lists,
     }
     if len(levels) > 1:
         reports = run_with_progress(noise_sweep_job(registry, levels, **args), f"evaluating {name}")
@@ -199,7 +207,8 @@ def evaluate_command(
         f"({meta['episodes']} episodes, {meta['candidates']} candidates, {meta['queries']} queries, pace "
         f"{meta['pace']}, coverage rule {meta['coverage']}, {meta['user_noise']}, agent-user answer "
         f"correlation {meta['agent_user_correlation']:.3f}, Acc@1 0.9 after "
-        f"{meta.get('questions_to_acc1_0.9')} questions, {meta['seconds']} s)"
+        f"{meta.get('questions_to_acc1_0.9')} questions, answer lists {'on' if meta.get('answer_lists') else 'off'}, "
+        f"{meta['seconds']} s)"
     )
     if json_file:
         report.to_json(json_file)

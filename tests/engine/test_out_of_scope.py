@@ -166,7 +166,31 @@ def test_it_asks_before_turning_anyone_away_on_the_first_words_alone():
     first = conversation.next_question()
     assert first is not None and not conversation.out_of_scope  # a question can still tell: ask it
     conversation.answer(first, 2 if first == 0 else 1)  # "something else" / "no"
+    second = conversation.next_question()  # one "something else" is an answer, not a verdict
+    assert second is not None and not conversation.out_of_scope
+    conversation.answer(second, 2 if second == 0 else 1)
     assert conversation.next_question() is None and conversation.out_of_scope
+
+
+def test_nothing_fits_is_not_said_while_a_label_keeps_a_fair_share_of_the_whole_belief():
+    """Issue 26: "I don't have an answer (75% sure)" beside "Did you mean ...? (96%)": with P(out of scope) just
+    over its threshold and one label at 96% of what fits, that label keeps a quarter of the whole belief: the
+    conversation goes on (here: no question can tell, so it stops on the label) instead of turning the person
+    away; with the label less likely it does say nothing fits."""
+    domain = tiny_desk()
+    # the two fitting answers below lower the log-odds by 3.42: a bias of 4.52 leaves P(out of scope) = 0.75
+    model = OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=4.52, threshold=0.7, doubt=0.3)
+    conversation = clarifier(domain, model, ThresholdStop(0.5)).start("lost my card lost my card lost card")
+    conversation.answer(0, 0)  # banking
+    conversation.answer(1, 0)  # yes, a card
+    assert 0.7 < conversation.out_of_scope_probability() < 0.8 and conversation.probs.max() > 0.9
+    assert conversation.next_question() is None and not conversation.out_of_scope
+    assert conversation.shortlist(1)[0].label.key == "card"
+    sure = OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=9.0, threshold=0.7, doubt=0.3)  # P(out of scope) > 0.99
+    turned_away = clarifier(domain, sure, ThresholdStop(0.5)).start("lost my card lost my card lost card")
+    turned_away.answer(0, 0)
+    turned_away.answer(1, 0)
+    assert turned_away.next_question() is None and turned_away.out_of_scope
 
 
 def test_settings_round_trip_and_bad_settings_are_refused():

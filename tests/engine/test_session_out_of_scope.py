@@ -122,13 +122,13 @@ def test_the_terminal_shows_the_ending_and_hands_the_question_on(monkeypatch):
         yield  # a job that reports nothing
 
     monkeypatch.setattr("assistant.cli.ask.ready_registry", ready)
-    answers = "3\nh\nplease call back\n"  # something else, then hand it on with a note
+    answers = "3\n2\nh\nplease call back\n"  # something else, no, then hand it on with a note
     result = CliRunner().invoke(main, ["ask", "desk", "what is the weather like"], input=answers)
     assert result.exit_code == 0, result.output
     assert "I don't have an answer for that" in result.output and "I can help with: banking, travel" in result.output
     assert "Did you mean:" in result.output and "logged as out of scope" in result.output
     assert "unknown answer" not in result.output
-    lines = CliRunner().invoke(main, ["ask", "desk", "what is the weather like", "--json-lines"], input="3\nc\nq\n")
+    lines = CliRunner().invoke(main, ["ask", "desk", "what is the weather like", "--json-lines"], input="3\n2\nc\nq\n")
     events = [json.loads(line) for line in lines.output.splitlines() if line.startswith("{")]
     kinds = [e["type"] for e in events]
     assert "error" not in kinds and kinds[kinds.index("out_of_scope") + 1] in ("shortlist", "pair")
