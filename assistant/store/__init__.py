@@ -7,7 +7,8 @@
 - ``knowledge_base``: opening, migrating, reading a whole ``Domain``, writing labels/questions/annotations;
 - ``loading``: reading a whole ``Domain`` into arrays;
 - ``building``: writing a bundled data set's ``DomainData`` in one transaction;
-- ``session_log``: the conversation log (sessions and their turns).
+- ``session_log``: the conversation log (sessions and their turns);
+- ``reviews``: a desk's review of the questions (hidden, reworded), applied when a ``Domain`` is loaded.
 """
 
 from assistant.store import connection
@@ -24,6 +25,7 @@ from assistant.store.domain import (
     replace_counts,
 )
 from assistant.store.knowledge_base import KnowledgeBase, built_domains, utc_now
+from assistant.store.reviews import QuestionReview
 from assistant.store.schema import SCHEMA_VERSION
 from assistant.store.session_log import SessionLog, SessionRecord, SessionSummary
 
@@ -38,6 +40,7 @@ __all__ = [
     "Label",
     "Question",
     "QuestionKind",
+    "QuestionReview",
     "SessionLog",
     "SessionRecord",
     "SessionSummary",

