@@ -193,7 +193,7 @@ class WordingGate:
         # only phrases that read well in their question's frame are looked up in the texts
         keys = {ident[1] for ident, problem in in_frame.items() if problem is None}
         uses = phrase_uses([*self.title_docs, *parse(self._contexts(keys))], keys)
-        for kind, idents in by_kind.items():
+        for idents in by_kind.values():
             for ident in idents:
                 verdict = self._judge(ident, todo[ident], in_frame[ident], uses)
                 self.verdicts[ident] = verdict

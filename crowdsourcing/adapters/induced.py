@@ -52,9 +52,7 @@ def induced_questions(
     if gate is not None:  # the last check: the whole question as a person reads it
         texts = agree(texts)
         problems = question_problems(texts)
-        for q, found in enumerate(problems):
-            if found:
-                gate.report.rejected["question"] += 1
+        gate.report.rejected["question"] += sum(1 for found in problems if found)
         keep = [q for q, found in enumerate(problems) if not found]
         induced, answers, texts = [induced[q] for q in keep], [answers[q] for q in keep], [texts[q] for q in keep]
     questions, annotations = [], []
