@@ -55,6 +55,8 @@ Ident = tuple[str, tuple[str, ...]]  # (kind, key): ("object", ("exchange", "rat
 NOUN_SHARE = 0.5
 # share of uses as the first half of a compound from which a word is no object of its own ("auto-save")
 COMPOUND_SHARE = 0.8
+# share of uses as the noun of a compound from which a word is no object of its own ("engine" of "search engine")
+TAIL_SHARE = 0.6
 # cosine of pooled MiniLM vectors from which two values of a facet say the same (read off the faq, banking
 # and clinc value lists: delete/remove 0.76, photo/picture 0.85, search/find 0.67 are one; payment/transaction
 # 0.64, file/folder 0.57, export/import 0.58, tax/income 0.61 are two)
@@ -83,10 +85,21 @@ MORE_LIGHT_VERBS = frozenset({"see", "look", "go", "say", "tell", "ask", "put", 
 ACTION_ZIPF = 3.0
 # particles a phrasal verb may take ("back up", "find out", "sign in"; not "card about")
 PARTICLES = frozenset({"up", "out", "off", "back", "down", "in", "on", "over", "away"})
-# nouns that say nothing on their own ("Is it about the kind?")
+# nouns that say nothing on their own ("Is it about the kind?"), or only in a set phrase ("changed my mind",
+# "in the future", "for instance", "what's the deal")
 VAGUE_NOUNS = frozenset(
-    "kind sort type way lot bit stuff thing couple half thought yesterday today tomorrow someone something".split()  # noqa: SIM905
+    """kind sort type way lot bit stuff thing couple half thought yesterday today tomorrow someone something mind
+    future instance deal point choice method function basis front impression progress system matter case reason
+    idea situation fact process side place end use""".split()  # noqa: SIM905
 )
+# the last words of names that take "the" ("the European Union", "the European Economic Area")
+ARTICLE_NAMES = frozenset({"union", "area", "kingdom", "states", "republic", "ruble", "rouble", "emirates"})
+# words of at most this many letters that the lexicon does not know are abbreviations ("pms", "auth")
+ABBREVIATION_LETTERS = 4
+# share of a phrase's uses in the plural from which it is shown in the plural ("personal details")
+PLURAL_SHARE = 0.8
+# share of a known word's uses written with a capital from which it is a name ("Office", "Drive")
+NAME_SHARE = 0.8
 # derivational endings that make one word a variant of another ("time" -> "timer", "sync" -> "syncing")
 VARIANT_SUFFIXES = ("s", "es", "r", "er", "ers", "ing", "ed", "d", "ion", "ation", "ment")
 
@@ -193,6 +206,7 @@ class WordingGate:
         # only phrases that read well in their question's frame are looked up in the texts
         keys = {ident[1] for ident, problem in in_frame.items() if problem is None}
         uses = phrase_uses([*self.title_docs, *parse(self._contexts(keys))], keys)
+        self._title_uses = phrase_uses(self.title_docs, keys)
         for idents in by_kind.values():
             for ident in idents:
                 verdict = self._judge(ident, todo[ident], in_frame[ident], uses)
@@ -227,6 +241,8 @@ class WordingGate:
                 return Verdict(False, shown, f"not a name: {frame_problem}")
             if total >= 2 and uses.fragment[key] + uses.compound_head[key] >= total:
                 return Verdict(False, shown, "part of a longer name")
+            if key[-1] in ARTICLE_NAMES and len(key) > 1:  # "the European Union", "the Russian ruble"
+                return Verdict(True, f"the {shown}")
             return Verdict(True, shown)
         if frame_problem is not None:
             return Verdict(False, shown, f"not a {_WANTED[kind]}: {frame_problem}")
@@ -247,7 +263,8 @@ class WordingGate:
             return Verdict(False, shown, "vague: the noun says nothing on its own")
         if len(key) > 1 and (shown.split()[0] in RELATIVE_ADJECTIVES or shown.split()[0].endswith("est")):
             return Verdict(False, shown, f"relative: '{shown.split()[0]}' says which one, not what")
-        if total and uses.capitalised[key] * 2 > total and not all(is_known(w) for w in key):
+        known = all(is_known(w) for w in key)
+        if total and uses.capitalised[key] > (NAME_SHARE if known else 0.5) * total:
             return Verdict(False, shown, "a name: the texts write it with a capital")
         if total and uses.noun[key] < NOUN_SHARE * total:
             return Verdict(False, shown, "not a noun phrase in the texts")
@@ -255,19 +272,32 @@ class WordingGate:
             return Verdict(False, shown, "cut from a longer compound")
         if len(key) == 1 and total >= 2 and uses.compound_head[key] >= COMPOUND_SHARE * total:
             return Verdict(False, shown, "cut from a longer compound: only the first half of one")
+        if len(key) == 1 and total >= 2 and uses.tail[key] >= TAIL_SHARE * total:
+            return Verdict(False, shown, "cut from a longer compound: only its last noun")
+        named = self._title_uses
+        if len(key) == 1 and named.total[key] and named.noun[key] == named.tail[key]:
+            return Verdict(False, shown, "cut from a longer compound: so in every label name")
         return self._judge_words(shown, key, uses)
 
     def _judge_words(self, shown: str, key: tuple[str, ...], uses) -> Verdict:
-        """Spelling, rarity and abbreviations of an object's words."""
+        """Spelling, rarity and abbreviations of an object's words; its display: in capitals where the texts
+        write it so ("PIN", "ATM"), in the plural where they mostly do ("personal details")."""
         display = shown
+        total = max(uses.total[key], 1)
+        if uses.plural[key] >= PLURAL_SHARE * total and uses.total[key] >= 2:
+            plural = sorted(plural_forms(key[-1]))
+            if plural and key[-1] == shown.split()[-1]:
+                display = " ".join([*shown.split()[:-1], plural[0]])
+        if len(key) == 2 and uses.hyphenated[key] * 2 >= total and uses.total[key]:
+            display = "-".join(display.split())  # "auto-save", as the texts write it
         for word in shown.split():
+            short = len(word) <= ABBREVIATION_LETTERS and word.isalpha()
+            if short and len(key) == 1 and uses.capitals[key] * 2 >= total and zipf_frequency(word, "en") >= RARE_ZIPF:
+                display = word.upper()
+                continue
             if is_known(word):
                 continue
-            if len(word) <= 3 and word.isalpha():
-                common = zipf_frequency(word, "en") >= RARE_ZIPF
-                if len(shown.split()) == 1 and common and uses.capitals[key] * 2 >= max(uses.total[key], 1):
-                    display = word.upper()
-                    continue
+            if short:
                 return Verdict(False, shown, f"abbreviation: '{word}' is written in lowercase")
             misspelt = self._misspelling_of(word)
             if misspelt:
@@ -302,7 +332,9 @@ class WordingGate:
         if key_a == key_b or is_variant(key_a, key_b):
             return True
         if len(key_a) == len(key_b) == 1 and (key_b[0] in plural_forms(key_a[0]) or key_a[0] in plural_forms(key_b[0])):
-            return True  # "person" / "people"
+            return True  # "person" / "persons"
+        if _one_letter_apart(key_a, key_b):
+            return True  # "fiat currency" / "flat currency": a typo
         self.embed([shown_a, shown_b])
         return float(self._vectors[shown_a] @ self._vectors[shown_b]) >= SYNONYM_SIMILARITY
 
@@ -319,6 +351,16 @@ def choosable_verb(key: tuple[str, ...]) -> bool:
     if verb_lemma(verb) != verb:  # the lexicon knows no such verb ("pending")
         return False
     return len(key) == 1 or (len(key) == 2 and key[1] in PARTICLES)
+
+
+def _one_letter_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Phrases of several words that differ in one letter of one word ("fiat currency", "flat currency")."""
+    if len(a) != len(b) or len(a) < 2:
+        return False
+    differing = [(x, y) for x, y in zip(a, b) if x != y]
+    if len(differing) != 1 or len(differing[0][0]) != len(differing[0][1]) or len(differing[0][0]) < 4:
+        return False
+    return sum(p != q for p, q in zip(*differing[0])) == 1
 
 
 def is_variant(a: tuple[str, ...], b: tuple[str, ...]) -> bool:

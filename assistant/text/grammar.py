@@ -48,6 +48,8 @@ CONDITION_MARKS = frozenset({"when", "if", "because", "while", "after", "before"
 # the subject-verb pairs a question's first word forms: singular -> plural and back
 _SINGULAR_TO_PLURAL = {"is": "are", "does": "do", "has": "have", "was": "were"}
 _PLURAL_TO_SINGULAR = {v: k for k, v in _SINGULAR_TO_PLURAL.items()}
+_BE_FORMS = frozenset({"is", "are", "was", "were"})
+_DO_FORMS = frozenset({"do", "does", "did", "didn't", "doesn't", "don't", "didnt", "doesnt", "dont"})
 
 
 @cache
@@ -179,7 +181,9 @@ class PhraseUses:
     """How texts use each phrase key (lemma tuple): ``total`` occurrences, ``noun`` as a whole noun phrase
     with a noun head, ``request`` as a verb someone asks to do, ``verb`` as any verb, ``fragment`` as the
     tail of a longer compound ("factor authentication" in "two-factor authentication"), ``compound_head``
-    as the first half of a compound ("auto" in "auto-save"), ``predicate`` said of something ("the transfer is
+    as the first half of a compound ("auto" in "auto-save"), ``tail`` as the noun of a compound ("engine" in
+    "search engine"), ``plural`` with its last word in the plural ("personal details"), ``hyphenated`` written with a hyphen
+    ("auto-save"), ``predicate`` said of something ("the transfer is
     *pending*", "Pin *blocked*"), ``capitalised`` written with a capital inside a sentence (a name: "Firefox")
     and ``capitals`` written all in capitals ("ATM")."""
 
@@ -189,6 +193,9 @@ class PhraseUses:
     verb: Counter = field(default_factory=Counter)
     fragment: Counter = field(default_factory=Counter)
     compound_head: Counter = field(default_factory=Counter)
+    tail: Counter = field(default_factory=Counter)
+    plural: Counter = field(default_factory=Counter)
+    hyphenated: Counter = field(default_factory=Counter)
     capitalised: Counter = field(default_factory=Counter)
     predicate: Counter = field(default_factory=Counter)
     capitals: Counter = field(default_factory=Counter)
@@ -207,9 +214,11 @@ def phrase_uses(docs: Iterable, keys: set[tuple[str, ...]], max_words: int = 3) 
                     continue
                 span = tokens[s : s + n]
                 uses.total[key] += 1
+                first, last = span[0], span[-1]
+                if last.tag_ in ("NNS", "NNPS"):
+                    uses.plural[key] += 1
                 if all(t.text.isupper() and len(t.text) > 1 for t in span):
                     uses.capitals[key] += 1
-                first, last = span[0], span[-1]
                 if any(c.isupper() for c in first.text[1:]) or (first.text[:1].isupper() and not first.is_sent_start):
                     uses.capitalised[key] += 1
                 if last.dep_ in ("compound", "amod", "nmod", "npadvmod") and last.head.i > last.i:
@@ -221,11 +230,22 @@ def phrase_uses(docs: Iterable, keys: set[tuple[str, ...]], max_words: int = 3) 
                 cut = before is not None and (
                     before.pos_ == "NUM" or (before.head.i in inner and before.dep_ in FRAGMENT_DEPS)
                 )
-                if _span_is_noun_phrase(span) is None:
+                modifies = last.dep_ in ("compound", "amod", "nmod", "npadvmod") and last.head.i > last.i
+                # "Why didn't my transfer work?": a noun as the root of a clause with an auxiliary is a misparse
+                misparsed = (
+                    last.dep_ == "ROOT" and any(t.tag_ == "MD" or t.lower_ in _DO_FORMS for t in last.sent)
+                ) or any(
+                    c.dep_ in ("aux", "neg", "nsubj") for c in last.children
+                )  # a noun does not take an auxiliary, a "not" or a subject
+                if n == 2 and tokens[s + 1].i == tokens[s].i + 2 and doc[tokens[s].i + 1].text == "-":
+                    uses.hyphenated[key] += 1  # "auto-save"
+                if _span_is_noun_phrase(span) is None and not modifies and not misparsed:
                     if cut and first.pos_ in NOUN_POS:
                         uses.fragment[key] += 1
                     else:
                         uses.noun[key] += 1
+                    if n == 1 and before is not None and before.dep_ == "compound" and before.head.i == last.i:
+                        uses.tail[key] += 1  # "engine" in "search engine", "dash" in "em dash"
                 if first.pos_ == "VERB":
                     uses.verb[key] += 1
                     if is_request_verb(first) and verb_key(first)[:n] == key[: len(verb_key(first))]:
@@ -240,17 +260,41 @@ def _is_predicate(token) -> bool:
     """An adjective or participle said of something: "is *pending*", "Pin *blocked*", "*stolen* or lost"."""
     if token.pos_ not in ("ADJ", "VERB") or (token.pos_ == "VERB" and token.tag_ not in ("VBN", "VBG", "VBD")):
         return False
-    return token.dep_ in PREDICATE_DEPS or any(c.dep_ in ("auxpass", "nsubj", "nsubjpass") for c in token.children)
+    if not (token.dep_ in PREDICATE_DEPS or any(c.dep_ in ("auxpass", "nsubj", "nsubjpass") for c in token.children)):
+        return False
+    # said of a thing ("my card is blocked"), not of the person ("I'm confused") or of "it" ("it's alright")
+    holder = token.head if token.dep_ in ("acomp", "attr", "oprd") else token
+    subjects = [c for c in holder.children if c.dep_ in ("nsubj", "nsubjpass")]
+    return not subjects or subjects[0].pos_ in NOUN_POS
 
 
 # ---- agreement -------------------------------------------------------------------------------------------
 def _number(token) -> str | None:
-    """'plural' or 'singular' for a noun subject ("underparts", "crown"), None otherwise."""
-    if token.tag_ in ("NNS", "NNPS"):
+    """'plural' or 'singular' for a noun subject ("underparts", "crown"), None otherwise; a word the tagger
+    calls an adjective but that is the plural of a noun ("upperparts") is plural."""
+    word = token.lower_
+    if token.tag_ in ("NNS", "NNPS") or (word.endswith("s") and len(word) > 3 and lemma(word) + "s" == word):
         return "plural"
     if token.tag_ in ("NN", "NNP"):
         return "singular"
     return None
+
+
+def _subject(verb) -> Any:
+    """The subject of ``verb``: its nsubj, except in "Are its legs buff?", which the tagger reads as a noun
+    phrase "its legs buff" with no complement: then the word before the phrase's last one is the subject."""
+    subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if not subjects:  # "Is its upperparts rufous?" parsed without a subject: the noun before the last word
+        words = [t for t in verb.doc if not t.is_punct]
+        if words[0].i == verb.i and len(words) >= 4 and words[1].tag_ in ("PRP$", "DT") and verb.lower_ in _BE_FORMS:
+            return words[-2]
+        return None
+    subject = subjects[0]
+    complement = any(c.dep_ in ("acomp", "attr", "oprd") for c in verb.children)
+    modifiers = [c for c in subject.lefts if c.dep_ in ("compound", "amod")]
+    if not complement and modifiers and verb.lower_ in _BE_FORMS:
+        return modifiers[-1]
+    return subject
 
 
 def agreement_problems(text: str) -> list[str]:
@@ -286,15 +330,17 @@ def _agreement(doc) -> tuple[list[str], list[tuple[Any, str]]]:
         word = token.lower_
         if word not in _SINGULAR_TO_PLURAL and word not in _PLURAL_TO_SINGULAR:
             continue
-        verb = token.head if token.dep_ in ("aux", "auxpass") else token
-        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
-        if not subjects:
+        if token.tag_ not in ("VBZ", "VBP", "VBD"):  # "does its breast *have*": not the finite verb
             continue
-        number = _number(subjects[0])
+        verb = token.head if token.dep_ in ("aux", "auxpass") else token
+        subject = _subject(verb)
+        if subject is None:
+            continue
+        number = _number(subject)
         if number == "plural" and word in _SINGULAR_TO_PLURAL:
-            problems.append(f"'{token.text}' with the plural subject '{subjects[0].text}'")
+            problems.append(f"'{token.text}' with the plural subject '{subject.text}'")
             fixes.append((token, _SINGULAR_TO_PLURAL[word]))
         elif number == "singular" and word in _PLURAL_TO_SINGULAR:
-            problems.append(f"'{token.text}' with the singular subject '{subjects[0].text}'")
+            problems.append(f"'{token.text}' with the singular subject '{subject.text}'")
             fixes.append((token, _PLURAL_TO_SINGULAR[word]))
     return problems, fixes

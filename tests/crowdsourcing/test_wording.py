@@ -157,3 +157,12 @@ def test_the_question_level_check():
     problems = question_problems(good + bad)
     assert problems[: len(good)] == [[]] * len(good)
     assert all(problems[len(good) :])
+
+
+def test_every_bird_question_agrees_with_its_subject():
+    from crowdsourcing.adapters import cub
+
+    texts = [q.text for q in cub.load().questions]
+    assert "Are its underparts white?" in texts and "Is its crown red?" in texts and "Are its wings black?" in texts
+    assert "What pattern do its wings have?" in texts and "What pattern does its breast have?" in texts
+    assert not [t for t in texts if agreement_problems(t)]
