@@ -249,7 +249,7 @@ def induce_questions(
     tags: set[str] = set()
     asked: list[tuple[str, tuple[str, ...]]] = []
     if gate is not None:
-        gate.embed([shown(i) for i in chosen])
+        gate.embed([(i[0], shown(i)) for i in chosen])
     for ident in sorted(chosen, key=lambda i: (-chosen[i], i)):
         tag = make_tag(ident[0], shown(ident))
         twin = next((a for a in asked if gate and _same_meaning(gate, a, ident, shown)), None)
@@ -267,7 +267,7 @@ def induce_questions(
             for y, idents in enumerate(title_idents)
         ]
         gate.check({i: _shown(display, i) for ids in title_idents for i in ids})
-        gate.embed([shown(i) for ids in title_idents for i in ids if gate.verdicts[i].keep])
+        gate.embed([(i[0], shown(i)) for ids in title_idents for i in ids if gate.verdicts[i].keep])
     named = Counter(ident for idents in title_idents for ident in idents)
 
     def facet_values(kind: str, members: Sequence[int], min_labels: int, excluded: set) -> list:
@@ -339,12 +339,12 @@ def _shown(display: Mapping, ident: tuple[str, tuple[str, ...]]) -> str:
 
 
 def _same_meaning(gate: WordingGate, a, b, shown) -> bool:
-    return a[0] == b[0] and a[0] != "product" and gate.same_meaning((a[1], shown(a)), (b[1], shown(b)))
+    return a[0] == b[0] and a[0] != "product" and gate.same_meaning((a[1], shown(a)), (b[1], shown(b)), a[0])
 
 
 def _without_synonyms(gate: WordingGate, values: list, shown) -> list:
     """Values none of which says what an earlier one says (``WordingGate.same_meaning``), the earlier first."""
-    gate.embed([shown(v) for v in values])
+    gate.embed([(v[0], shown(v)) for v in values])
     kept: list = []
     for ident in values:
         twin = next((k for k in kept if _same_meaning(gate, k, ident, shown)), None)

@@ -18,8 +18,9 @@ checks each with spaCy's tagger and parser (assistant.text.grammar) before it is
 
 Values of one facet must not say the same thing (``same_meaning``): same lemmas, one a morphological
 variant of the other ("time" / "timer", "mail" / "email"), or pooled MiniLM vectors of the two phrases at
-least ``SYNONYM_SIMILARITY`` apart ("delete" / "remove" 0.76, "search" / "find" 0.67; "payment" /
-"transaction" 0.64 and "tax" / "income" 0.61 stay apart). The same test keeps only the first of two
+least ``SYNONYM_SIMILARITY`` close (actions compared as -ing forms: "deleting" / "removing" 0.72,
+"searching" / "finding" 0.78; "sending" / "receiving" 0.60, "payment" / "transaction" 0.64 and "tax" /
+"income" 0.61 stay apart; "enable" / "disable" are opposites whatever MiniLM says). The same test keeps only the first of two
 binary questions of one kind. The gate is deterministic; ``GateReport`` counts what it did.
 """
 
@@ -45,7 +46,7 @@ from assistant.text.grammar import (
     request_verbs,
     verb_key,
 )
-from assistant.text.lemmas import is_known, lemma, plural_forms, verb_lemma
+from assistant.text.lemmas import inflect, is_known, lemma, plural_forms, verb_lemma
 from assistant.text.phrases import LIGHT_VERBS, text_keys, words
 from crowdsourcing.facets import group_members
 
@@ -57,10 +58,12 @@ NOUN_SHARE = 0.5
 COMPOUND_SHARE = 0.8
 # share of uses as the noun of a compound from which a word is no object of its own ("engine" of "search engine")
 TAIL_SHARE = 0.6
-# cosine of pooled MiniLM vectors from which two values of a facet say the same (read off the faq, banking
-# and clinc value lists: delete/remove 0.76, photo/picture 0.85, search/find 0.67 are one; payment/transaction
-# 0.64, file/folder 0.57, export/import 0.58, tax/income 0.61 are two)
-SYNONYM_SIMILARITY = 0.66
+# cosine of pooled MiniLM vectors (actions as -ing forms, ``meaning_text``) from which two values of a facet
+# say the same, read off the faq, banking and clinc value lists: searching/finding 0.78, deleting/removing
+# 0.72, photo/picture 0.85, image/picture 0.77 are one; exporting/importing 0.62, downloading/uploading 0.61,
+# sending/receiving 0.60, changing/editing 0.59, payment/transaction 0.64, tax/income 0.61, file/folder 0.57
+# are two (buying/selling, 0.75, would be one: MiniLM puts some opposites close)
+SYNONYM_SIMILARITY = 0.70
 # a word the lexicon does not know, this close (difflib ratio) to a commoner word of the texts, is misspelt
 MISSPELLING_RATIO = 0.85
 # a word the lexicon does not know and English rarely uses (wordfreq Zipf) must come from a label name
@@ -177,8 +180,12 @@ class WordingGate:
         for y, texts in enumerate(own_texts):
             asked = Counter(k for _ in texts for k in set(request_verbs(next(docs))))
             confirmed = [k for k in candidates[y] if asked[k]]
+            # "How do I back up my photos?": a name that asks in so many words needs no confirmation
+            surely = [k for k in request_verbs(self.title_docs[y], asked_by_person=True) if choosable_verb(k)]
             if confirmed:
                 self._title_actions[y] = {confirmed[0]}
+            elif surely:
+                self._title_actions[y] = {surely[0]}
             elif not texts and candidates[y]:
                 self._title_actions[y] = {candidates[y][0]}
 
@@ -320,14 +327,16 @@ class WordingGate:
         return None
 
     # ---- meaning -----------------------------------------------------------------------------------------
-    def embed(self, phrases: Sequence[str]) -> None:
-        """Compute (once) the MiniLM vectors ``same_meaning`` compares."""
-        todo = sorted({p for p in phrases if p not in self._vectors})
+    def embed(self, phrases: Sequence[tuple[str, str]]) -> None:
+        """Compute (once) the MiniLM vectors ``same_meaning`` compares, for (kind, display) pairs."""
+        todo = sorted({t for t in (meaning_text(kind, shown) for kind, shown in phrases) if t not in self._vectors})
         if todo:
             self._vectors.update(zip(todo, phrase_vectors(todo)))
 
-    def same_meaning(self, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str]) -> bool:
-        """Whether two phrases (key, display) of one kind say the same (module docstring)."""
+    def same_meaning(
+        self, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str], kind: str = "object"
+    ) -> bool:
+        """Whether two phrases (key, display) of ``kind`` say the same (module docstring)."""
         (key_a, shown_a), (key_b, shown_b) = a, b
         if key_a == key_b or is_variant(key_a, key_b):
             return True
@@ -335,8 +344,31 @@ class WordingGate:
             return True  # "person" / "persons"
         if _one_letter_apart(key_a, key_b):
             return True  # "fiat currency" / "flat currency": a typo
-        self.embed([shown_a, shown_b])
-        return float(self._vectors[shown_a] @ self._vectors[shown_b]) >= SYNONYM_SIMILARITY
+        if _opposites(key_a, key_b):
+            return False  # "enable" / "disable", "block" / "unblock"
+        self.embed([(kind, shown_a), (kind, shown_b)])
+        text_a, text_b = meaning_text(kind, shown_a), meaning_text(kind, shown_b)
+        return float(self._vectors[text_a] @ self._vectors[text_b]) >= SYNONYM_SIMILARITY
+
+
+def meaning_text(kind: str, shown: str) -> str:
+    """What MiniLM compares: an action as its -ing form ("backing up": "sending" / "receiving" 0.60, while the
+    bare verbs are 0.67, as close as "search" / "find"), anything else as shown."""
+    if kind != "action":
+        return shown
+    first, _, rest = shown.partition(" ")
+    return " ".join(w for w in (inflect(first, "VBG"), rest) if w)
+
+
+def _opposites(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """One word is the other with a negating prefix ("disable" / "enable", "unblock" / "block")."""
+    if len(a) != 1 or len(b) != 1:
+        return False
+    for x, y in ((a[0], b[0]), (b[0], a[0])):
+        for prefix, other in (("dis", ""), ("un", ""), ("de", ""), ("in", ""), ("dis", "en")):
+            if x.startswith(prefix) and other + x[len(prefix) :] == y:
+                return True
+    return False
 
 
 _WANTED = {"object": "noun phrase", "action": "verb", "attribute": "state"}

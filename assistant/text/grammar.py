@@ -171,9 +171,21 @@ def verb_key(token) -> tuple[str, ...]:
     return (verb, particles[0]) if particles else (verb,)
 
 
-def request_verbs(doc) -> list[tuple[str, ...]]:
-    """The action keys of the verbs ``doc`` asks to do (``is_request_verb``), in order."""
-    return [verb_key(t) for t in doc if is_request_verb(t)]
+def request_verbs(doc, asked_by_person: bool = False) -> list[tuple[str, ...]]:
+    """The action keys of the verbs ``doc`` asks to do (``is_request_verb``), in order; ``asked_by_person``:
+    only those in a question a person asks about themselves ("How do I back up ...?", "Can I ...?"), which
+    the parser reads surely."""
+    found = []
+    for t in doc:
+        if not is_request_verb(t):
+            continue
+        if asked_by_person and not (
+            any(c.dep_ == "aux" and c.lower_ in REQUEST_AUX for c in t.children)
+            and any(c.dep_ == "nsubj" and c.lower_ in REQUEST_SUBJECTS for c in t.children)
+        ):
+            continue
+        found.append(verb_key(t))
+    return found
 
 
 @dataclass
@@ -244,7 +256,13 @@ def phrase_uses(docs: Iterable, keys: set[tuple[str, ...]], max_words: int = 3) 
                         uses.fragment[key] += 1
                     else:
                         uses.noun[key] += 1
-                    if n == 1 and before is not None and before.dep_ == "compound" and before.head.i == last.i:
+                    if (
+                        n == 1
+                        and before is not None
+                        and before.dep_ == "compound"
+                        and before.pos_ == "NOUN"
+                        and before.head.i == last.i
+                    ):
                         uses.tail[key] += 1  # "engine" in "search engine", "dash" in "em dash"
                 if first.pos_ == "VERB":
                     uses.verb[key] += 1

@@ -132,3 +132,21 @@ def test_the_command_lists_hides_and_rewords(stored):
     bad = runner.invoke(main, ["domain", "questions", "tiny", "--hide", "has_colour::red"])
     assert bad.exit_code == 2 and bad.output.startswith("error: ") and "Traceback" not in bad.output
     assert len(bad.output.strip().splitlines()) == 1
+
+
+def test_a_version_4_file_gets_the_review_table(tmp_path):
+    from assistant.store.schema import MIGRATIONS
+
+    path = tmp_path / "v4.db"
+    import sqlite_utils
+
+    db = sqlite_utils.Database(path)
+    db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)")
+    for version in range(1, 5):
+        MIGRATIONS[version](db)
+        db.execute("INSERT INTO schema_version VALUES (?, 'then')", [version])
+    db.conn.commit()
+    db.close()
+    with KnowledgeBase(path) as kb:
+        assert kb.schema_version == 5 and kb.question_reviews() == {}
+    assert (tmp_path / "v4.db.bak-v4").exists()
