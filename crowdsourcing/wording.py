@@ -46,7 +46,7 @@ from assistant.text.grammar import (
     request_verbs,
     verb_key,
 )
-from assistant.text.lemmas import inflect, is_known, lemma, plural_forms, verb_lemma
+from assistant.text.lemmas import inflect, is_known, lemma, lemma_of, plural_forms, verb_lemma
 from assistant.text.phrases import LIGHT_VERBS, text_keys, words
 from crowdsourcing.facets import group_members
 
@@ -78,7 +78,7 @@ RELATIVE_ADJECTIVES = frozenset(
     """specific exact similar good best better viable important original current large small single simple entire
     whole certain particular different same other new old easy possible available multiple several many various
     few own real actual right wrong full next last first correct recent odd long short big little high low great
-    usual normal additional extra""".split()  # noqa: SIM905
+    usual normal additional extra strange weird unknown""".split()  # noqa: SIM905
 )
 # a label's own texts read to confirm that a headline name ("Change pin") asks to do its first word
 HEADLINE_TEXTS = 12
@@ -93,14 +93,16 @@ PARTICLES = frozenset({"up", "out", "off", "back", "down", "in", "on", "over", "
 VAGUE_NOUNS = frozenset(
     """kind sort type way lot bit stuff thing couple half thought yesterday today tomorrow someone something mind
     future instance deal point choice method function basis front impression progress system matter case reason
-    idea situation fact process side place end use""".split()  # noqa: SIM905
+    idea situation fact process side place end use work part addition factor holding""".split()  # noqa: SIM905
 )
 # the last words of names that take "the" ("the European Union", "the European Economic Area")
 ARTICLE_NAMES = frozenset({"union", "area", "kingdom", "states", "republic", "ruble", "rouble", "emirates"})
 # words of at most this many letters that the lexicon does not know are abbreviations ("pms", "auth")
 ABBREVIATION_LETTERS = 4
 # share of a phrase's uses in the plural from which it is shown in the plural ("personal details")
-PLURAL_SHARE = 0.8
+PLURAL_SHARE = 0.6
+# how often the texts must say a state of a thing before "Is something <state>?" is asked
+MIN_PREDICATES = 3
 # share of a known word's uses written with a capital from which it is a name ("Office", "Drive")
 NAME_SHARE = 0.8
 # derivational endings that make one word a variant of another ("time" -> "timer", "sync" -> "syncing")
@@ -262,13 +264,15 @@ class WordingGate:
                 return Verdict(False, shown, "not asked for: the texts rarely ask to do it")
             return Verdict(True, shown)
         if kind == "attribute":
-            if uses.predicate[key] < 2 or uses.predicate[key] < NOUN_SHARE * total:
+            if uses.predicate[key] < MIN_PREDICATES or uses.predicate[key] < NOUN_SHARE * total:
                 return Verdict(False, shown, "not said of anything: mostly before a noun")
             return Verdict(True, shown)
         # objects
         if key[-1] in VAGUE_NOUNS or any(w in VAGUE_NOUNS for w in key):
             return Verdict(False, shown, "vague: the noun says nothing on its own")
-        if len(key) > 1 and (shown.split()[0] in RELATIVE_ADJECTIVES or shown.split()[0].endswith("est")):
+        first = shown.split()[0]
+        degree = lemma_of(first, "ADJ") not in (None, first)  # "higher", "oldest": than what?
+        if len(key) > 1 and (first in RELATIVE_ADJECTIVES or first.endswith("est") or degree):
             return Verdict(False, shown, f"relative: '{shown.split()[0]}' says which one, not what")
         known = all(is_known(w) for w in key)
         if total and uses.capitalised[key] > (NAME_SHARE if known else 0.5) * total:
@@ -292,7 +296,7 @@ class WordingGate:
         display = shown
         total = max(uses.total[key], 1)
         if uses.plural[key] >= PLURAL_SHARE * total and uses.total[key] >= 2:
-            plural = sorted(plural_forms(key[-1]))
+            plural = sorted(f for f in plural_forms(key[-1]) if f != key[-1])
             if plural and key[-1] == shown.split()[-1]:
                 display = " ".join([*shown.split()[:-1], plural[0]])
         if len(key) == 2 and uses.hyphenated[key] * 2 >= total and uses.total[key]:
@@ -434,8 +438,8 @@ def action_coverage(
     gate: WordingGate, questions: Sequence, groups: Mapping[str, Sequence[int]] | None = None
 ) -> tuple[int, int]:
     """(covered, asking): of the labels whose name asks to do something (``WordingGate.title_actions``), how
-    many find that action among the values of an action facet they belong to (the facet of every label, or
-    one within their group). ``questions``: the induced questions (crowdsourcing.induction.InducedQuestion)."""
+    many find that action, or a value that says the same (``same_meaning``: "search" for "find"), among the
+    values of an action facet they belong to (the facet of every label, or one within their group). ``questions``: the induced questions (crowdsourcing.induction.InducedQuestion)."""
     offered = [set() for _ in gate.titles]
     for question in questions:
         if not (question.facet and question.kind == "action"):
@@ -448,5 +452,13 @@ def action_coverage(
         for y in np.flatnonzero(members):
             offered[y].update(question.keys)
     asking = [y for y in range(len(gate.titles)) if gate.title_actions(y)]
-    covered = [y for y in asking if gate.title_actions(y) & offered[y]]
+    covered = [
+        y
+        for y in asking
+        if any(  # the action itself, or a value that says the same ("search" for "find")
+            gate.same_meaning((a, " ".join(a)), (o, " ".join(o)), "action")
+            for a in gate.title_actions(y)
+            for o in offered[y]
+        )
+    ]
     return len(covered), len(asking)
