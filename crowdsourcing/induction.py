@@ -61,7 +61,7 @@ class InductionConfig:
     min_group_labels: int = 6
     min_group_value_labels: int = 1
     # candidates per label handed to the wording gate (crowdsourcing.wording) for its ``tags_per_label``
-    gate_candidates_per_label: int = 18
+    gate_candidates_per_label: int = 12
     wording_gate: bool = True
 
     def __post_init__(self) -> None:
@@ -248,11 +248,10 @@ def induce_questions(
     questions: list[InducedQuestion] = []
     tags: set[str] = set()
     asked: list[tuple[str, tuple[str, ...]]] = []
-    if gate is not None:
-        gate.embed([(i[0], shown(i)) for i in chosen])
     for ident in sorted(chosen, key=lambda i: (-chosen[i], i)):
         tag = make_tag(ident[0], shown(ident))
-        twin = next((a for a in asked if gate and _same_meaning(gate, a, ident, shown)), None)
+        # forms of one word only (MiniLM is for facet values: a yes/no question on a near-synonym still helps)
+        twin = next((a for a in asked if gate and a[0] == ident[0] and gate.same_form(a[1], ident[1])), None)
         if twin is not None:  # "the timer?" after "the time?"
             gate.report.merged.append((shown(ident), shown(twin)))
             continue

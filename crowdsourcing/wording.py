@@ -20,8 +20,9 @@ Values of one facet must not say the same thing (``same_meaning``): same lemmas,
 variant of the other ("time" / "timer", "mail" / "email"), or pooled MiniLM vectors of the two phrases at
 least ``SYNONYM_SIMILARITY`` close (actions compared as -ing forms: "deleting" / "removing" 0.72,
 "searching" / "finding" 0.78; "sending" / "receiving" 0.60, "payment" / "transaction" 0.64 and "tax" /
-"income" 0.61 stay apart; "enable" / "disable" are opposites whatever MiniLM says). The same test keeps only the first of two
-binary questions of one kind. The gate is deterministic; ``GateReport`` counts what it did.
+"income" 0.61 stay apart; "enable" / "disable" are opposites whatever MiniLM says). Of two yes/no
+questions of one kind on forms of one word ("the time?", "the timer?"), only the first is kept. The gate
+is deterministic; ``GateReport`` counts what it did.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ MISSPELLING_RATIO = 0.85
 # a word the lexicon does not know and English rarely uses (wordfreq Zipf) must come from a label name
 RARE_ZIPF = 2.5
 # texts of the domain (label names first) in which each candidate phrase is looked at
-MAX_CONTEXTS = 4
+MAX_CONTEXTS = 3
 # share of a verb's uses that must ask to do it (actions): "when you die" four times, "should I die" once
 REQUEST_SHARE = 0.3
 # adjectives that say which one in a context, not what kind ("the specific point", "the large list"), and
@@ -81,7 +82,7 @@ RELATIVE_ADJECTIVES = frozenset(
     usual normal additional extra strange weird unknown""".split()  # noqa: SIM905
 )
 # a label's own texts read to confirm that a headline name ("Change pin") asks to do its first word
-HEADLINE_TEXTS = 12
+HEADLINE_TEXTS = 8
 # verbs too weak to be what a person chooses to do ("see", "look"), besides assistant.text.phrases'
 MORE_LIGHT_VERBS = frozenset({"see", "look", "go", "say", "tell", "ask", "put", "give", "take", "keep", "force"})
 # a verb rarer than this (wordfreq Zipf) is no everyday action ("pend", "untrust")
@@ -148,6 +149,7 @@ class WordingGate:
         self.texts = [t for t in dict.fromkeys(texts) if t.strip() and t not in named]
         self.title_docs = parse(self.titles)
         self._title_actions: list[set[tuple[str, ...]]] = [set() for _ in self.titles]
+        self._title_candidates: list[list[tuple[str, ...]]] = [[] for _ in self.titles]
         self.verdicts: dict[Ident, Verdict] = {}
         self.report = GateReport()
         self._title_words = {w for title in self.titles for w in words(title)}
@@ -177,6 +179,7 @@ class WordingGate:
             if len(doc) > 3 and is_request_verb(doc[3]) and choosable_verb(verb_key(doc[3])):
                 key = verb_key(doc[3])
                 candidates[y] = [*candidates[y], *(k for k in (key, key[:1]) if k not in candidates[y])]
+        self._title_candidates = candidates
         own_texts = [list(texts_by_label[y][:HEADLINE_TEXTS]) if candidates[y] else [] for y in range(len(self.titles))]
         docs = iter(parse(t for texts in own_texts for t in texts))
         for y, texts in enumerate(own_texts):
@@ -279,6 +282,9 @@ class WordingGate:
             return Verdict(False, shown, "a name: the texts write it with a capital")
         if total and uses.noun[key] < NOUN_SHARE * total:
             return Verdict(False, shown, "not a noun phrase in the texts")
+        elsewhere = uses.noun[key] - self._title_uses.noun[key]  # noun-phrase uses outside the label names
+        if len(key) > 1 and elsewhere == 0 and self._starts_with_named_action(key):
+            return Verdict(False, shown, "not a noun phrase: a name's action and its object ('Change pin')")
         if total >= 2 and uses.fragment[key] >= NOUN_SHARE * total:
             return Verdict(False, shown, "cut from a longer compound")
         if len(key) == 1 and total >= 2 and uses.compound_head[key] >= COMPOUND_SHARE * total:
@@ -290,13 +296,25 @@ class WordingGate:
             return Verdict(False, shown, "cut from a longer compound: so in every label name")
         return self._judge_words(shown, key, uses)
 
+    def _starts_with_named_action(self, key: tuple[str, ...]) -> bool:
+        """Whether ``key`` opens a label name whose first word is the action that name asks for ("change pin"
+        of "Change pin", "display mail size" of "Display mail size in Gmail"): the tagger may read such a
+        headline as a noun phrase, the name means a request."""
+        for y, title in enumerate(self.titles):
+            lemmas = [lemma(w) for w in words(title)[: len(key)]]
+            asked = [*self._title_actions[y], *self._title_candidates[y]]
+            if tuple(lemmas) == key and any(a[0] == key[0] for a in asked):
+                return True
+        return False
+
     def _judge_words(self, shown: str, key: tuple[str, ...], uses) -> Verdict:
         """Spelling, rarity and abbreviations of an object's words; its display: in capitals where the texts
         write it so ("PIN", "ATM"), in the plural where they mostly do ("personal details")."""
         display = shown
         total = max(uses.total[key], 1)
         if uses.plural[key] >= PLURAL_SHARE * total and uses.total[key] >= 2:
-            plural = sorted(f for f in plural_forms(key[-1]) if f != key[-1])
+            own = zipf_frequency(key[-1], "en")  # "people" is plural already: "peoples" is rare
+            plural = sorted(f for f in plural_forms(key[-1]) if f != key[-1] and zipf_frequency(f, "en") >= own - 1.5)
             if plural and key[-1] == shown.split()[-1]:
                 display = " ".join([*shown.split()[:-1], plural[0]])
         if len(key) == 2 and uses.hyphenated[key] * 2 >= total and uses.total[key]:
@@ -337,17 +355,23 @@ class WordingGate:
         if todo:
             self._vectors.update(zip(todo, phrase_vectors(todo)))
 
+    @staticmethod
+    def same_form(key_a: tuple[str, ...], key_b: tuple[str, ...]) -> bool:
+        """Whether two phrase keys are forms of one phrase: equal, a variant ("time" / "timer"), a plural
+        ("person" / "persons"), a one-letter typo ("fiat currency" / "flat currency")."""
+        if key_a == key_b or is_variant(key_a, key_b) or _one_letter_apart(key_a, key_b):
+            return True
+        return len(key_a) == len(key_b) == 1 and (
+            key_b[0] in plural_forms(key_a[0]) or key_a[0] in plural_forms(key_b[0])
+        )
+
     def same_meaning(
         self, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str], kind: str = "object"
     ) -> bool:
         """Whether two phrases (key, display) of ``kind`` say the same (module docstring)."""
         (key_a, shown_a), (key_b, shown_b) = a, b
-        if key_a == key_b or is_variant(key_a, key_b):
+        if self.same_form(key_a, key_b):
             return True
-        if len(key_a) == len(key_b) == 1 and (key_b[0] in plural_forms(key_a[0]) or key_a[0] in plural_forms(key_b[0])):
-            return True  # "person" / "persons"
-        if _one_letter_apart(key_a, key_b):
-            return True  # "fiat currency" / "flat currency": a typo
         if _opposites(key_a, key_b):
             return False  # "enable" / "disable", "block" / "unblock"
         self.embed([(kind, shown_a), (kind, shown_b)])
