@@ -47,9 +47,10 @@ from assistant.text.grammar import (
     request_verbs,
     verb_key,
 )
-from assistant.text.lemmas import inflect, is_known, lemma, lemma_of, plural_forms, verb_lemma
+from assistant.text.lemmas import is_known, lemma, lemma_of, plural_forms, verb_lemma
 from assistant.text.phrases import LIGHT_VERBS, text_keys, words
 from crowdsourcing.facets import group_members
+from crowdsourcing.synonyms import SYNONYM_SIMILARITY, is_variant, meaning_text, one_letter_apart, opposites
 
 Ident = tuple[str, tuple[str, ...]]  # (kind, key): ("object", ("exchange", "rate"))
 
@@ -59,12 +60,6 @@ NOUN_SHARE = 0.5
 COMPOUND_SHARE = 0.8
 # share of uses as the noun of a compound from which a word is no object of its own ("engine" of "search engine")
 TAIL_SHARE = 0.6
-# cosine of pooled MiniLM vectors (actions as -ing forms, ``meaning_text``) from which two values of a facet
-# say the same, read off the faq, banking and clinc value lists: searching/finding 0.78, deleting/removing
-# 0.72, photo/picture 0.85, image/picture 0.77 are one; exporting/importing 0.62, downloading/uploading 0.61,
-# sending/receiving 0.60, changing/editing 0.59, payment/transaction 0.64, tax/income 0.61, file/folder 0.57
-# are two (buying/selling, 0.75, would be one: MiniLM puts some opposites close)
-SYNONYM_SIMILARITY = 0.70
 # a word the lexicon does not know, this close (difflib ratio) to a commoner word of the texts, is misspelt
 MISSPELLING_RATIO = 0.85
 # a word the lexicon does not know and English rarely uses (wordfreq Zipf) must come from a label name
@@ -106,8 +101,6 @@ PLURAL_SHARE = 0.6
 MIN_PREDICATES = 3
 # share of a known word's uses written with a capital from which it is a name ("Office", "Drive")
 NAME_SHARE = 0.8
-# derivational endings that make one word a variant of another ("time" -> "timer", "sync" -> "syncing")
-VARIANT_SUFFIXES = ("s", "es", "r", "er", "ers", "ing", "ed", "d", "ion", "ation", "ment")
 
 
 @dataclass(frozen=True)
@@ -359,7 +352,7 @@ class WordingGate:
     def same_form(key_a: tuple[str, ...], key_b: tuple[str, ...]) -> bool:
         """Whether two phrase keys are forms of one phrase: equal, a variant ("time" / "timer"), a plural
         ("person" / "persons"), a one-letter typo ("fiat currency" / "flat currency")."""
-        if key_a == key_b or is_variant(key_a, key_b) or _one_letter_apart(key_a, key_b):
+        if key_a == key_b or is_variant(key_a, key_b) or one_letter_apart(key_a, key_b):
             return True
         return len(key_a) == len(key_b) == 1 and (
             key_b[0] in plural_forms(key_a[0]) or key_a[0] in plural_forms(key_b[0])
@@ -372,31 +365,11 @@ class WordingGate:
         (key_a, shown_a), (key_b, shown_b) = a, b
         if self.same_form(key_a, key_b):
             return True
-        if _opposites(key_a, key_b):
+        if opposites(key_a, key_b):
             return False  # "enable" / "disable", "block" / "unblock"
         self.embed([(kind, shown_a), (kind, shown_b)])
         text_a, text_b = meaning_text(kind, shown_a), meaning_text(kind, shown_b)
         return float(self._vectors[text_a] @ self._vectors[text_b]) >= SYNONYM_SIMILARITY
-
-
-def meaning_text(kind: str, shown: str) -> str:
-    """What MiniLM compares: an action as its -ing form ("backing up": "sending" / "receiving" 0.60, while the
-    bare verbs are 0.67, as close as "search" / "find"), anything else as shown."""
-    if kind != "action":
-        return shown
-    first, _, rest = shown.partition(" ")
-    return " ".join(w for w in (inflect(first, "VBG"), rest) if w)
-
-
-def _opposites(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """One word is the other with a negating prefix ("disable" / "enable", "unblock" / "block")."""
-    if len(a) != 1 or len(b) != 1:
-        return False
-    for x, y in ((a[0], b[0]), (b[0], a[0])):
-        for prefix, other in (("dis", ""), ("un", ""), ("de", ""), ("in", ""), ("dis", "en")):
-            if x.startswith(prefix) and other + x[len(prefix) :] == y:
-                return True
-    return False
 
 
 _WANTED = {"object": "noun phrase", "action": "verb", "attribute": "state"}
@@ -411,33 +384,6 @@ def choosable_verb(key: tuple[str, ...]) -> bool:
     if verb_lemma(verb) != verb:  # the lexicon knows no such verb ("pending")
         return False
     return len(key) == 1 or (len(key) == 2 and key[1] in PARTICLES)
-
-
-def _one_letter_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Phrases of several words that differ in one letter of one word ("fiat currency", "flat currency")."""
-    if len(a) != len(b) or len(a) < 2:
-        return False
-    differing = [(x, y) for x, y in zip(a, b) if x != y]
-    if len(differing) != 1 or len(differing[0][0]) != len(differing[0][1]) or len(differing[0][0]) < 4:
-        return False
-    return sum(p != q for p, q in zip(*differing[0])) == 1
-
-
-def is_variant(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether two one-word keys are forms of one word: one ends with the other ("mail", "email") or adds a
-    derivational ending to it ("time" -> "timer", "sync" -> "syncing"), or they differ only in spaces
-    ("back up", "backup")."""
-    if "".join(a) == "".join(b):
-        return True
-    if len(a) != 1 or len(b) != 1:
-        return False
-    short, long = sorted((a[0], b[0]), key=len)
-    if len(short) < 4:
-        return False
-    if long.endswith(short) and len(long) - len(short) == 1:  # "mail" / "email", not "change" / "exchange"
-        return True
-    stem = short[:-1] if short.endswith("e") else short
-    return any(long in (short + s, stem + s) for s in VARIANT_SUFFIXES)
 
 
 def question_problems(texts: Sequence[str]) -> list[list[str]]:

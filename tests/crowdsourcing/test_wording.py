@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.text.grammar import agree, agreement_problems, request_verbs
-from crowdsourcing.wording import WordingGate, is_variant, question_problems
+from crowdsourcing.synonyms import is_variant
+from crowdsourcing.wording import WordingGate, question_problems
 
 FAQ_TITLES = [
     "How do I ensure that what I post on Facebook stays private?",
