@@ -95,7 +95,7 @@ def apply_plan(kb: KnowledgeBase, plan: ImportPlan, alpha: float = DEFAULT_ALPHA
             distributions = None
             if plan.annotations:
                 pairs = {(key, tag) for key, tag, *_ in plan.annotations}
-                distributions = answer_distributions(kb.load_domain(), pairs, alpha)
+                distributions = answer_distributions(kb.load_domain(reviewed=False), pairs, alpha)
             added = {
                 "labels": len(plan.labels_new),
                 "questions": len(plan.questions_new),

@@ -28,6 +28,7 @@ from gui.pages.compare import ComparePage
 from gui.pages.history import HistoryPage
 from gui.pages.lab import LabPage
 from gui.pages.summarize import SummarizePage
+from gui.questions_dialog import questions_action
 from gui.snapshot import SessionSnapshot
 from gui.transcript import status_line
 from gui.workers import JobWorker, WorkerPool, is_running, run_with_dialog
@@ -184,6 +185,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.new_action)
         file_menu.addAction(self.import_action)
         file_menu.addAction(self.refresh_action)
+        file_menu.addAction(questions_action(self))
         file_menu.addAction(self.update_action)
         file_menu.addSeparator()
         file_menu.addAction(self.settings_action)

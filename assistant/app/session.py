@@ -169,6 +169,8 @@ class Session(SessionState):
         if kind.picks_an_option and (option is None or not 0 <= option < len(options)):
             raise ConfigError(f"choose one of the {len(options)} options of {view.text!r}")
         payload = {"question": view.index, "text": view.text, "option": option, "answer": kind}
+        if view.index >= 0:
+            payload["tag"] = self.domain.questions[view.index].tag  # survives rewording and hidden questions
         if option is not None:
             payload["option_text"] = options[option]
         listed = self.conversation.pending_list if view.index == ANSWER_LIST else None

@@ -35,6 +35,7 @@ from assistant.app.session_records import (
 )
 from assistant.clarification.clarifier import Clarifier, Conversation
 from assistant.clarification.comparison_plan import plan_comparisons
+from assistant.clarification.explanation import explain
 from assistant.clarification.records import AnswerKind, ShortlistItem, StopReason
 from assistant.errors import SessionStateError
 from assistant.ranking import Candidate, RankingSession, RankingStopReason
@@ -101,7 +102,7 @@ class SessionState:
     def explain(self) -> dict | None:
         """Why the pending question: its information gain and what each answer would change."""
         view = self.question
-        return None if view is None else self.conversation.explain(view.index)
+        return None if view is None else explain(self.conversation, view.index)
 
     @property
     def pair(self) -> tuple[Candidate, Candidate] | None:
@@ -335,10 +336,12 @@ class SessionState:
 
 
 def question_index(domain: Domain, payload: dict) -> int | None:
-    """The question a logged answer refers to: by its index, or by its text when the domain's questions
-    changed since (an import); None when it no longer exists."""
+    """The question a logged answer refers to: by its tag (logged since issue 26), else by its index, or by
+    its text when the domain's questions changed since (an import); None when it no longer exists (hidden)."""
     index, text = int(payload["question"]), payload.get("text")
     questions = domain.questions
+    if "tag" in payload:
+        return next((i for i, q in enumerate(questions) if q.tag == payload["tag"]), None)
     if text is None or (0 <= index < len(questions) and questions[index].text == text):
         return index
     return next((i for i, q in enumerate(questions) if q.text == text), None)

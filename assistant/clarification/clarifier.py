@@ -9,7 +9,6 @@ ranked ``shortlist`` that the ranker consumes.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,7 +20,14 @@ from assistant.clarification.implied import implied_questions
 from assistant.clarification.out_of_scope import OutOfScopeModel
 from assistant.clarification.query_check import check_query
 from assistant.clarification.questions import InformationGainQuestions, Strategy
-from assistant.clarification.records import AnswerKind, AnswerRecord, QueryChange, ShortlistItem, StopReason
+from assistant.clarification.records import (
+    AnswerKind,
+    AnswerRecord,
+    ClarifierConfig,
+    QueryChange,
+    ShortlistItem,
+    StopReason,
+)
 from assistant.clarification.stopping import StopRule
 from assistant.errors import ConfigError
 from assistant.priors.base import Prior, restrict
@@ -37,34 +43,6 @@ __all__ = [
     "ShortlistItem",
     "StopReason",
 ]
-
-
-@dataclass(frozen=True)
-class ClarifierConfig:
-    """``max_turns``: questions at most; ``softness``: weight of a "probably" answer (1 = sure).
-
-    ``coverage``: compare only when the shortlist (the ``shortlist_size`` most likely labels) holds the
-    answer with at least this probability under the belief: below it the clarifier keeps asking although
-    the stop rule says stop, unless no informative question is left (0 = the stop rule alone decides).
-    ``answer_lists``: also ask "Which of these is it?" over the likeliest labels
-    (``assistant.clarification.answer_list``): for domains whose labels people know by name.
-    """
-
-    max_turns: int = 10
-    shortlist_size: int = 10
-    softness: float = 0.5
-    coverage: float = 0.0
-    answer_lists: bool = False
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.coverage <= 1.0:
-            raise ConfigError(f"coverage must be in [0, 1], got {self.coverage}")
-        if self.max_turns < 0:
-            raise ConfigError(f"max_turns must be >= 0, got {self.max_turns}")
-        if self.shortlist_size < 1:
-            raise ConfigError(f"shortlist_size must be >= 1, got {self.shortlist_size}")
-        if not 0.0 <= self.softness <= 1.0:
-            raise ConfigError(f"softness must be in [0, 1], got {self.softness}")
 
 
 class Clarifier:

@@ -14,17 +14,12 @@ Which labels:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from assistant.clarification.conversation import Conversation
 from assistant.clarification.records import ShortlistItem
-
-if TYPE_CHECKING:
-    from assistant.clarification.conversation import Conversation
-
-CONSIDERED_SHARE = 0.1
-DOMINANT_SHARE = 0.8
+from assistant.clarification.stopping import CONSIDERED_SHARE, DOMINANT_SHARE
 
 
 @dataclass(frozen=True)
@@ -34,19 +29,6 @@ class ComparisonPlan:
     items: tuple[ShortlistItem, ...]
     ruled_out: tuple[ShortlistItem, ...]  # shortlisted but contradicted by the answers
     dominant: bool
-
-
-def considered_labels(probs: np.ndarray, eligible: np.ndarray, limit: int) -> tuple[list[int], bool]:
-    """(positions, dominant): the at most ``limit`` likeliest ``eligible`` labels that hold at least
-    ``CONSIDERED_SHARE`` of the likeliest one's belief, most likely first, and whether the first holds
-    ``DOMINANT_SHARE`` of their mass (rules 2-4 of the module docstring, on a belief [Y])."""
-    probs = np.asarray(probs, dtype=np.float64)
-    order = [int(i) for i in np.lexsort((np.arange(probs.size), -probs)) if eligible[i]][:limit]
-    if not order:
-        return [], False
-    kept = [i for i in order if probs[i] >= CONSIDERED_SHARE * probs[order[0]]]
-    dominant = len(kept) > 1 and probs[kept[0]] >= DOMINANT_SHARE * probs[kept].sum()
-    return kept, dominant
 
 
 def plan_comparisons(conversation: Conversation, shortlist_size: int, closest: bool = False) -> ComparisonPlan:

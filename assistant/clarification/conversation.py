@@ -15,22 +15,26 @@ answers so far do not rule out (a person looking for them would very likely have
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-from assistant.clarification.answer_list import ANSWER_LIST, AnswerList, answer_list_gain, best_answer_list
+from assistant.clarification.answer_list import ANSWER_LIST, AnswerList, best_answer_list
+from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.belief import Belief, Evidence
-from assistant.clarification.comparison_plan import considered_labels
-from assistant.clarification.out_of_scope import verdict_allowed
-from assistant.clarification.questions import answer_distribution, information_gain
-from assistant.clarification.records import AnswerKind, AnswerRecord, QueryChange, ShortlistItem, StopReason
-from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, shortlist_coverage
+from assistant.clarification.out_of_scope import OutOfScopeModel, verdict_allowed
+from assistant.clarification.questions import Strategy, information_gain
+from assistant.clarification.records import (
+    AnswerKind,
+    AnswerRecord,
+    ClarifierConfig,
+    QueryChange,
+    ShortlistItem,
+    StopReason,
+)
+from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, StopRule, considered_labels, shortlist_coverage
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
-from assistant.store import Question
-
-if TYPE_CHECKING:
-    from assistant.clarification.clarifier import Clarifier
+from assistant.store import Domain, Question
 
 # An excluded label keeps e^-30 of its belief: out of every shortlist, yet the belief stays finite.
 EXCLUDED_LOG_LIKELIHOOD = -30.0
@@ -41,12 +45,34 @@ RULED_OUT_BELOW = {AnswerKind.OPTION: 0.25, AnswerKind.PROBABLY: 0.1}
 LIST_INSTEAD_OF = (StopReason.CONFIDENT, StopReason.NO_INFORMATIVE_QUESTION, StopReason.NO_QUESTION)
 
 
+class ClarifierParts(Protocol):
+    """What a conversation uses of the ``Clarifier`` that opened it (``assistant.clarification.clarifier``):
+    the domain, the answer model and strategy over the candidate labels, the stop rule, the settings, the
+    out-of-scope hypothesis, and the prior's reading of a query."""
+
+    domain: Domain
+    model: AnswerModel
+    candidates: np.ndarray
+    config: ClarifierConfig
+    stop_rule: StopRule
+    strategy: Strategy
+    out_of_scope: OutOfScopeModel | None
+    implied: list
+    group_index: np.ndarray
+
+    def out_of_scope_log_likelihood(self, evidence: Evidence) -> float: ...
+
+    def understood(self, query: str) -> list[tuple[int, int]]: ...
+
+    def log_prior(self, query: str) -> np.ndarray: ...
+
+
 class Conversation:
     """One clarification dialogue. Positions in ``probs`` refer to ``clarifier.candidates``."""
 
     def __init__(
         self,
-        clarifier: Clarifier,
+        clarifier: ClarifierParts,
         log_prior: np.ndarray,
         query: str,
         rng: np.random.Generator | None,
@@ -145,7 +171,7 @@ class Conversation:
         informative = gain > MIN_INFORMATIVE_GAIN
         # never turn a person away on their first words or one "something else" while a question can still
         # tell, nor while one label keeps most of the belief (assistant.clarification.out_of_scope)
-        if oos is not None and oos >= threshold and verdict_allowed(self.turn, informative, self.probs.max(), oos):
+        if oos is not None and oos >= threshold and verdict_allowed(self.turn, informative, self.probs.max()):
             self.stop_reason = StopReason.OUT_OF_SCOPE
             return True
         if self.turn >= cfg.max_turns:
@@ -396,45 +422,3 @@ class Conversation:
         """Domain label indices of the k most likely candidates (for evaluation)."""
         idx, _ = self.belief.top_k(k)
         return self.clarifier.candidates[idx]
-
-    def explain(self, question: int, top: int = 5) -> dict:
-        """Why this question: its information gain and what each answer would do to the top labels."""
-        model = self.clarifier.model
-        ig = information_gain(model, self.probs)
-        listed = self.pending_list if question == ANSWER_LIST else None
-        y = len(self.excluded)
-        if listed is not None:
-            likelihoods = [listed.likelihood(r, y) for r in range(listed.num_options)]
-            p_answer = [float(lik @ self.probs) for lik in likelihoods]
-            gain = answer_list_gain(self.probs, listed)
-        else:
-            likelihoods = [model.likelihood(question, r) for r in range(len(self.question(question).options))]
-            p_answer = answer_distribution(model, self.probs, question)
-            gain = float(ig[question])
-        labels, cands = self.clarifier.domain.labels, self.clarifier.candidates
-        outcomes = []
-        for r, option in enumerate(self.question(question).options):
-            post = self.belief.log_probs + np.log(likelihoods[r])
-            post = np.exp(post - post.max())
-            post /= post.sum()
-            order = np.argsort(-post, kind="stable")[:top]
-            outcomes.append(
-                {
-                    "option": option,
-                    "probability": float(p_answer[r]),
-                    "top": [(labels[int(cands[i])].name, float(post[i])) for i in order],
-                }
-            )
-        available = self.available
-        rank = None
-        if listed is None and available[question]:
-            rank = int((ig[available] > ig[question]).sum()) + 1
-        elif listed is not None:
-            rank = int((ig[available] > gain).sum()) + 1
-        return {
-            "question": self.question(question).text,
-            "information_gain": gain,
-            "rank": rank,
-            "entropy": self.belief.entropy(),
-            "outcomes": outcomes,
-        }

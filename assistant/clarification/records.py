@@ -1,5 +1,6 @@
 """The words of a conversation with the clarifier, as types: what a person may answer, why the clarifier stops
-asking, and the plain records a ``Conversation`` keeps and returns (docs/glossary.md defines each word).
+asking, the plain records a ``Conversation`` keeps and returns, and the clarifier's settings
+(docs/glossary.md defines each word).
 
 The enums are ``StrEnum``s: each member is the string that session logs and reports have always held, so
 ``StopReason.CONFIDENT == "confident"`` and logs written before they existed read the same.
@@ -12,6 +13,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from assistant.errors import ConfigError
 from assistant.store import Label
 
 
@@ -86,3 +88,31 @@ class QueryChange:
     previous_prior: np.ndarray
     previous_understood: tuple[tuple[int, int], ...]
     newly_known: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ClarifierConfig:
+    """``max_turns``: questions at most; ``softness``: weight of a "probably" answer (1 = sure).
+
+    ``coverage``: compare only when the shortlist (the ``shortlist_size`` most likely labels) holds the
+    answer with at least this probability under the belief: below it the clarifier keeps asking although
+    the stop rule says stop, unless no informative question is left (0 = the stop rule alone decides).
+    ``answer_lists``: also ask "Which of these is it?" over the likeliest labels
+    (``assistant.clarification.answer_list``): for domains whose labels people know by name.
+    """
+
+    max_turns: int = 10
+    shortlist_size: int = 10
+    softness: float = 0.5
+    coverage: float = 0.0
+    answer_lists: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.coverage <= 1.0:
+            raise ConfigError(f"coverage must be in [0, 1], got {self.coverage}")
+        if self.max_turns < 0:
+            raise ConfigError(f"max_turns must be >= 0, got {self.max_turns}")
+        if self.shortlist_size < 1:
+            raise ConfigError(f"shortlist_size must be >= 1, got {self.shortlist_size}")
+        if not 0.0 <= self.softness <= 1.0:
+            raise ConfigError(f"softness must be in [0, 1], got {self.softness}")

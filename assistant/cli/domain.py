@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from assistant.app import questions as reviews
 from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
 from assistant.app.release import RELEASE_DIR
 from assistant.cli.common import echo_json, run_with_progress
@@ -75,6 +76,75 @@ def stats(name: str, as_json: bool) -> None:
     click.echo(f"  annotations  {figures['annotations']} rows " + str(figures["annotations_by_source"]))
     click.echo(f"  answers      {figures['label_answers']} attached answer texts")
     click.echo(f"  imports      {figures['imports']} files; sessions {figures['sessions']}")
+
+
+@domain.command("questions")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the questions as JSON.")
+@click.option("--hide", "hide", multiple=True, metavar="TAG", help="Never ask the question TAG (repeatable).")
+@click.option("--show", "show", multiple=True, metavar="TAG", help="Ask the hidden question TAG again (repeatable).")
+@click.option(
+    "--reword", "reword", nargs=2, multiple=True, metavar="TAG TEXT", help='Ask TAG as TEXT ("New question?").'
+)
+@click.option(
+    "--reword-option",
+    "reword_option",
+    nargs=3,
+    multiple=True,
+    metavar="TAG OLD NEW",
+    help="Show the option OLD of the multiple-choice question TAG as NEW.",
+)
+@click.option("--reset", "reset", multiple=True, metavar="TAG", help="Undo every change to TAG.")
+def questions(name: str, as_json: bool, hide, show, reword, reword_option, reset) -> None:
+    """List every question of domain NAME (tag, text, kind, options, induced, hidden, reworded), or change
+    how they are asked: hide, show, reword a question or an option. Changes are kept in the knowledge base
+    and survive rebuilds and imports; models trained before a question was hidden count as stale."""
+    changes = [
+        *((f"hidden {tag}", lambda t=tag: reviews.set_hidden(name, t, True)) for tag in hide),
+        *((f"shown {tag}", lambda t=tag: reviews.set_hidden(name, t, False)) for tag in show),
+        *((f"reworded {tag}", lambda t=tag, x=text: reviews.reword_question(name, t, x)) for tag, text in reword),
+        *(
+            (f"reworded option {old!r} of {tag}", lambda t=tag, o=old, n=new: reviews.reword_option(name, t, o, n))
+            for tag, old, new in reword_option
+        ),
+        *((f"reset {tag}", lambda t=tag: reviews.reset_question(name, t)) for tag in reset),
+    ]
+    for message, change in changes:
+        entry = change()
+        if not as_json:
+            click.echo(
+                f"{message}: {entry.text}" + (f" [{' / '.join(entry.options)}]" if entry.kind == "choice" else "")
+            )
+    if changes and not as_json:
+        return
+    entries = reviews.list_questions(name)
+    if as_json:
+        echo_json([entry.to_dict() for entry in entries])
+        return
+    click.echo(render_questions(entries))
+
+
+def render_questions(entries) -> str:
+    """The plain-text listing of `clarify domain questions`: a summary line, then per question its tag, kind
+    and flags, its text and (multiple choice) its options."""
+    binary = sum(e.kind == "binary" for e in entries)
+    lines = [
+        f"{len(entries)} questions ({binary} yes/no, {len(entries) - binary} multiple-choice, "
+        f"{sum(e.induced for e in entries)} induced), {sum(e.hidden for e in entries)} hidden, "
+        f"{sum(e.reworded for e in entries)} reworded"
+    ]
+    for e in entries:
+        flags = ", ".join(f for f, on in (("induced", e.induced), ("HIDDEN", e.hidden), ("reworded", e.reworded)) if on)
+        lines.append(
+            f"\n{e.tag}  ({'yes/no' if e.kind == 'binary' else 'multiple choice'}{', ' + flags if flags else ''})"
+        )
+        lines.append(f"    {e.text}")
+        if e.kind == "choice":
+            lines.append(f"    options: {' / '.join(e.options)}")
+        if e.reworded:
+            was = e.original_text + (f" [{' / '.join(e.original_options)}]" if e.kind == "choice" else "")
+            lines.append(f"    was: {was}")
+    return "\n".join(lines)
 
 
 @domain.command("release-models")

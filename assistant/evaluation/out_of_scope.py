@@ -234,7 +234,7 @@ def _replay(traces: dict[str, np.ndarray], model: OutOfScopeModel, num_labels: i
     # Conversation.should_stop: no verdict on the first answers while a question can tell, nor while a label
     # keeps most of the belief (assistant.clarification.out_of_scope.verdict_allowed)
     says_oos[:, :ANSWERS_BEFORE_VERDICT] &= ~informative[:, :ANSWERS_BEFORE_VERDICT]
-    says_oos &= (1.0 - p) * traces["top_prob"] < LABEL_KEEPS
+    says_oos &= traces["top_prob"] < LABEL_KEEPS
     on_label = (traces["says_stop"] > 0) & ~(informative & (p >= model.doubt)) & (covered | ~informative)
     stop = valid & (says_oos | on_label | last)
     turns = stop.argmax(axis=1)

@@ -8,7 +8,8 @@
 - ``loading``: reading a whole ``Domain`` into arrays;
 - ``building``: writing a bundled data set's ``DomainData`` in one transaction;
 - ``session_log``: the session log (sessions and their entries), with its vocabulary (``EntryKind``,
-  ``SessionKind``, ``SessionStatus``).
+  ``SessionKind``, ``SessionStatus``);
+- ``reviews``: a desk's review of the questions (hidden, reworded), applied when a ``Domain`` is loaded.
 """
 
 from assistant.store import connection
@@ -25,6 +26,7 @@ from assistant.store.domain import (
     replace_counts,
 )
 from assistant.store.knowledge_base import KnowledgeBase, built_domains, utc_now
+from assistant.store.reviews import QuestionReview
 from assistant.store.schema import SCHEMA_VERSION
 from assistant.store.session_log import (
     EntryKind,
@@ -47,6 +49,7 @@ __all__ = [
     "Label",
     "Question",
     "QuestionKind",
+    "QuestionReview",
     "SessionKind",
     "SessionLog",
     "SessionRecord",

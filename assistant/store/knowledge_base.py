@@ -22,6 +22,7 @@ from assistant.errors import DomainNotFoundError, StoreError
 from assistant.store.connection import BusyListener, begin_immediate, open_database, translated_errors
 from assistant.store.domain import SPLITS, Domain, Label, Question
 from assistant.store.loading import read_domain
+from assistant.store.reviews import QuestionReview, read_reviews, write_review
 from assistant.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
@@ -371,9 +372,19 @@ class KnowledgeBase:
         tables = ("labels", "questions", "annotations", "queries", "imports", "sessions")
         return {t: int(self.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in tables}
 
-    def load_domain(self) -> Domain:
-        """Read the whole domain into arrays (a handful of queries, no per-row round trips)."""
-        return read_domain(self)
+    def load_domain(self, reviewed: bool = True) -> Domain:
+        """Read the whole domain into arrays (a handful of queries, no per-row round trips). ``reviewed``: as the
+        desk reviewed its questions (hidden ones left out, rewordings applied; assistant.store.reviews)."""
+        return read_domain(self, reviewed)
+
+    def question_reviews(self) -> dict[str, QuestionReview]:
+        """The desk's review of each reviewed question, by tag."""
+        return read_reviews(self.db)
+
+    def save_question_review(self, review: QuestionReview) -> None:
+        """Store the review of one question (all-or-nothing)."""
+        with self.transaction():
+            write_review(self.db, review, utc_now())
 
     def stats(self) -> dict:
         """The figures `clarify domain stats` prints."""

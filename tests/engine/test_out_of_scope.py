@@ -132,10 +132,13 @@ def test_something_else_raises_it_a_fitting_answer_lowers_it_and_undo_restores()
     assert conversation.out_of_scope_probability() < start
 
 
-def test_a_person_who_says_something_else_and_no_ends_out_of_scope():
+def test_a_person_who_says_something_else_and_is_not_sure_ends_out_of_scope():
     conversation = clarifier(tiny_desk(), MODEL, ThresholdStop(0.9)).start("hello there")
     while (question := conversation.next_question()) is not None:
-        conversation.answer(question, 2 if question == 0 else 1)
+        if question == 0:
+            conversation.answer(question, 2)  # something else
+        else:
+            conversation.answer(question, None, "not_sure")
     assert conversation.out_of_scope and conversation.stop_reason == "out_of_scope"
     assert conversation.out_of_scope_probability() >= MODEL.threshold
 
@@ -164,33 +167,28 @@ def test_it_asks_before_turning_anyone_away_on_the_first_words_alone():
     conversation = clarifier(tiny_desk(), certain, ThresholdStop(0.9)).start("hello there")
     assert conversation.out_of_scope_probability() > certain.threshold
     first = conversation.next_question()
-    assert first is not None and not conversation.out_of_scope  # a question can still tell: ask it
-    conversation.answer(first, 2 if first == 0 else 1)  # "something else" / "no"
+    assert first == 0 and not conversation.out_of_scope  # a question can still tell: ask it
+    conversation.answer(first, 2)  # "something else"
     second = conversation.next_question()  # one "something else" is an answer, not a verdict
     assert second is not None and not conversation.out_of_scope
-    conversation.answer(second, 2 if second == 0 else 1)
+    conversation.answer(second, None, "not_sure")
     assert conversation.next_question() is None and conversation.out_of_scope
 
 
-def test_nothing_fits_is_not_said_while_a_label_keeps_a_fair_share_of_the_whole_belief():
-    """Issue 26: "I don't have an answer (75% sure)" beside "Did you mean ...? (96%)": with P(out of scope) just
-    over its threshold and one label at 96% of what fits, that label keeps a quarter of the whole belief: the
-    conversation goes on (here: no question can tell, so it stops on the label) instead of turning the person
-    away; with the label less likely it does say nothing fits."""
-    domain = tiny_desk()
-    # the two fitting answers below lower the log-odds by 3.42: a bias of 4.52 leaves P(out of scope) = 0.75
-    model = OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=4.52, threshold=0.7, doubt=0.3)
-    conversation = clarifier(domain, model, ThresholdStop(0.5)).start("lost my card lost my card lost card")
-    conversation.answer(0, 0)  # banking
-    conversation.answer(1, 0)  # yes, a card
-    assert 0.7 < conversation.out_of_scope_probability() < 0.8 and conversation.probs.max() > 0.9
+def test_something_else_does_not_end_a_conversation_while_a_label_holds_half_of_the_belief():
+    """Issue 26: "I don't have an answer (75% sure)" beside "Did you mean ...? (96%)". Sure that nothing fits,
+    yet one label holds most of what fits: the person is shown it instead of being turned away."""
+    certain = OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=9.0, threshold=0.7, doubt=0.3)
+    conversation = clarifier(tiny_desk(), certain, ThresholdStop(0.6)).start("hello there")
+    conversation.answer(0, 2)  # something else
+    conversation.answer(1, 1)  # no, not a card: "Book a flight" now holds most of what fits
+    assert conversation.out_of_scope_probability() > 0.7 and conversation.probs.max() > 0.5
     assert conversation.next_question() is None and not conversation.out_of_scope
-    assert conversation.shortlist(1)[0].label.key == "card"
-    sure = OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=9.0, threshold=0.7, doubt=0.3)  # P(out of scope) > 0.99
-    turned_away = clarifier(domain, sure, ThresholdStop(0.5)).start("lost my card lost my card lost card")
-    turned_away.answer(0, 0)
-    turned_away.answer(1, 0)
-    assert turned_away.next_question() is None and turned_away.out_of_scope
+    assert conversation.shortlist(1)[0].label.key == "flight"
+    flat = clarifier(tiny_desk(), certain, ThresholdStop(0.6)).start("hello there")
+    flat.answer(0, 2)
+    flat.answer(1, None, "not_sure")  # nothing points anywhere: nothing fits
+    assert flat.probs.max() < 0.5 and flat.next_question() is None and flat.out_of_scope
 
 
 def test_settings_round_trip_and_bad_settings_are_refused():
