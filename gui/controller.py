@@ -17,6 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
+from assistant.app.inputs import check_added_words
 from assistant.errors import USER_ERRORS, SessionStateError
 from gui.dialogs import error_text
 from gui.snapshot import SessionSnapshot, take_snapshot
@@ -235,7 +236,7 @@ class SessionController(QObject):
         return self._do("Skip to the shortlist", lambda s: s.skip_to_shortlist())
 
     def add_words(self, words: str) -> bool:
-        return self._do("Add words", lambda s: s.add_words(words))
+        return self._do("Add words", lambda s: s.add_words(check_added_words(s.conversation.query, words)))
 
     def ask_more(self) -> bool:
         return self._do("Ask more questions", lambda s: s.ask_more())

@@ -51,6 +51,7 @@ from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_pat
 from assistant.progress import Job, Progress
 from assistant.simulation.protocol import agent_view
 from assistant.store import Domain, KnowledgeBase, SessionLog
+from assistant.store.session_log import DamagedSessionError
 from assistant.training.encoder import EncoderTrainConfig, train_encoder
 from crowdsourcing.export import export_label_queries, mturk_layout
 from models.checkpoint import load_checkpoint, read_sidecar
@@ -68,6 +69,7 @@ class SessionData:
     pool: list[str] = field(default_factory=list)
     negatives: dict[str, set[int]] = field(default_factory=dict)
     held_out_skipped: int = 0
+    damaged_skipped: int = 0  # sessions whose log is not JSON (edited or damaged files): nothing to learn from
 
 
 def collect_sessions(kb: KnowledgeBase, domain: Domain) -> SessionData:
@@ -89,8 +91,13 @@ def collect_sessions(kb: KnowledgeBase, domain: Domain) -> SessionData:
         if summary.status == "finished" and label is not None:
             accepted.setdefault(text, label)
         else:
-            for rejected in _rejected_labels(log, summary.id, domain):
-                data.negatives.setdefault(text, set()).add(rejected)
+            try:
+                rejected = _rejected_labels(log, summary.id, domain)
+            except DamagedSessionError:
+                data.damaged_skipped += 1
+                continue
+            for label in rejected:
+                data.negatives.setdefault(text, set()).add(label)
             others.append(text)
     data.labelled = [(t, y) for t, y in accepted.items() if t not in stored]
     data.pool = list(dict.fromkeys(t for t in others if t not in stored and t not in accepted))
@@ -277,6 +284,7 @@ def update(
         "pseudo_labelled": len(pseudo),
         "pool": len(data.pool),
         "held_out_sessions_skipped": data.held_out_skipped,
+        "damaged_sessions_skipped": data.damaged_skipped,
         "threshold": threshold,
         "update": round_index,
     }

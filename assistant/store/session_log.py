@@ -14,7 +14,27 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from assistant.errors import StoreError
 from assistant.store.knowledge_base import KnowledgeBase, utc_now
+
+
+class DamagedSessionError(StoreError):
+    """A stored session's configuration or one of its entries is not the JSON object Clarify wrote (the file
+    was edited or damaged): that session cannot be replayed; the others are unaffected."""
+
+
+def _decoded(text: object, session_id: int, what: str) -> dict:
+    """The JSON object ``text`` of a session row; DamagedSessionError naming the session and the entry."""
+    try:
+        value = json.loads(text) if isinstance(text, str | bytes) else None
+    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError, integers over 4,300 digits
+        value = None
+    if not isinstance(value, dict):
+        raise DamagedSessionError(
+            f"session {session_id} is damaged: its {what} is not the JSON object Clarify wrote, so it cannot be "
+            "replayed; start a new session (the other sessions are unaffected)"
+        )
+    return value
 
 
 @dataclass(frozen=True)
@@ -65,14 +85,20 @@ class SessionLog:
 
     def record(self, session_id: int) -> SessionRecord | None:
         row = self.kb.db.execute("SELECT query, config, kind FROM sessions WHERE id = ?", [session_id]).fetchone()
-        return None if row is None else SessionRecord(session_id, row[0], json.loads(row[1]), row[2])
+        if row is None:
+            return None
+        return SessionRecord(session_id, row[0], _decoded(row[1], session_id, "settings"), row[2])
 
     def entries(self, session_id: int, skip_kinds: tuple[str, ...] = ()) -> list[tuple[str, dict]]:
-        """(kind, payload) of every entry of a session, in order."""
+        """(kind, payload) of every entry of a session, in order (DamagedSessionError if one is not JSON)."""
         rows = self.kb.db.execute(
-            "SELECT kind, payload FROM turns WHERE session_id = ? ORDER BY position", [session_id]
+            "SELECT position, kind, payload FROM turns WHERE session_id = ? ORDER BY position", [session_id]
         ).fetchall()
-        return [(kind, json.loads(payload)) for kind, payload in rows if kind not in skip_kinds]
+        return [
+            (kind, _decoded(payload, session_id, f"entry {position + 1} ({kind})"))
+            for position, kind, payload in rows
+            if kind not in skip_kinds
+        ]
 
     def transcript(self, session_id: int) -> list[dict]:
         """Every entry as a dict: its payload plus ``position``, ``kind`` and ``at`` (the time it was written)."""
@@ -80,7 +106,10 @@ class SessionLog:
             "SELECT position, kind, payload, created_at FROM turns WHERE session_id = ? ORDER BY position",
             [session_id],
         )
-        return [{**json.loads(payload), "position": p, "kind": k, "at": at} for p, k, payload, at in rows]
+        return [
+            {**_decoded(payload, session_id, f"entry {p + 1} ({k})"), "position": p, "kind": k, "at": at}
+            for p, k, payload, at in rows
+        ]
 
     def append(self, session_id: int, kind: str, payload: dict, status: str, final_label: str | None) -> None:
         """Append one entry and update the session's status and final label, in one transaction."""
