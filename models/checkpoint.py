@@ -141,6 +141,12 @@ def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple
         raise CheckpointError(f"cannot read {weights} ({_short(exc)}): delete it and retrain") from exc
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{weights} holds no model weights (a wrong or damaged file): delete it and retrain")
+    broken = [k for k, v in state.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if broken:  # NaN or inf: every answer would be NaN; a damaged model, replaced like a missing one
+        raise CheckpointError(
+            f"{weights} is damaged: its weights {', '.join(broken[:3])} hold values that are not finite numbers; "
+            "delete it and retrain"
+        )
     return state, sidecar
 
 

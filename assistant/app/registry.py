@@ -192,7 +192,7 @@ class ModelRegistry:
         stamp = self.encoder_hash()
         saved = read_json(path) or {}  # a damaged file is refitted (and rewritten) like a missing one
         beta = saved.get("beta")
-        if saved.get("encoder") == stamp and isinstance(beta, int | float) and math.isfinite(beta):
+        if saved.get("encoder") == stamp and isinstance(beta, int | float) and math.isfinite(beta) and beta >= 0:
             return float(beta)
         agent = self.agent_domain
         texts, labels = agent.queries("dev")
