@@ -12,7 +12,9 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import platformdirs
@@ -101,3 +103,81 @@ def domain_db_path(name: str) -> Path:
 
 def models_dir(name: str) -> Path:
     return _subfolder(home() / "models" / check_domain_name(name))
+
+
+# ---- files a person names for output (--out, --json, --csv, --plot, --layout) ---------------------------
+def check_output_file(path: str | Path, option: str = "the output") -> Path:
+    """``path`` if Clarify may write it: a new name, or a regular file that is not a symbolic link.
+
+    Refused (ConfigError, one line): a folder, a FIFO, a device, a socket (writing would block, or reach
+    the device), and any symbolic link, dangling or not (replacing it would change where it points or what
+    it is; following it writes somewhere the person did not name).
+    """
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise ConfigError(f"{option} {path}: {exc.strerror or exc}; choose another file name") from exc
+    if stat.S_ISLNK(info.st_mode):
+        raise ConfigError(
+            f"{option} {path} is a symbolic link: Clarify writes only regular files; give the path of the file itself"
+        )
+    if stat.S_ISDIR(info.st_mode):
+        raise ConfigError(f"{option} {path}: that is a folder; give a file name such as {path / 'out'}")
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(
+            f"{option} {path} is not a regular file (a pipe, a device or a socket): give the name of a new or "
+            "existing file"
+        )
+    return path
+
+
+def _umask() -> int:
+    """The process's umask without changing it (os.umask would, for a moment, for every thread)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def write_output_file(path: str | Path, write: Callable[[Path], object], option: str = "the output") -> Path:
+    """Write a file the person named: ``write(tmp)`` fills a temporary file beside ``path`` (same suffix, so
+    that a plot's format is found from it), which then replaces ``path`` in one rename. ``path`` is checked
+    (``check_output_file``) before and again just before the rename; an existing file keeps its mode (a 0600
+    file stays 0600) and, where Clarify may, its owner; a new one gets the usual mode (0666 less the umask).
+    A failed write leaves ``path`` as it was. Returns ``path``."""
+    path = check_output_file(path, option)
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        before = None
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {option} {path} ({exc.strerror or exc}): check the folder") from exc
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        if before is None:
+            os.chmod(tmp, 0o666 & ~_umask())
+        else:
+            os.chmod(tmp, stat.S_IMODE(before.st_mode))
+            if os.geteuid() == 0 and (before.st_uid, before.st_gid) != (0, 0):
+                os.chown(tmp, before.st_uid, before.st_gid)
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        check_output_file(path, option)  # still what it was: nothing put a link or a pipe there meanwhile
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {option} {path} ({exc.strerror or exc}): check the disk space; nothing was replaced"
+        ) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path

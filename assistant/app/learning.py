@@ -46,6 +46,7 @@ from assistant.evaluation.learning.protocol import EvaluationConfig, summary_tab
 from assistant.evaluation.learning.protocol import evaluate as evaluate_learning
 from assistant.learning.pace import SelfPacedPace
 from assistant.learning.uncertainty import expected_ranking_loss
+from assistant.paths import write_output_file
 from assistant.priors.calibration import query_temperatures, ranking_metrics
 from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_path, load_encoder_prior
 from assistant.progress import Job, Progress
@@ -316,10 +317,8 @@ def suggest_batch_job(
         loaded = kb.load_domain()
     summary = export_label_queries(loaded, [(s.query, s.labels) for s in chosen], out, labels)
     if layout is not None:
-        try:
-            Path(layout).write_text(mturk_layout("label_queries", labels), encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot write the layout {layout}: {exc.strerror or exc}") from exc
+        text = mturk_layout("label_queries", labels)
+        write_output_file(layout, lambda tmp: tmp.write_text(text, encoding="utf-8"), "--layout")
     return {**summary, "queries": [(s.query, s.loss) for s in chosen]}
 
 

@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS
 from assistant.errors import ConfigError
+from assistant.paths import check_output_file, write_output_file
 from assistant.progress import Progress, run_job
 
 T = TypeVar("T")
@@ -137,7 +138,9 @@ def echo_json(data: object) -> None:
 
 def check_output(path: str | Path | None, option: str, create_folders: bool = False) -> None:
     """Refuse an output file that cannot be written, before the work that fills it: the path must not be a
-    folder, and its folder must exist (or, with ``create_folders``, be creatable) and be writable."""
+    folder, its folder must exist (or, with ``create_folders``, be creatable) and be writable, and the path must
+    be new or a regular file, not a symbolic link, FIFO or device (``paths.check_output_file``; the writers
+    check again when they write, through ``paths.write_output_file``)."""
     if path is None:
         return
     path = Path(path)
@@ -150,8 +153,15 @@ def check_output(path: str | Path | None, option: str, create_folders: bool = Fa
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist; create it first"
         raise ConfigError(f"{option} {path}: {folder} {what}")
+    check_output_file(path, option)
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise ConfigError(f"{option} {path}: cannot write there (permission denied); choose another place")
+
+
+def write_json_file(path: str | Path, data: object, option: str = "--json") -> Path:
+    """Write ``data`` as JSON to the file the person named (``paths.write_output_file``)."""
+    text = json.dumps(data, indent=2)
+    return write_output_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), option)
 
 
 class FiniteFloat(click.ParamType):

@@ -221,6 +221,7 @@ def export_tasks_command(
 def export_unanswered_command(domain: str, out: Path) -> None:
     """Write the questions people handed on because nothing fitted (out of scope) as a CSV; `clarify export
     tasks --kind unanswered` turns them into a labelling batch."""
+    check_output(out, "--out")
     summary = run_with_progress(export_unanswered_job(domain, out), "exporting unanswered questions", True)
     echo(f"wrote {summary['questions']} unanswered questions of {domain} -> {summary['file']}")
 

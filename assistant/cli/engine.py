@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import click
 
@@ -33,8 +32,10 @@ from assistant.cli.common import (
     check_output,
     echo,
     run_with_progress,
+    write_json_file,
 )
 from assistant.errors import ConfigError
+from assistant.paths import write_output_file
 
 
 @click.command("prepare")
@@ -194,7 +195,7 @@ def evaluate_command(
         echo(noise_table(reports))
         echo(f"(Acc@1 / mean questions; {reports[0].meta['episodes']} episodes per level)")
         if json_file:
-            Path(json_file).write_text(json.dumps([r.to_dict() for r in reports], indent=2))
+            write_json_file(json_file, [r.to_dict() for r in reports])
         return
     job = evaluate_job(registry, user_noise=levels[0], **args)
     report = run_with_progress(job, f"evaluating {name}")
@@ -207,11 +208,11 @@ def evaluate_command(
         f"{meta.get('questions_to_acc1_0.9')} questions, {meta['seconds']} s)"
     )
     if json_file:
-        report.to_json(json_file)
+        write_output_file(json_file, report.to_json, "--json")
     if csv_file:
-        Path(csv_file).write_text(report.to_csv())
+        write_output_file(csv_file, lambda tmp: tmp.write_text(report.to_csv(), encoding="utf-8"), "--csv")
     if plot_file:
-        plot_accuracy_vs_turns(report, plot_file)
+        write_output_file(plot_file, lambda tmp: plot_accuracy_vs_turns(report, tmp), "--plot")
     if oos_cli.wants_out_of_scope(registry, out_of_scope):
         oos_cli.run_out_of_scope(registry, pace, seed, oos_user_error, json_file, alone=False)
 

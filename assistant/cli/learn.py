@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +17,8 @@ from assistant.app.learning import (
     summary_table,
     update,
 )
-from assistant.cli.common import SEED, echo, echo_json, run_with_progress
+from assistant.cli.common import SEED, check_output, echo, echo_json, run_with_progress, write_json_file
+from assistant.paths import write_output_file
 
 _DATASET_HELP = "DATASET: " + "; ".join(f"{k} = {v}" for k, v in DATASETS.items())
 
@@ -65,6 +65,8 @@ def evaluate_cmd(
 ) -> None:
     """DASL's protocol on DATASET: MRR against the labelled fraction, and the fraction each method needs
     to reach the MRR of training on all labels (DASL Table 1)."""
+    check_output(json_path, "--json", create_folders=True)
+    check_output(plot_path, "--plot", create_folders=True)
     config = EvaluationConfig(initial_fraction=initial, round_fraction=step, rounds=rounds, samples=samples)
     if epochs is not None:
         config = replace(config, train=replace(config.train, epochs=epochs))
@@ -87,10 +89,10 @@ def evaluate_cmd(
     echo(summary_table(result))
     if json_path:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(json.dumps(result, indent=2))
-        echo(f"wrote {json_path}")
+        echo(f"wrote {write_json_file(json_path, result)}")
     if plot_path:
-        echo(f"wrote {plot_learning_curves(result, plot_path)}")
+        Path(plot_path).parent.mkdir(parents=True, exist_ok=True)
+        echo(f"wrote {write_output_file(plot_path, lambda tmp: plot_learning_curves(result, tmp), '--plot')}")
 
 
 @learn.command("suggest")
@@ -113,6 +115,8 @@ def suggest_cmd(
     answers each (among the text prior's top --labels, or "none of the above"). Import the batch results
     with `clarify import mturk RESULTS.csv --domain DOMAIN --kind queries`, then run `clarify learn update`.
     """
+    check_output(out, "--out")
+    check_output(layout, "--layout")
     job = suggest_batch_job(domain, out, k, labels, samples, seed, layout)
     summary = run_with_progress(job, f"choosing queries of {domain}", as_json)
     chosen = summary.pop("queries")

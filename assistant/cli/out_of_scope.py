@@ -9,7 +9,7 @@ import click
 
 from assistant.app.out_of_scope import evaluate_out_of_scope_job
 from assistant.app.registry import ModelRegistry
-from assistant.cli.common import FiniteFloat, echo, run_with_progress
+from assistant.cli.common import FiniteFloat, echo, run_with_progress, write_json_file
 
 OUT_OF_SCOPE_CHOICES = ("auto", "only", "no")
 COLUMNS = ("in_scope_accuracy", "oos_recall", "oos_precision", "mean_turns")
@@ -73,4 +73,4 @@ def run_out_of_scope(
     if json_file:
         path = Path(json_file)
         data = result if alone or not path.is_file() else {**json.loads(path.read_text()), "out_of_scope": result}
-        path.write_text(json.dumps(data, indent=2))
+        write_json_file(path, data)

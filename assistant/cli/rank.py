@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
@@ -15,7 +14,16 @@ from assistant.app.research import (
     ranking_evaluation_job,
     ranking_table,
 )
-from assistant.cli.common import SEED, FiniteFloat, check_output, echo, run_with_progress, terminal_text
+from assistant.cli.common import (
+    SEED,
+    FiniteFloat,
+    check_output,
+    echo,
+    run_with_progress,
+    terminal_text,
+    write_json_file,
+)
+from assistant.paths import write_output_file
 
 _DATASET_HELP = "DATASET: " + "; ".join(f"{k} = {v}" for k, v in RANKING_DATASETS.items())
 
@@ -109,10 +117,10 @@ def evaluate_cmd(
     echo(ranking_table(result))
     if json_path:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(json.dumps(result, indent=2))
-        echo(f"wrote {json_path}")
+        echo(f"wrote {write_json_file(json_path, result)}")
     if plot_path:
-        echo(f"wrote {plot_ranking_curves(result, plot_path)}")
+        Path(plot_path).parent.mkdir(parents=True, exist_ok=True)
+        echo(f"wrote {write_output_file(plot_path, lambda tmp: plot_ranking_curves(result, tmp), '--plot')}")
 
 
 def _show(label: str, text: str, width: int = 100, limit: int = 700) -> None:

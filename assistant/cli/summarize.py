@@ -5,7 +5,6 @@ session log (--domain, faq by default) and resumed with --resume ID."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
@@ -29,8 +28,9 @@ from assistant.app.summaries import (
     summaries_rating_job,
     summaries_rating_table,
 )
-from assistant.cli.common import SEED, SESSION_ID, check_output, echo, run_with_progress, terminal_text
+from assistant.cli.common import SEED, SESSION_ID, check_output, echo, run_with_progress, terminal_text, write_json_file
 from assistant.errors import ConfigError
+from assistant.paths import write_output_file
 
 DOMAIN_OPTION = click.option(
     "--domain", default="faq", show_default=True, help="The (built) domain whose session log keeps the session."
@@ -267,7 +267,8 @@ def evaluate_cmd(
     )
     _write(result, json_path)
     if plot_path:
-        echo(f"wrote {plot_ndcg(result, plot_path)}")
+        Path(plot_path).parent.mkdir(parents=True, exist_ok=True)
+        echo(f"wrote {write_output_file(plot_path, lambda tmp: plot_ndcg(result, tmp), '--plot')}")
 
 
 @summarize.command("rl")
@@ -363,5 +364,4 @@ def _rows(result: dict) -> None:
 def _write(result: dict, json_path: str | None) -> None:
     if json_path:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(json.dumps(result, indent=2))
-        echo(f"wrote {json_path}")
+        echo(f"wrote {write_json_file(json_path, result)}")
