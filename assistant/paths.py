@@ -5,16 +5,29 @@ Layout under the home folder::
     domains/<name>.db            the knowledge base of a domain (SQLite)
     domains/<name>.db.bak-v<N>   a copy taken before migrating from schema version N
     models/<name>/...            checkpoints (state_dict + JSON sidecar) trained for the domain
+    models/<name>/serving.json   which set of them serves, once a set was replaced as a whole (below)
+    models/<name>/set-<id>/...   a set of checkpoints written beside the serving one
+
+A domain's models are one *set*: at first the files in ``models/<name>/`` itself. A change that must not
+half-happen (``clarify learn update``: a new encoder, kept only if better, then the policies for it) writes a
+new set beside the serving one and switches to it by renaming ``serving.json`` over the old one: a kill at any
+moment leaves the old set serving or the new one, never a mix and never a rejected model
+(``assistant.app.model_sets``). ``models_dir`` gives the serving set's folder, or the set being written while
+such a change runs in this thread (``staged_models``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import json
 import os
 import re
+import signal
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 import platformdirs
@@ -101,8 +114,60 @@ def domain_db_path(name: str) -> Path:
     return domains_dir() / f"{check_domain_name(name)}.db"
 
 
-def models_dir(name: str) -> Path:
+def models_root(name: str) -> Path:
+    """models/<name>: the folder of the domain's model sets (and the first set itself)."""
     return _subfolder(home() / "models" / check_domain_name(name))
+
+
+SERVING = "serving.json"
+# the set being written by a change in this thread (``staged_models``), by domain
+_STAGED: ContextVar[dict[str, Path] | None] = ContextVar("clarify_staged_models", default=None)
+
+
+def serving_set(name: str) -> Path:
+    """The folder of the set of ``name``'s models that serves: the one ``serving.json`` names, else
+    models/<name> itself (a home whose models were never replaced as a whole, or a pointer to a set that is
+    gone)."""
+    root = models_root(name)
+    try:
+        chosen = json.loads((root / SERVING).read_text(encoding="utf-8")).get("set")
+    except (OSError, ValueError, AttributeError):
+        return root
+    if isinstance(chosen, str) and re.fullmatch(r"set-[A-Za-z0-9_-]{1,80}", chosen) and (root / chosen).is_dir():
+        return root / chosen
+    return root
+
+
+def models_dir(name: str) -> Path:
+    """Where the models of domain ``name`` are read and written: the set being written by a change in this
+    thread, else the serving set."""
+    staged = (_STAGED.get() or {}).get(name)
+    return staged if staged is not None else serving_set(name)
+
+
+@contextlib.contextmanager
+def staged_models(name: str, folder: Path) -> Iterator[Path]:
+    """Within the block, ``models_dir(name)`` is ``folder`` in this thread (and the generators it runs)."""
+    token = _STAGED.set({**(_STAGED.get() or {}), name: folder})
+    try:
+        yield folder
+    finally:
+        try:
+            _STAGED.reset(token)
+        except ValueError:  # closed from another context (a generator finalised elsewhere): drop ours alone
+            _STAGED.set({k: v for k, v in (_STAGED.get() or {}).items() if k != name})
+
+
+# ---- fault injection, for the tests of kill windows ---------------------------------------------------
+FAULT_ENV = "CLARIFY_FAULT"
+
+
+def fault_point(name: str) -> None:
+    """A place where a kill must leave everything usable: when $CLARIFY_FAULT names it, the process ends
+    here with SIGKILL, as ``kill -9`` at exactly this moment would (tests run such a process and check what
+    it left). Does nothing otherwise."""
+    if os.environ.get(FAULT_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 # ---- files a person names for output (--out, --json, --csv, --plot, --layout) ---------------------------

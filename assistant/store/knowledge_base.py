@@ -338,6 +338,10 @@ class KnowledgeBase:
             )
         ]
 
+    def is_empty(self) -> bool:
+        """Whether the knowledge base holds no labels (a file created but never built or imported into)."""
+        return self.db.execute("SELECT 1 FROM labels LIMIT 1").fetchone() is None
+
     def lacks_heldout_answers(self) -> bool:
         """Whether the domain has induced questions but no held-out answers for the simulated user (built by a
         Clarify from before schema 2: rebuilding a bundled domain adds them and keeps everything else)."""
