@@ -1,7 +1,10 @@
-"""The reliability probe at full size (issue 12): damaged import files, kill -9 of real `clarify ask`
-processes, a second writer, damaged checkpoints and knowledge bases, bad arguments and hostile strings.
+"""The reliability probe at full size (issues 12 and 27): damaged import files, kill -9 of real `clarify ask`
+processes, a second writer, damaged checkpoints and knowledge bases, bad arguments and hostile strings;
+kills during model swaps, `learn update` and first builds, two first launches at once, escape sequences on
+the way to a terminal, output files that must not be replaced, a closed pipe and a 200,000-column header.
 
     python -m benchmarks.bench_reliability [--quick] [--files 1500] [--kills 100] [--rounds 10]
+        [--set-kills 30] [--update-kills 3] [--build-kills 10] [--launch-pairs 2]
         [--trained-home DIR] [--domain faq]            (also `make soak`)
 
 The kill, session-writer and damage parts need a domain with trained models: ``--trained-home`` (default
@@ -9,7 +12,9 @@ $CLARIFY_HOME) must hold DOMAIN's encoder and policy (`clarify prepare DOMAIN`, 
 DOMAIN --iterations 3` on top of a trained encoder: the probe tests reliability, not accuracy); without them
 those parts are skipped and say so. Everything is written into a scratch folder (--work); the trained home
 is only copied. Targets: 0 crashes, hangs and partial imports; 0 corrupted, unresumable and answers lost;
-0 failures with a second writer; 0 tracebacks.
+0 failures with a second writer; 0 tracebacks; 0 mixed model sets, wrong encoders after a killed update,
+empty built domains, unhealed builds and failed first launches; 0 raw escapes, replaced outputs and closed-
+pipe errors; the wide header refused.
 """
 
 from __future__ import annotations
@@ -26,7 +31,13 @@ from pathlib import Path
 from benchmarks.reliability.environment import build_crowd_domain, copy_home, served_policy, trained_files
 
 TARGETS = ("crashes", "hangs", "partial_imports", "corrupted", "unresumable", "answers_lost", "writer_failures",
-           "tracebacks", "wrong_exit_or_message")  # fmt: skip
+           "tracebacks", "wrong_exit_or_message", "mixed_sets", "wrong_encoders", "empty_built_domains",
+           "unhealed_builds", "launch_failures", "raw_escapes", "outputs_replaced", "closed_pipe_errors",
+           "added_words_stored")  # fmt: skip
+
+
+# issue 27's parts at full size: each first build or launch takes 10-30 s, each learn update about 25 s
+SIZES = {"set_kills": 30, "update_kills": 3, "build_kills": 10, "launch_pairs": 2}
 
 
 def _trained(home: Path, domain: str) -> bool:
@@ -34,11 +45,14 @@ def _trained(home: Path, domain: str) -> bool:
 
 
 def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Path | None, domain: str,
-              seed: int = 0, log=print) -> dict:  # fmt: skip
-    """Every part of the probe in scratch folders under ``work``; returns the figures."""
-    from benchmarks.reliability import arguments, damage, writers
+              seed: int = 0, log=print, sizes: dict | None = None) -> dict:  # fmt: skip
+    """Every part of the probe in scratch folders under ``work``; returns the figures. ``sizes``: how many
+    model-set kills, learn-update kills, first-build kills and pairs of first launches (issue 27)."""
+    from benchmarks.reliability import arguments, damage, outputs, swaps, writers
     from benchmarks.reliability import files as files_part
     from benchmarks.reliability import kills as kills_part
+
+    sizes = {**SIZES, **(sizes or {})}
 
     work.mkdir(parents=True, exist_ok=True)
     os.environ["CLARIFY_HOME"] = str(work / "crowd-home")
@@ -52,6 +66,16 @@ def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Pat
     for i, path in enumerate(good):
         path.write_text(f"label,tag,answer,worker\ncard_arrival,probe tag {i},yes,w{i}\n", encoding="utf-8")
     imports = writers.probe_imports("bank", good, seed)
+    log("outputs: escape sequences, output files, a closed pipe, a 200,000-column header")
+    shown = outputs.Figures()
+    outputs.probe_output_targets(work / "outputs", "bank", shown)
+    outputs.probe_closed_pipe(work / "crowd-home", "bank", shown)
+    outputs.probe_wide_header(work, "bank", figures=shown)
+    log(f"swaps: {sizes['set_kills']} kills of model-set changes, {sizes['build_kills']} of first builds, "
+        f"{sizes['launch_pairs']} pairs of first launches")  # fmt: skip
+    swapped = swaps.probe_model_sets(work / "swaps", sizes["set_kills"], seed)
+    swaps.probe_first_builds(work / "swaps", sizes["build_kills"], seed, figures=swapped)
+    swaps.probe_concurrent_launches(work / "swaps", sizes["launch_pairs"], figures=swapped)
     log("arguments: bad command-line arguments")
     trained = trained_home is not None and _trained(trained_home, domain)
     if trained:
@@ -61,9 +85,13 @@ def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Pat
     outcomes = arguments.run_cases(
         arguments.bad_argument_cases(work / "arguments", "bank", domain if trained else None)
     )
+    outputs.probe_terminal(work / "terminal", "bank", domain if trained else None, shown)
     if trained:
-        log("damage: damaged checkpoints and knowledge bases")
+        log("damage: damaged checkpoints, knowledge bases and session rows")
         outcomes.outcomes += damage.probe_damage(trained_home, domain, work / "damage")
+        outcomes.outcomes += damage.probe_damaged_sessions(trained_home, domain, work / "damage")
+        log(f"swaps: {sizes['update_kills']} kills of learn update just after it wrote its encoder")
+        swaps.probe_learn_update(trained_home, domain, work / "swaps", sizes["update_kills"], swapped)
         log("writers: sessions while another program holds the write lock; two sessions at once")
         os.environ["CLARIFY_HOME"] = str(copy_home(trained_home, work / "sessions-home", domain))
         sessions = writers.probe_sessions(domain, rounds, seed)
@@ -73,7 +101,7 @@ def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Pat
         ).summary()
     else:
         reason = f"no trained {domain!r} in {trained_home} (encoder and {served_policy(domain)}): run `clarify prepare {domain}` there"
-        result["skipped"] = {"kills": reason, "damage": reason, "session_writers": reason}
+        result["skipped"] = {"kills": reason, "damage": reason, "session_writers": reason, "learn_update": reason}
         sessions = writers.Figures()
         result["kills"] = kills_part.Figures().summary()
     result["writers"] = {
@@ -82,12 +110,15 @@ def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Pat
         "failure_messages": (imports.failures + sessions.failures)[:10],
     }
     result["arguments"] = outcomes.summary()
+    result["outputs"] = shown.summary()
+    result["swaps"] = swapped.summary()
     result["seconds"] = round(time.perf_counter() - start, 1)
     return result
 
 
 def headline(result: dict) -> dict:
     f, k, w, a = result["files"], result["kills"], result["writers"], result["arguments"]
+    o, s = result["outputs"], result["swaps"]
     return {
         "files_tried": f["files_tried"], "crashes": f["crashes"], "hangs": f["hangs"] + a["hangs"],
         "partial_imports": f["partial_imports"],
@@ -96,6 +127,15 @@ def headline(result: dict) -> dict:
         "concurrent_writers": w["concurrent_writers"], "writer_failures": w["failures"],
         "bad_arguments": a["bad_arguments"], "tracebacks": a["tracebacks"],
         "wrong_exit_or_message": a["wrong_exit_or_message"],
+        "model_set_kills": s["model_set_kills"], "mixed_sets": s["mixed_sets"],
+        "learn_update_kills": s["learn_update_kills"], "wrong_encoders": s["wrong_encoders"],
+        "first_build_kills": s["first_build_kills"], "empty_built_domains": s["empty_built_domains"],
+        "unhealed_builds": s["unhealed_builds"], "concurrent_first_launches": s["concurrent_first_launches"],
+        "launch_failures": s["launch_failures"],
+        "terminal_checks": o["terminal_checks"], "raw_escapes": o["raw_escapes"],
+        "added_words_stored": o["added_words_stored"],
+        "output_targets": o["output_targets"], "outputs_replaced": o["outputs_replaced"],
+        "closed_pipe_errors": o["closed_pipe_errors"], "wide_header_seconds": o["wide_header_seconds"],
     }  # fmt: skip
 
 
@@ -105,7 +145,14 @@ def summary_line(h: dict) -> str:
         f"kills {h['kills']} / corrupted {h['corrupted']} / unresumable {h['unresumable']} / answers lost "
         f"{h['answers_lost']} of {h['acknowledged_answers']}; concurrent writers {h['concurrent_writers']} / "
         f"failures {h['writer_failures']}; bad arguments {h['bad_arguments']} / tracebacks {h['tracebacks']} "
-        f"(hangs {h['hangs']}, wrong exit or message {h['wrong_exit_or_message']})"
+        f"(hangs {h['hangs']}, wrong exit or message {h['wrong_exit_or_message']}); model-set kills "
+        f"{h['model_set_kills']} / mixed {h['mixed_sets']}; learn update kills {h['learn_update_kills']} / wrong "
+        f"encoder {h['wrong_encoders']}; first-build kills {h['first_build_kills']} / empty built "
+        f"{h['empty_built_domains']} / unhealed {h['unhealed_builds']}; first launches "
+        f"{h['concurrent_first_launches']} at once / failures {h['launch_failures']}; terminal checks "
+        f"{h['terminal_checks']} / raw escapes {h['raw_escapes']}; output targets {h['output_targets']} / replaced "
+        f"{h['outputs_replaced']}; closed pipe errors {h['closed_pipe_errors']}; 200,000-column header refused in "
+        f"{h['wide_header_seconds']} s"
     )
 
 
@@ -115,6 +162,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--files", type=int, default=1500)
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--set-kills", type=int, default=SIZES["set_kills"], help="kills of model-set changes")
+    parser.add_argument("--update-kills", type=int, default=SIZES["update_kills"], help="kills of learn update")
+    parser.add_argument("--build-kills", type=int, default=SIZES["build_kills"], help="kills of first builds")
+    parser.add_argument("--launch-pairs", type=int, default=SIZES["launch_pairs"], help="pairs of first launches")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--domain", default="faq")
     parser.add_argument("--trained-home", default=os.environ.get("CLARIFY_HOME"))
@@ -122,12 +173,15 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     if args.quick:
         args.files, args.kills, args.rounds = 60, 5, 1
+        args.set_kills, args.update_kills, args.build_kills, args.launch_pairs = 6, 1, 2, 1
     trained = Path(args.trained_home).resolve() if args.trained_home else None
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="clarify-reliability-"))
     old_home = os.environ.get("CLARIFY_HOME")
     try:
+        sizes = {"set_kills": args.set_kills, "update_kills": args.update_kills, "build_kills": args.build_kills,
+                 "launch_pairs": args.launch_pairs}  # fmt: skip
         result = run_probe(work, args.files, args.kills, args.rounds, trained, args.domain, args.seed,
-                           log=lambda m: print(m, file=sys.stderr, flush=True))  # fmt: skip
+                           log=lambda m: print(m, file=sys.stderr, flush=True), sizes=sizes)  # fmt: skip
     finally:
         if old_home is not None:
             os.environ["CLARIFY_HOME"] = old_home
