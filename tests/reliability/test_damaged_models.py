@@ -5,6 +5,7 @@ release or retrained, instead of an error that never clears."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 import torch
@@ -17,6 +18,7 @@ from assistant.progress import run_job
 from crowdsourcing.adapters import build_domain
 from models.checkpoint import load_checkpoint, save_checkpoint
 from models.errors import CheckpointError
+from tests.support import clarify_home
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
@@ -30,6 +32,22 @@ def test_weights_that_are_not_finite_are_a_damaged_checkpoint(tmp_path, value):
     assert "layer.weight" in str(caught.value) and "retrain" in str(caught.value)
 
 
+@pytest.fixture(scope="module")
+def release_home(tmp_path_factory):
+    """faq built and prepared from its release models, once for this module."""
+    home = tmp_path_factory.mktemp("release-home")
+    with clarify_home(home):
+        run_job(build_domain("faq"))
+        run_job(prepare("faq"))
+    return home
+
+
+@pytest.fixture
+def prepared_faq(release_home, fresh_clarify_home):
+    shutil.copytree(release_home, fresh_clarify_home, dirs_exist_ok=True)
+    return fresh_clarify_home
+
+
 def _resave(path, change) -> None:
     state = torch.load(path.with_suffix(".pt"), weights_only=True)
     change(state)
@@ -37,13 +55,11 @@ def _resave(path, change) -> None:
 
 
 @pytest.mark.slow
-def test_damaged_numbers_in_release_models_are_replaced_from_the_release(fresh_clarify_home):
-    run_job(build_domain("faq"))
-    run_job(prepare("faq"))
-    policy = fresh_clarify_home / "models" / "faq" / "policy-all-learned-thorough"
+def test_damaged_numbers_in_release_models_are_replaced_from_the_release(prepared_faq):
+    policy = prepared_faq / "models" / "faq" / "policy-all-learned-thorough"
     first = next(k for k, v in torch.load(policy.with_suffix(".pt"), weights_only=True).items() if v.ndim == 2)
     _resave(policy, lambda state: state[first].fill_(float("nan")))
-    other = fresh_clarify_home / "models" / "faq" / "policy-all-learned-quick"
+    other = prepared_faq / "models" / "faq" / "policy-all-learned-quick"
     _resave(other, lambda state: state.update(lam=torch.tensor(7.0)))
     encoder = encoder_checkpoint_path("faq").with_suffix(".json")
     sidecar = json.loads(encoder.read_text())
@@ -61,11 +77,9 @@ def test_damaged_numbers_in_release_models_are_replaced_from_the_release(fresh_c
 
 
 @pytest.mark.slow
-def test_a_mention_weight_below_zero_is_refitted_like_a_damaged_file(fresh_clarify_home):
-    run_job(build_domain("faq"))
-    run_job(prepare("faq"))
+def test_a_mention_weight_below_zero_is_refitted_like_a_damaged_file(prepared_faq):
     registry = ModelRegistry("faq")
-    prior = fresh_clarify_home / "models" / "faq" / "prior.json"
+    prior = prepared_faq / "models" / "faq" / "prior.json"
     prior.write_text(json.dumps({"encoder": registry.encoder_hash(), "beta": -5}))
     registry = ModelRegistry("faq")
     assert registry.mention_weight() >= 0
