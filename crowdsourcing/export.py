@@ -32,11 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import ConfigError, UnknownLabelError
+from assistant.paths import write_output_file
 from assistant.store import Domain
 from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS, neutralise_formula
 from crowdsourcing.scoring import BM25Scorer, RelevanceScorer, label_queries_text, rank
-from models.checkpoint import atomic_write
-from models.errors import CheckpointError
 
 EXPORT_KINDS = ("tags", "choices", "queries", "unanswered")
 LAYOUT_KINDS = (*EXPORT_KINDS, "label_queries")
@@ -170,7 +169,8 @@ def export_label_queries(
 
 
 def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str | Path) -> Path:
-    """Write ``rows`` as UTF-8 CSV with a header row, atomically (a temporary file, then renamed).
+    """Write ``rows`` as UTF-8 CSV with a header row, atomically (a temporary file, then renamed;
+    ``assistant.paths.write_output_file``).
 
     A cell a spreadsheet would run as a formula (see ``neutralise_formula``) gets a
     leading apostrophe, as OWASP recommends; ``crowdsourcing.importers`` removes it when the results come back.
@@ -178,20 +178,15 @@ def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str |
     out = Path(out)
     if not out.parent.exists():
         raise ConfigError(f"cannot write {out}: the folder {out.parent} does not exist; create it first")
-    if out.is_dir():
-        raise ConfigError(f"cannot write {out}: it is a folder; give a file name such as {out / 'tasks.csv'}")
 
-    def write(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+    def write(tmp: Path) -> None:
+        with tmp.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(columns), quoting=csv.QUOTE_MINIMAL)
             writer.writeheader()
             writer.writerows({k: neutralise_formula(str(v)) for k, v in row.items()} for row in rows)
 
-    try:
-        atomic_write(out, write)
-    except CheckpointError as exc:
-        raise ConfigError(str(exc)) from exc
-    return out
+    # a new file or a regular one (never a FIFO, a device or through a symbolic link), keeping its mode
+    return write_output_file(out, write, "--out")
 
 
 def export_tasks(

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +17,7 @@ import numpy as np
 import torch
 
 from models.errors import CheckpointError
+from models.files import atomic_write
 
 FORMAT_VERSION = 1
 
@@ -44,49 +43,6 @@ def data_hash(parts: Iterable[object]) -> str:
             digest.update(repr(part).encode())
         digest.update(b"\x00")
     return digest.hexdigest()[:16]
-
-
-def atomic_write(path: Path, write) -> None:
-    """Write through a temporary file in the same folder, flushed to disk, then renamed over ``path`` and the
-    rename flushed too (the folder's fsync): a crash, a power cut or a full disk leaves the old file or the new
-    one, never half of one. ``write(tmp)`` writes the whole file at the path ``tmp`` (a str)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
-    except OSError as exc:
-        raise CheckpointError(
-            f"cannot write {path} ({exc.strerror or exc}): check the folder and the free space"
-        ) from exc
-    os.close(fd)
-    try:
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; checkpoints are ordinary files
-        write(tmp)
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except Exception as exc:  # OSError, or torch's RuntimeError for a failed write (disk full)
-        raise CheckpointError(
-            f"cannot write {path} ({exc}): check the folder and the free space; nothing was replaced"
-        ) from exc
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Flush a folder's entries (the rename) to disk. Best effort: where a folder cannot be opened or flushed
-    (Windows, some network file systems) the new file is in place all the same, only not yet on the disk."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
 
 
 def write_json_atomic(path: str | Path, data: object) -> None:
@@ -169,6 +125,12 @@ def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple
         raise CheckpointError(f"cannot read {weights} ({_short(exc)}): delete it and retrain") from exc
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{weights} holds no model weights (a wrong or damaged file): delete it and retrain")
+    broken = [k for k, v in state.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if broken:  # NaN or inf: every answer would be NaN; a damaged model, replaced like a missing one
+        raise CheckpointError(
+            f"{weights} is damaged: its weights {', '.join(broken[:3])} hold values that are not finite numbers; "
+            "delete it and retrain"
+        )
     return state, sidecar
 
 

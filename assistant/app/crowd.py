@@ -7,7 +7,7 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
-from assistant.errors import ConfigError
+from assistant.paths import write_output_file
 from assistant.progress import Progress
 from assistant.store import SPLITS, EntryKind, KnowledgeBase, SessionLog, SessionStatus
 from crowdsourcing.export import EXPORT_KINDS, export_tasks, mturk_layout, write_csv
@@ -84,10 +84,8 @@ def export_job(
         loaded, out, kind, per_label, per_task, skip_annotated=not include_annotated, handed_on=handed_on
     )
     if layout is not None:
-        try:
-            Path(layout).write_text(mturk_layout(kind, per_task), encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot write the layout {layout}: {exc.strerror or exc}") from exc
+        text = mturk_layout(kind, per_task)
+        write_output_file(layout, lambda tmp: tmp.write_text(text, encoding="utf-8"), "--layout")
         summary["layout"] = str(layout)
     yield Progress(1, 1, f"wrote {summary['tasks']} tasks")
     return summary

@@ -46,6 +46,7 @@ from assistant.app.session_records import (
 )
 from assistant.app.session_state import Entry, SessionState
 from assistant.clarification.answer_list import ANSWER_LIST
+from assistant.clarification.query_check import check_added_words
 from assistant.clarification.records import AnswerKind, ShortlistItem, StopReason
 from assistant.errors import ClarifyError, ConfigError, SessionChangedError, SessionStateError
 from assistant.ranking import RankingStopReason
@@ -187,7 +188,8 @@ class Session(SessionState):
             raise SessionStateError("words can be added while questions are asked or before the first comparison")
         if not words or not words.strip():
             raise ConfigError("there are no words to add: type what else you can say about it")
-        self._act(EntryKind.WORDS, {"text": " ".join(words.split())})
+        # the query with them must fit what the priors read (a replay of a saved log never checks again)
+        self._act(EntryKind.WORDS, {"text": check_added_words(self.query, words)})
 
     def skip_to_shortlist(self) -> None:
         """Stop asking and compare the shortlist now."""

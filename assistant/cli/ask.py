@@ -11,7 +11,7 @@ import click
 from assistant.app.domains import ready_registry
 from assistant.app.session import Phase, ProposalReason, SessionStatus
 from assistant.app.summaries import faq_answers
-from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, run_with_progress
+from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, SESSION_ID, echo, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
 
@@ -41,7 +41,7 @@ NOTHING_FITS_KEYS = (
 @click.argument("name")
 @click.argument("query", required=False)
 @CANDIDATES_OPTION
-@click.option("--resume", "resume_id", type=int, help="Continue the saved session with this id.")
+@click.option("--resume", "resume_id", type=SESSION_ID, help="Continue the saved session with this id.")
 @click.option("--no-compare", is_flag=True, help="Stop at the shortlist instead of comparing candidates.")
 @click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
 @click.option("--top", type=click.IntRange(1, 100), default=5, show_default=True, help="Length of the shortlist shown.")
@@ -74,7 +74,7 @@ def ask_command(
     registry = run_with_progress(ready_registry(name, candidates, text_prior), f"preparing {name}")
     kb = open_knowledge_base(name)
     # another program (an import) may hold the write lock: each answer then waits for it, and says so
-    kb.on_busy = lambda message: click.echo(f"note: {message}", err=True)
+    kb.on_busy = lambda message: echo(f"note: {message}", err=True)
     if resume_id is not None:
         session = Session.resume(registry, resume_id, kb)
     else:
@@ -82,7 +82,7 @@ def ask_command(
         session = Session.start(registry, query, config, kb)
 
     def emit(event: dict) -> None:
-        click.echo(json.dumps(event) if json_lines else _render(event))
+        echo(json.dumps(event) if json_lines else _render(event))
 
     emit({"type": "session", "id": session.id, "query": session.query})
     for repair in session.repaired:  # a log two programs once wrote at the same time
@@ -166,10 +166,10 @@ def ask_command(
             continue
         token = line.strip()
         if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
-            click.echo("   Words to add (what else can you say about it?):")
+            echo("   Words to add (what else can you say about it?):")
             token = "a " + sys.stdin.readline().strip()
         elif token.lower() == "h" and not json_lines and session.phase == Phase.OUT_OF_SCOPE:
-            click.echo("   A note for the person who will answer it (optional):")
+            echo("   A note for the person who will answer it (optional):")
             token = "h " + sys.stdin.readline().strip()
         try:
             _act(session, token)
@@ -218,9 +218,9 @@ def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
     topic = answers_topic_of(*found)
     summary = run_with_progress(open_session_job(topic), "preparing candidate summaries")
     log = SummaryLog.start(domain, summary)
-    click.echo(f"Summarizing the {len(found[2])} answers of {found[0]!r} (summary session {log.id})")
+    echo(f"Summarizing the {len(found[2])} answers of {found[0]!r} (summary session {log.id})")
     compare_loop(summary)
-    click.echo(f"saved as summary session {log.id}; back to the answer")
+    echo(f"saved as summary session {log.id}; back to the answer")
 
 
 def _act(session, line: str) -> None:

@@ -9,7 +9,7 @@ import click
 from assistant.app import questions as reviews
 from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
 from assistant.app.release import RELEASE_DIR
-from assistant.cli.common import echo_json, run_with_progress
+from assistant.cli.common import echo, echo_json, run_with_progress
 
 
 @click.group()
@@ -37,9 +37,9 @@ def list_domains(as_json: bool) -> None:
         return
     for row in rows:
         state = "built" if row["built"] else "not built"
-        click.echo(f"{row['name']:<12} {state:<10} {row['description']}")
+        echo(f"{row['name']:<12} {state:<10} {row['description']}")
     if not built:
-        click.echo("\nBuild one with: clarify domain build faq")
+        echo("\nBuild one with: clarify domain build faq")
 
 
 @domain.command("build")
@@ -51,7 +51,7 @@ def build(name: str) -> None:
     """
     stats = run_with_progress(build_job(name), f"building {name}")
     q = stats["questions"]
-    click.echo(
+    echo(
         f"built {name}: {stats['labels']} labels, {q['binary']} binary + {q['choice']} multiple-choice questions, "
         f"{sum(stats['queries'].values())} queries, {stats['annotations']} annotations -> {stats['path']}"
     )
@@ -67,15 +67,13 @@ def stats(name: str, as_json: bool) -> None:
         echo_json(figures)
         return
     q, s = figures["questions"], figures["queries"]
-    click.echo(f"{figures['title']} ({figures['path']})")
-    click.echo(f"  labels       {figures['labels']}")
-    click.echo(
-        f"  questions    {q['binary']} binary, {q['choice']} multiple-choice ({figures['induced_questions']} induced)"
-    )
-    click.echo(f"  queries      {s['train']} train, {s['dev']} dev, {s['test']} test")
-    click.echo(f"  annotations  {figures['annotations']} rows " + str(figures["annotations_by_source"]))
-    click.echo(f"  answers      {figures['label_answers']} attached answer texts")
-    click.echo(f"  imports      {figures['imports']} files; sessions {figures['sessions']}")
+    echo(f"{figures['title']} ({figures['path']})")
+    echo(f"  labels       {figures['labels']}")
+    echo(f"  questions    {q['binary']} binary, {q['choice']} multiple-choice ({figures['induced_questions']} induced)")
+    echo(f"  queries      {s['train']} train, {s['dev']} dev, {s['test']} test")
+    echo(f"  annotations  {figures['annotations']} rows " + str(figures["annotations_by_source"]))
+    echo(f"  answers      {figures['label_answers']} attached answer texts")
+    echo(f"  imports      {figures['imports']} files; sessions {figures['sessions']}")
 
 
 @domain.command("questions")
@@ -162,7 +160,7 @@ def release_models(names: tuple[str, ...], into: Path) -> None:
     for name in names:
         manifest = run_with_progress(release_job(name, into), f"release models of {name}")
         size = sum(f["bytes"] for f in manifest["files"].values())
-        click.echo(
+        echo(
             f"{name}: {len(manifest['files'])} files, {size / 1e6:.2f} MB, trained in "
             f"{manifest['training_seconds']:.0f} s -> {into / name}"
         )

@@ -8,6 +8,7 @@ from dataclasses import asdict
 import click
 
 from assistant.app.session import SessionStatus, list_sessions
+from assistant.cli.common import echo
 
 
 @click.command("sessions")
@@ -18,10 +19,10 @@ def sessions_command(name: str, status: str | None, as_json: bool) -> None:
     """List the saved sessions of domain NAME (resume one with `clarify ask NAME --resume ID`)."""
     rows = list_sessions(name, status)
     if as_json:
-        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
+        echo(json.dumps([asdict(r) for r in rows], indent=2))
         return
     for r in rows:
-        click.echo(
+        echo(
             f"{r.id:>5}  {SessionStatus(r.status).words:<12} {r.updated_at}  {r.entries:>3} steps  {r.query[:60]}  "
             f"-> {r.final_label or ''}"
         )

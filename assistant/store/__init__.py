@@ -13,7 +13,7 @@
 """
 
 from assistant.store import connection
-from assistant.store.building import DomainData, check_domain_data, write_domain
+from assistant.store.building import DomainData, check_domain_data, new_knowledge_base, write_domain
 from assistant.store.domain import (
     BINARY_OPTIONS,
     SOMETHING_ELSE,
@@ -58,6 +58,7 @@ __all__ = [
     "built_domains",
     "check_domain_data",
     "connection",
+    "new_knowledge_base",
     "normalize_label_name",
     "replace_counts",
     "utc_now",

@@ -107,8 +107,8 @@ class KnowledgeBase:
 
     def backup(self, target: str | Path) -> Path:
         """Copy the whole database (consistently, via SQLite's backup API) to ``target``, atomically."""
-        from models.checkpoint import atomic_write  # imported here: only a migration or a copy needs it
         from models.errors import CheckpointError
+        from models.files import atomic_write
 
         def write(tmp: str) -> None:
             dest = sqlite3.connect(tmp)
@@ -346,6 +346,10 @@ class KnowledgeBase:
                 "SELECT tag, text, kind, group_name, options, induced FROM questions ORDER BY position"
             )
         ]
+
+    def is_empty(self) -> bool:
+        """Whether the knowledge base holds no labels (a file created but never built or imported into)."""
+        return self.db.execute("SELECT 1 FROM labels LIMIT 1").fetchone() is None
 
     def lacks_heldout_answers(self) -> bool:
         """Whether the domain has induced questions but no held-out answers for the simulated user (built by a

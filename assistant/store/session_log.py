@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from assistant.errors import SessionChangedError
+from assistant.errors import SessionChangedError, StoreError
 from assistant.store.knowledge_base import KnowledgeBase, utc_now
 
 
@@ -100,6 +100,25 @@ def entry_kind(kind: str, session_kind: str) -> str:
         return kind  # unknown: replaying it says so
 
 
+class DamagedSessionError(StoreError):
+    """A stored session's configuration or one of its entries is not the JSON object Clarify wrote (the file
+    was edited or damaged): that session cannot be replayed; the others are unaffected."""
+
+
+def _decoded(text: object, session_id: int, what: str) -> dict:
+    """The JSON object ``text`` of a session row; DamagedSessionError naming the session and the entry."""
+    try:
+        value = json.loads(text) if isinstance(text, str | bytes) else None
+    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError, integers over 4,300 digits
+        value = None
+    if not isinstance(value, dict):
+        raise DamagedSessionError(
+            f"session {session_id} is damaged: its {what} is not the JSON object Clarify wrote, so it cannot be "
+            "replayed; start a new session (the other sessions are unaffected)"
+        )
+    return value
+
+
 @dataclass(frozen=True)
 class SessionSummary:
     """One row of the session list; ``entries``: how many entries its log holds."""
@@ -151,7 +170,9 @@ class SessionLog:
 
     def record(self, session_id: int) -> SessionRecord | None:
         row = self.kb.db.execute("SELECT query, config, kind FROM sessions WHERE id = ?", [session_id]).fetchone()
-        return None if row is None else SessionRecord(session_id, row[0], json.loads(row[1]), row[2])
+        if row is None:
+            return None
+        return SessionRecord(session_id, row[0], _decoded(row[1], session_id, "settings"), row[2])
 
     def entries(self, session_id: int, skip_kinds: tuple[str, ...] = ()) -> list[tuple[str, dict]]:
         """(kind, payload) of every entry of a session, in order (conversations: kinds by today's names)."""
@@ -170,7 +191,12 @@ class SessionLog:
             [session_id],
         )
         return [
-            {**json.loads(payload), "position": p, "kind": entry_kind(k, session_kind), "at": at}
+            {
+                **_decoded(payload, session_id, f"entry {p + 1} ({k})"),
+                "position": p,
+                "kind": entry_kind(k, session_kind),
+                "at": at,
+            }
             for p, k, payload, at in rows
         ]
 
@@ -242,4 +268,7 @@ class SessionLog:
         rows = self.kb.db.execute(
             "SELECT kind, payload, position FROM turns WHERE session_id = ? ORDER BY position", [session_id]
         ).fetchall()
-        return [(entry_kind(kind, session_kind), json.loads(payload), position) for kind, payload, position in rows]
+        return [
+            (entry_kind(kind, session_kind), _decoded(payload, session_id, f"entry {position + 1} ({kind})"), position)
+            for kind, payload, position in rows
+        ]

@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import models.checkpoint
+import models.files
 from assistant.errors import ConfigError
 from assistant.store import KnowledgeBase
 from assistant.text.embeddings import CachingSentenceEncoder
 from crowdsourcing.export import write_csv
-from models.checkpoint import atomic_write, write_npz_atomic
+from models.checkpoint import write_npz_atomic
+from models.files import atomic_write
 from tests.support import HashingEncoder
 
 
@@ -28,7 +29,7 @@ def test_the_file_and_its_folder_are_flushed(tmp_path, monkeypatch):
         flushed.append("folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
         real_fsync(fd)
 
-    monkeypatch.setattr(models.checkpoint.os, "fsync", fsync)
+    monkeypatch.setattr(models.files.os, "fsync", fsync)
     atomic_write(tmp_path / "a.txt", lambda tmp: Path(tmp).write_text("new"))
     assert flushed == ["file", "folder"] and (tmp_path / "a.txt").read_text() == "new"
 
