@@ -30,9 +30,13 @@ from assistant.store.agent_view import has_image_split
 ANSWER_LIST = -1
 ANSWER_LIST_TAG = "answer list"
 NONE_OF_THESE = "none of these"
-# How often a person picks the wrong option of an answer list (misreads a title, clicks the neighbour).
-LIST_ERROR = 0.05
+# How often a person picks the wrong option of an answer list (misreads a title, clicks the neighbour): rare,
+# since the titles are the person's own kind of question.
+LIST_ERROR = 0.02
 LIST_SIZES = (2, 3, 4)
+# At most this many answer lists in one conversation: a person whose entry was in neither of two lists seldom
+# finds it in a third, and one whose question nothing answers only reads more titles.
+MAX_LISTS = 2
 
 
 def answer_lists_suit(domain: Domain) -> bool:

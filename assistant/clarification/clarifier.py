@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from assistant.clarification.answer_list import ANSWER_LIST
+from assistant.clarification.answer_list import ANSWER_LIST, LIST_ERROR
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.belief import Evidence
 from assistant.clarification.conversation import Conversation
@@ -106,10 +106,9 @@ class Clarifier:
         uniform answer as its in-scope likelihood is); on an answer list, "none of these" is the out-of-scope
         person's answer, as "something else" is elsewhere."""
         softness = 1.0 if evidence.kind == AnswerKind.OPTION else self.config.softness
-        if evidence.question == ANSWER_LIST:
+        if evidence.question == ANSWER_LIST:  # "none of these" as surely as a person whose entry is not listed
             n_options = len(evidence.listed) + 1
-            other = self.out_of_scope.other_prob
-            p = other if evidence.option == len(evidence.listed) else (1.0 - other) / (n_options - 1)
+            p = 1.0 - LIST_ERROR if evidence.option == len(evidence.listed) else LIST_ERROR / (n_options - 1)
         else:
             n_options = len(self.domain.questions[evidence.question].options)
             p = self.out_of_scope_answers[evidence.question, evidence.option]

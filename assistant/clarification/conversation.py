@@ -19,7 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
-from assistant.clarification.answer_list import ANSWER_LIST, AnswerList, best_answer_list
+from assistant.clarification.answer_list import ANSWER_LIST, MAX_LISTS, AnswerList, best_answer_list
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.belief import Belief, Evidence
 from assistant.clarification.out_of_scope import OutOfScopeModel, verdict_allowed
@@ -171,7 +171,7 @@ class Conversation:
         informative = gain > MIN_INFORMATIVE_GAIN
         # never turn a person away on their first words or one "something else" while a question can still
         # tell, nor while one label keeps most of the belief (assistant.clarification.out_of_scope)
-        if oos is not None and oos >= threshold and verdict_allowed(self.turn, informative, self.probs.max()):
+        if oos is not None and oos >= threshold and verdict_allowed(self._domain_answers(), informative, self.probs.max()):
             self.stop_reason = StopReason.OUT_OF_SCOPE
             return True
         if self.turn >= cfg.max_turns:
@@ -188,6 +188,10 @@ class Conversation:
             return False  # the shortlist is unlikely to hold the answer and a question can still help
         self.stop_reason = StopReason.CONFIDENT if informative else StopReason.NO_INFORMATIVE_QUESTION
         return True
+
+    def _domain_answers(self) -> int:
+        """Answers to the domain's questions (an answer list's "none of these" says nothing of the scope)."""
+        return sum(record.question != ANSWER_LIST for record in self.answers)
 
     def next_question(self, override_stop: bool = False) -> int | None:
         """The question to ask now, or None when the agent stops (then call ``shortlist``).
@@ -211,7 +215,7 @@ class Conversation:
             self.stop_reason, self.pending_list = None, listed
             return ANSWER_LIST
         question = self.clarifier.strategy.select(self.clarifier.model, self, self.rng)
-        if self.clarifier.config.answer_lists:
+        if self.clarifier.config.answer_lists and len(self.listed_before) < MAX_LISTS:
             listed, gain = best_answer_list(self.probs, self._eligible(), self.listed_before)
             if listed is not None and gain > information_gain(self.clarifier.model, self.probs)[question]:
                 self.pending_list = listed
@@ -226,7 +230,7 @@ class Conversation:
         """Where people know the labels' names and the stop rule would stop with several labels still in
         question (``considered_labels``: none dominant): the list of them to ask instead; else None."""
         config = self.clarifier.config
-        if not config.answer_lists or self.turn >= config.max_turns:
+        if not config.answer_lists or self.turn >= config.max_turns or len(self.listed_before) >= MAX_LISTS:
             return None
         eligible = self._eligible()
         if not eligible.any():
