@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from assistant.app.session import Phase, Session, SessionConfig
 from assistant.clarification.answer_list import (
     ANSWER_LIST,
+    LIST_ERROR,
     NONE_OF_THESE,
     AnswerList,
     answer_list_gain,
@@ -52,10 +53,11 @@ def test_the_gain_is_the_expected_drop_in_entropy(seed, labels, size):
 
 def test_the_answer_model_is_exact_up_to_a_small_slip():
     listed = AnswerList((2, 0))
+    slip = LIST_ERROR / 2  # spread over the two options a person did not mean
     picked = listed.likelihood(0, 4)  # "the first listed one"
-    assert picked[2] == pytest.approx(0.95) and picked[[0, 1, 3]] == pytest.approx([0.025] * 3)
+    assert picked[2] == pytest.approx(1 - LIST_ERROR) and picked[[0, 1, 3]] == pytest.approx([slip] * 3)
     none = listed.likelihood(listed.none_option, 4)
-    assert none[[1, 3]] == pytest.approx([0.95, 0.95]) and none[[0, 2]] == pytest.approx([0.025, 0.025])
+    assert none[[1, 3]] == pytest.approx([1 - LIST_ERROR] * 2) and none[[0, 2]] == pytest.approx([slip] * 2)
     for y in range(4):  # every label's options sum to one
         assert sum(listed.likelihood(r, 4)[y] for r in range(3)) == pytest.approx(1.0)
 
