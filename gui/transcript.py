@@ -11,24 +11,11 @@ from typing import Any
 
 from assistant.app.session import AnswerKind, EntryKind, Phase, StopReason
 from gui.snapshot import SessionSnapshot
+from gui.words import STOP_REASONS, stop_words
 
 USER = "#dcebff"
 ASSISTANT = "#f1f1f1"
 NOTE = "#777777"
-STOP_REASONS = {
-    StopReason.CONFIDENT: "I think I know enough",
-    StopReason.NO_INFORMATIVE_QUESTION: "no question I have would tell these apart",
-    StopReason.NO_QUESTION: "I have no questions left",
-    StopReason.USER: "you asked for the shortlist",
-    StopReason.MAX_TURNS: "that was my last question",
-}
-
-
-def _stop_words(reason: str) -> str:
-    try:
-        return STOP_REASONS.get(StopReason(reason), reason)
-    except ValueError:
-        return reason
 
 
 def _bubble(text: str, user: bool) -> str:
@@ -72,7 +59,8 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         kind = EntryKind(kind)  # older logs' names read as today's
 
     def title(cid: str) -> str:
-        return escape(titles.get(cid) or cid)
+        """A candidate's or label's name (an id is never shown: a person does not know it)."""
+        return escape(titles.get(cid) or "an answer no longer in this domain")
 
     if kind == EntryKind.QUERY:
         return _bubble(escape(event.get("text", "")), user=True)
@@ -83,7 +71,7 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     if kind == EntryKind.WORDS:
         return _bubble(f"More about it: {escape(event.get('text', ''))}", user=True)
     if kind == EntryKind.STOP:
-        reason = _stop_words(event.get("reason", ""))
+        reason = stop_words(event.get("reason", ""))
         if "coverage" in event and reason == STOP_REASONS[StopReason.CONFIDENT]:
             reason += f": {float(event['coverage']):.0%} sure the answer is shortlisted"
         return _bubble(f"Here is my shortlist ({escape(reason)}). Which of these is better?", user=False)
@@ -126,7 +114,7 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     if kind == EntryKind.HAND_OFF:
         note = event.get("note") or ""
         return _bubble("Please hand it on to a person." + (f" ({escape(note)})" if note else ""), user=True)
-    return _note(escape(str(kind)))
+    return _note("a step this version of Clarify does not show")
 
 
 def transcript_html(snapshot: SessionSnapshot | None) -> str:
