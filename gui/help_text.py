@@ -41,7 +41,7 @@ the people who look after the domain's answers read.</p>
 
 <h3>Compare</h3>
 <p>Two answers side by side, each headed by the question it answers. Choose <b>Left is better</b>
-(<code>L</code> or <code>&larr;</code>), <b>Right is better</b> (<code>R</code> or <code>&rarr;</code>),
+(<code>L</code> or <big>&larr;</big>), <b>Right is better</b> (<code>R</code> or <big>&rarr;</big>),
 <b>Equally good</b> (<code>E</code> or <code>=</code>) or <b>Neither is relevant</b> (<code>N</code>: both
 are set aside; when every answer is set aside, Clarify asks a few more questions without them). These keys
 too work wherever you clicked in the window. The bar shows how sure Clarify is that its current best
@@ -65,7 +65,7 @@ or a FAQ's answers from the Compare page), optionally the question the summary m
 <b>Compare summaries</b> or <b>Sentence by sentence (top-5)</b>, and press <b>Summarize</b>.</p>
 <ul>
 <li>Comparing: two candidate summaries side by side; <b>Left is better</b> (<code>L</code> or
-<code>&larr;</code>), <b>Right is better</b> (<code>R</code> or <code>&rarr;</code>), <b>Equally good</b>
+<big>&larr;</big>), <b>Right is better</b> (<code>R</code> or <big>&rarr;</big>), <b>Equally good</b>
 (<code>E</code> or <code>=</code>), <b>Undo</b>. Below, the best summary so far and how sure Clarify is of it.
 <b>Write me a better one</b> writes a new summary from what you preferred; <b>Use the best summary</b> or
 <b>Use the written one</b> ends the session.</li>

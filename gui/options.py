@@ -113,6 +113,7 @@ class OptionArea(QScrollArea):
         self.setWidget(self.buttons_widget)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.buttons: list[OptionButton] = []
+        self.columns = 1
 
     def set_options(self, options: list[str] | tuple[str, ...], make: callable) -> list[OptionButton]:
         """Replace the buttons: ``make(index, option)`` returns each new button."""
@@ -120,7 +121,7 @@ class OptionArea(QScrollArea):
             self.grid.removeWidget(button)
             button.setParent(None)
             button.deleteLater()
-        columns = option_columns(list(options))
+        columns = self.columns = option_columns(list(options))
         self.buttons = []
         for i, option in enumerate(options):
             button = make(i, option)
@@ -133,8 +134,15 @@ class OptionArea(QScrollArea):
         return self.buttons
 
     def _content_height(self, width: int) -> int:
-        layout = self.grid
-        return layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else layout.sizeHint().height()
+        """The buttons' height at ``width``: each row as tall as its tallest (wrapped) button."""
+        if not self.buttons:
+            return 0
+        columns = self.columns
+        spacing = max(0, self.grid.verticalSpacing()), max(0, self.grid.horizontalSpacing())
+        column_width = max(1, (width - (columns - 1) * spacing[1]) // columns)
+        rows = [self.buttons[i : i + columns] for i in range(0, len(self.buttons), columns)]
+        heights = [max(b.heightForWidth(column_width) for b in row) for row in rows]
+        return sum(heights) + (len(rows) - 1) * spacing[0]
 
     def _fit(self) -> None:
         width = max(self.viewport().width(), 200)

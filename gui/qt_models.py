@@ -257,7 +257,7 @@ class RankingResultsModel(RecordTableModel):
     columns = (
         Column("Ranker", lambda r: r["model"], lambda m: RANKING_MODELS.get(m, m), tooltip=lambda r: _ranker_tip(r)),
         Column("Next pair", lambda r: r["strategy"], lambda a: PAIR_CHOICES.get(a, a)),
-        Column("Interactions", lambda r: r["interactions"], str, RIGHT),
+        Column("Comparisons", lambda r: r["interactions"], str, RIGHT),
         Column("Accuracy", lambda r: r["accuracy"], percent, RIGHT, bar=True),
         Column("NDCG@5", lambda r: r["ndcg5"], percent, RIGHT),
         Column("ms / step", lambda r: 1000 * r["seconds_per_interaction"], number(2), RIGHT),

@@ -29,6 +29,10 @@ def _bubble(text: str, user: bool) -> str:
     return f"<tr><td></td>{cell}</tr>" if user else f"<tr>{cell}<td></td></tr>"
 
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _note(text: str) -> str:
     return f"<tr><td colspan='3' align='center' style='color:{NOTE}; font-style:italic'>{text}</td></tr>"
 
@@ -62,6 +66,12 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         """A candidate's or label's name (an id is never shown: a person does not know it)."""
         return escape(titles.get(cid) or "an answer no longer in this domain")
 
+    def answer(cid: str) -> str:
+        """A compared candidate: "answer 2 of “How do I …”" when its FAQ has several answers (two answers of
+        one FAQ read the same by title alone), else "“How do I …”"."""
+        number = cid.split("#", 1)[1] if "#" in cid else ""
+        return f"answer {escape(number)} of “{title(cid)}”" if number else f"“{title(cid)}”"
+
     if kind == EntryKind.QUERY:
         return _bubble(escape(event.get("text", "")), user=True)
     if kind == EntryKind.ANSWER:
@@ -84,11 +94,11 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     if kind == EntryKind.COMPARE:
         left, right, preferred = event.get("left", ""), event.get("right", ""), event.get("preferred")
         if preferred == "tie":
-            return _bubble(f"“{title(left)}” and “{title(right)}” are equally good.", user=True)
+            return _bubble(_capital(f"{answer(left)} and {answer(right)} are equally good."), user=True)
         if preferred == "neither":
-            return _bubble(f"Neither “{title(left)}” nor “{title(right)}” is relevant.", user=True)
+            return _bubble(f"Neither {answer(left)} nor {answer(right)} is relevant.", user=True)
         better, worse = (left, right) if preferred == "left" else (right, left)
-        return _bubble(f"“{title(better)}” is better than “{title(worse)}”.", user=True)
+        return _bubble(_capital(f"{answer(better)} is better than {answer(worse)}."), user=True)
     if kind == EntryKind.DECIDED:
         return _note("an answer is proposed")
     if kind == EntryKind.DONE:

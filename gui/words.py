@@ -191,12 +191,14 @@ SUMMARY_SESSIONS = {"summary": "comparing summaries", "sentences": "sentence by 
 
 
 def cluster_words(name: str) -> str:
-    """A bundled document set as a person reads it: "opinosis/battery-life_amazon_kindle" is "Reviews of the
-    amazon kindle: battery life", "multiling/M000" is "News articles (MultiLing set M000)"."""
+    """A bundled document set as a person reads it: "opinosis/battery-life_amazon_kindle" is "Reviews: battery
+    life, amazon kindle", "multiling/M000" is "News articles (MultiLing set M000)". (Where the aspect ends
+    and the product begins is not marked in every name: "gas_mileage_toyota_camry_2007".)"""
     source, _, rest = name.partition("/")
-    if source == "opinosis" and "_" in rest:
+    if source == "opinosis" and rest:
         aspect, _, product = rest.partition("_")
-        return f"Reviews of the {product.replace('_', ' ')}: {aspect.replace('-', ' ')}"
+        words = f"{aspect.replace('-', ' ')}, {product.replace('_', ' ')}" if product else aspect.replace("-", " ")
+        return f"Reviews: {words}"
     if source == "multiling" and rest:
         return f"News articles (MultiLing set {rest})"
     return name

@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractButton,
     QCheckBox,
@@ -133,9 +133,11 @@ class AskPage(QWidget):
         self.question_text.setAccessibleName("Current question")
         self.question_text.setWordWrap(True)
         self.question_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        font = self.question_text.font()
-        font.setPointSizeF(font.pointSizeF() * 1.35)
-        self.question_text.setFont(font)
+        # a question reads large; longer messages (the out-of-scope ending) in the normal size
+        self.message_font = self.question_text.font()
+        self.question_font = self.question_text.font()
+        self.question_font.setPointSizeF(self.question_font.pointSizeF() * 1.35)
+        self.question_text.setFont(self.question_font)
         self.answer_area = OptionArea(self.card)
         self.answer_buttons = self.answer_area.buttons_widget
         self.probably = QCheckBox("&Probably (I am not certain)", self.card)
@@ -173,9 +175,9 @@ class AskPage(QWidget):
         )
         self.closest_button.clicked.connect(self.controller.show_closest)
         self.hand_off_button = self._button(
-            "&Hand it on to a person", "handOffButton", "Add the question to the list of unanswered questions"
+            "Hand it on to a &person", "handOffButton", "Add the question to the list of unanswered questions"
         )
-        self.hand_off_button.clicked.connect(lambda: self.controller.hand_off(self.words_input.text().strip()))
+        self.hand_off_button.clicked.connect(self._hand_off)
         self.compare_button = self._button("Go to &comparisons →", "goCompareButton", "Show the Compare page")
         self.compare_button.clicked.connect(self.compareRequested)
         secondary = QHBoxLayout()
@@ -228,14 +230,14 @@ class AskPage(QWidget):
         right_layout.addWidget(posterior_box, 3)
         right_layout.addWidget(why_box, 2)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.setObjectName("askSplitter")
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setChildrenCollapsible(False)
-        splitter.setSizes([740, 500])
+        self._split = False  # the split is set at the first show, when the page knows its width
         right.setMinimumWidth(380)
 
         layout = QVBoxLayout(self)
@@ -246,6 +248,13 @@ class AskPage(QWidget):
         controller.snapshotChanged.connect(self.render)
         controller.busyChanged.connect(self._busy)
         self.render(None)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._split and self.splitter.width() > 0:
+            self._split = True
+            width = self.splitter.width()
+            self.splitter.setSizes([width * 3 // 5, width - width * 3 // 5])  # the answers' names need room
 
     def _button(self, text: str, name: str, tip: str) -> QPushButton:
         button = QPushButton(text, self.card)
@@ -300,6 +309,10 @@ class AskPage(QWidget):
         button.clicked.connect(lambda _=False, i=index: self._answer(i))
         return button
 
+    def _hand_off(self) -> None:
+        if self.controller.hand_off(self.words_input.text().strip()):
+            self.words_input.clear()  # the note went with the question
+
     def _answer(self, option: int) -> None:
         kind = "probably" if self.probably.isChecked() else "option"
         if self.controller.answer(option, kind):
@@ -336,6 +349,9 @@ class AskPage(QWidget):
     def _render_question(self, snapshot: SessionSnapshot | None) -> None:
         question = snapshot.question if snapshot else None
         self.option_buttons = self.answer_area.set_options(question.options if question else (), self._option_button)
+        self.question_text.setFont(
+            self.question_font if question is not None or snapshot is None else self.message_font
+        )
         if question is not None:
             self.card.title.setText(f"Question {question.number}")
             self.question_text.setText(question.text)

@@ -4,8 +4,10 @@ the focus is (but not while typing in a field), L/R/E work on Summarize as on Co
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +25,7 @@ from gui_helpers import (
 from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt
 from PySide6.QtWidgets import QAbstractButton, QApplication, QPushButton, QWidget
 
-from assistant.app.session import open_knowledge_base
+from assistant.app.session import OutOfScopeView, Phase, open_knowledge_base
 from assistant.store import SessionLog
 from gui.options import option_key
 from gui.window_size import FRAME, fit_to_screen, initial_geometry
@@ -226,3 +228,66 @@ def test_a_real_1366x768_screen(tmp_path):
     width, height = shown["window"]
     assert width + FRAME.width() <= 1366 and height + FRAME.height() <= 768
     assert shown["ask_right"] < width
+
+
+# ---- Alt+letter: one widget per letter on each page --------------------------------------------------------
+def mnemonics(window) -> dict[str, list[str]]:
+    """The Alt+letter keys of everything shown now (buttons, labels' buddies, tabs, the menu bar) by letter."""
+    from PySide6.QtWidgets import QLabel, QMenuBar, QTabBar
+
+    def letter(text: str) -> str | None:
+        match = re.search(r"&([^&\s])", text.replace("&&", ""))
+        return match.group(1).lower() if match else None
+
+    found: dict[str, list[str]] = {}
+    for widget in window.findChildren(QWidget):
+        if not widget.isVisible():
+            continue
+        texts = []
+        if isinstance(widget, QAbstractButton) or (isinstance(widget, QLabel) and widget.buddy() is not None):
+            texts = [widget.text()]
+        elif isinstance(widget, QTabBar):
+            texts = [widget.tabText(i) for i in range(widget.count())]
+        elif isinstance(widget, QMenuBar):
+            texts = [a.text() for a in widget.actions()]
+        for text in texts:
+            key = letter(text)
+            if key:
+                found.setdefault(key, []).append(text.replace("&", ""))
+    return found
+
+
+def test_no_two_alt_keys_clash_on_a_page(qtbot, tiny_window):
+    """An Alt+letter that two shown widgets share only moves the focus (it does not click): "Hand it on" and
+    the Help menu once did that."""
+    window = tiny_window
+    states = {}
+
+    def record(state: str) -> None:
+        qtbot.wait(20)
+        states[state] = {k: v for k, v in mnemonics(window).items() if len(v) > 1}
+
+    record("start")
+    ask(qtbot, window, "red breast")
+    record("a question")
+    click(qtbot, window, QPushButton, "skipButton")
+    record("comparing")
+    click(qtbot, window, QPushButton, "doneButton")
+    record("an answer proposed")
+    click(qtbot, window, QPushButton, "rejectButton")
+    record("after a rejection")
+    for page in ("history", "lab", "summarize"):
+        window.show_page(page)
+        record(page)
+    # the out-of-scope ending (the tiny domain never reaches it: its snapshot is rendered as it would be)
+    ending = dataclasses.replace(
+        window.controller.snapshot,
+        phase=Phase.OUT_OF_SCOPE,
+        question=None,
+        nothing_fits=OutOfScopeView(0.8, "Nothing here fits.", ("birds",), (("Robin", 0.1),)),
+    )
+    window.show_page("ask")
+    window.ask_page.render(ending)
+    assert window.ask_page.hand_off_button.isVisible()
+    record("nothing fits")
+    assert {state: clash for state, clash in states.items() if clash} == {}

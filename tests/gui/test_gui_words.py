@@ -144,7 +144,8 @@ def test_every_engine_name_has_words():
     assert set(RankingStopReason) <= set(DECIDED_REASONS)
     assert decided_words(StopReason.USER) == "You are done comparing"
     assert decided_words("something new") == "The comparisons are done"
-    assert cluster_words("opinosis/battery-life_amazon_kindle") == "Reviews of the amazon kindle: battery life"
+    assert cluster_words("opinosis/battery-life_amazon_kindle") == "Reviews: battery life, amazon kindle"
+    assert cluster_words("multiling/M000") == "News articles (MultiLing set M000)"
     assert EntryKind.MORE  # the transcript's words for every entry kind: tests/gui/test_gui_rendering.py
 
 

@@ -58,7 +58,7 @@ class RankingPanel(LabPanel):
         self.questions = self.add_field("Questions (0 = all):", QSpinBox(self), "rankQuestions")
         self.questions.setRange(0, 100_000)
         self.questions.setValue(20)
-        self.interactions = self.add_field("Interactions:", QSpinBox(self), "rankInteractions")
+        self.interactions = self.add_field("Comparisons:", QSpinBox(self), "rankInteractions")
         self.interactions.setRange(0, 200)
         self.interactions.setValue(10)
         self.candidates = self.add_field("Candidates per question:", QSpinBox(self), "rankCandidates")
@@ -134,7 +134,7 @@ class RankingPanel(LabPanel):
             f"{result['dataset']} ({result['split']}): {result['questions']} questions, "
             f"{result['candidates_per_question']:.0f} candidates each, t = {result['t']}."
             + (
-                f"\nBest after {result['interactions']} interactions: {ranking_words(best.get('model'), best.get('strategy'))}."
+                f"\nBest after {result['interactions']} comparisons: {ranking_words(best.get('model'), best.get('strategy'))}."
                 if best
                 else ""
             )
