@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 import click
 
+from gui.platform_check import missing_libraries, missing_libraries_text, uses_xcb
+
 HEADLESS_HELP = """clarify-gui needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY are not set).
 
 Without a display, use the terminal mode instead:
@@ -18,14 +20,30 @@ Without a display, use the terminal mode instead:
 To run the window anyway (e.g. for screenshots), set QT_QPA_PLATFORM=offscreen, or start it under xvfb-run."""
 
 
-def headless_help(domain: str) -> str:
+def terminal_commands(domain: str) -> str:
+    """The terminal mode's commands, one a line, for the messages that say a window cannot open."""
     commands = [
         (f'clarify ask {domain} "your question"', "questions, shortlist, comparisons, answer"),
         (f"clarify sessions {domain}", "saved sessions; continue one with: clarify ask DOMAIN --resume ID"),
         (f"clarify evaluate {domain}", "the simulator evaluation (the Lab page)"),
     ]
     width = max(len(c) for c, _ in commands)
-    return HEADLESS_HELP.format(commands="\n".join(f"    {c.ljust(width)}   # {what}" for c, what in commands))
+    return "\n".join(f"    {c.ljust(width)}   # {what}" for c, what in commands)
+
+
+def headless_help(domain: str) -> str:
+    return HEADLESS_HELP.format(commands=terminal_commands(domain))
+
+
+def missing_libraries_help(domain: str) -> str | None:
+    """When Qt is about to open an X11 window without all the libraries it needs: which packages to install
+    (Qt would abort naming the wrong one); None when nothing is missing or no X11 window is coming."""
+    if not uses_xcb():
+        return None
+    missing = missing_libraries()
+    if not missing:
+        return None
+    return f"{missing_libraries_text(missing)}\n\nWithout a window, use the terminal mode:\n{terminal_commands(domain)}"
 
 
 def display_available(environ: dict[str, str] | None = None, platform: str | None = None) -> bool:
@@ -77,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(domain: str | None, no_open: bool) -> int:
     if not display_available():
         print(headless_help(domain or "faq"), file=sys.stderr)
+        return 2
+    missing = missing_libraries_help(domain or "faq")
+    if missing is not None:
+        print(missing, file=sys.stderr)
         return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -78,7 +78,7 @@ class SessionSnapshot:
     can_ask_more: bool
     can_add_words: bool
     transcript: tuple[dict[str, Any], ...] = field(default=())
-    candidate_titles: dict[str, str] = field(default_factory=dict)
+    candidate_titles: dict[str, str] = field(default_factory=dict)  # candidate ids and label keys -> names
     decided_reason: str | None = None
     rejected: FinalAnswer | None = None
     rejection_reason: str = ""
@@ -122,9 +122,13 @@ def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
 
 def _transcript(session: Any) -> tuple[tuple[dict[str, Any], ...], dict[str, str]]:
     """The session's log without what ``stop`` entries keep for a replay (the compared labels, older logs'
-    whole ranking snapshot), and the titles of every candidate the comparisons named by id."""
+    whole ranking snapshot), and the names of everything the log names by id: the candidates of the
+    comparisons, and the labels that "ask me more" and "none of those fits" set aside."""
     events = session.transcript()
     titles = session.candidate_titles(events)
+    for event in events:
+        for key in event.get("exclude") or ():
+            titles.setdefault(str(key), _label_name(session, str(key)))
     bulky = ("ranking", "labels", "candidates")
     return tuple({k: v for k, v in event.items() if k not in bulky} for event in events), titles
 
@@ -175,11 +179,11 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
     )
 
 
-def _label_name(session: Any, key: str) -> str:
+def _label_name(session: Any, key: str, missing: str = "an answer no longer in this domain") -> str:
     try:
         return str(session.domain.labels[session.domain.label_index(key)].name)
-    except Exception:  # a label gone since the session was logged
-        return key
+    except Exception:  # a label gone since the session was logged: its key means nothing to a person
+        return missing
 
 
 def _answers_to_summarize(session: Any) -> tuple[str, str, tuple[str, ...]] | None:

@@ -11,24 +11,11 @@ from typing import Any
 
 from assistant.app.session import AnswerKind, EntryKind, Phase, StopReason
 from gui.snapshot import SessionSnapshot
+from gui.words import STOP_REASONS, stop_words
 
 USER = "#dcebff"
 ASSISTANT = "#f1f1f1"
 NOTE = "#777777"
-STOP_REASONS = {
-    StopReason.CONFIDENT: "I think I know enough",
-    StopReason.NO_INFORMATIVE_QUESTION: "no question I have would tell these apart",
-    StopReason.NO_QUESTION: "I have no questions left",
-    StopReason.USER: "you asked for the shortlist",
-    StopReason.MAX_TURNS: "that was my last question",
-}
-
-
-def _stop_words(reason: str) -> str:
-    try:
-        return STOP_REASONS.get(StopReason(reason), reason)
-    except ValueError:
-        return reason
 
 
 def _bubble(text: str, user: bool) -> str:
@@ -40,6 +27,10 @@ def _bubble(text: str, user: bool) -> str:
         f"<span style='color:#555; font-size:small'>{who}</span><br>{text}</td>"
     )
     return f"<tr><td></td>{cell}</tr>" if user else f"<tr>{cell}<td></td></tr>"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _note(text: str) -> str:
@@ -72,7 +63,14 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         kind = EntryKind(kind)  # older logs' names read as today's
 
     def title(cid: str) -> str:
-        return escape(titles.get(cid) or cid)
+        """A candidate's or label's name (an id is never shown: a person does not know it)."""
+        return escape(titles.get(cid) or "an answer no longer in this domain")
+
+    def answer(cid: str) -> str:
+        """A compared candidate: "answer 2 of “How do I …”" when its FAQ has several answers (two answers of
+        one FAQ read the same by title alone), else "“How do I …”"."""
+        number = cid.split("#", 1)[1] if "#" in cid else ""
+        return f"answer {escape(number)} of “{title(cid)}”" if number else f"“{title(cid)}”"
 
     if kind == EntryKind.QUERY:
         return _bubble(escape(event.get("text", "")), user=True)
@@ -83,7 +81,7 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     if kind == EntryKind.WORDS:
         return _bubble(f"More about it: {escape(event.get('text', ''))}", user=True)
     if kind == EntryKind.STOP:
-        reason = _stop_words(event.get("reason", ""))
+        reason = stop_words(event.get("reason", ""))
         if "coverage" in event and reason == STOP_REASONS[StopReason.CONFIDENT]:
             reason += f": {float(event['coverage']):.0%} sure the answer is shortlisted"
         return _bubble(f"Here is my shortlist ({escape(reason)}). Which of these is better?", user=False)
@@ -96,11 +94,11 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     if kind == EntryKind.COMPARE:
         left, right, preferred = event.get("left", ""), event.get("right", ""), event.get("preferred")
         if preferred == "tie":
-            return _bubble(f"“{title(left)}” and “{title(right)}” are equally good.", user=True)
+            return _bubble(_capital(f"{answer(left)} and {answer(right)} are equally good."), user=True)
         if preferred == "neither":
-            return _bubble(f"Neither “{title(left)}” nor “{title(right)}” is relevant.", user=True)
+            return _bubble(f"Neither {answer(left)} nor {answer(right)} is relevant.", user=True)
         better, worse = (left, right) if preferred == "left" else (right, left)
-        return _bubble(f"“{title(better)}” is better than “{title(worse)}”.", user=True)
+        return _bubble(_capital(f"{answer(better)} is better than {answer(worse)}."), user=True)
     if kind == EntryKind.DECIDED:
         return _note("an answer is proposed")
     if kind == EntryKind.DONE:
@@ -126,7 +124,7 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     if kind == EntryKind.HAND_OFF:
         note = event.get("note") or ""
         return _bubble("Please hand it on to a person." + (f" ({escape(note)})" if note else ""), user=True)
-    return _note(escape(str(kind)))
+    return _note("a step this version of Clarify does not show")
 
 
 def transcript_html(snapshot: SessionSnapshot | None) -> str:

@@ -28,31 +28,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.session import FinalAnswer, Phase, RankingStopReason
+from assistant.app.session import FinalAnswer, Phase
 from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
 from gui.snapshot import CandidateView, SessionSnapshot
 from gui.widgets import Card, make_table, stretch_column
-
-DECIDED_REASONS = {
-    RankingStopReason.CONFIDENT: "Clarify is sure enough of this answer",
-    RankingStopReason.BUDGET: "That was the last comparison",
-    RankingStopReason.NO_PAIR_LEFT: "Every pair has been compared",
-    RankingStopReason.SINGLE_CANDIDATE: "Only one answer fits what you said",
-    RankingStopReason.ONE_LEFT: "You ruled out the others",
-}
-
-
-def decided_words(reason: str | None) -> str:
-    """Why an answer is proposed, for a person: the ranker's stop reason, or the person's own 'done'."""
-    if reason == "user":
-        return "You are done comparing"
-    try:
-        return DECIDED_REASONS[RankingStopReason(reason)]
-    except ValueError:
-        return "The comparisons are done"
-
+from gui.words import decided_words
 
 CONFIDENCE_TIP = (
     "How likely Clarify thinks its current best (★) is the best of the compared answers. It starts from "
@@ -329,7 +311,9 @@ class ComparePage(QWidget):
         layout.addLayout(bottom)
         layout.addWidget(shortlist_box)
 
-        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        # window-wide while the pair shows (the shortcuts belong to the comparison panel, which is visible only
+        # then), wherever the focus is, except in a text field (a field claims the keys it can type)
+        context = Qt.ShortcutContext.WindowShortcut
         keys = (
             ("L", self.prefer_left),
             ("Left", self.prefer_left),
@@ -341,7 +325,7 @@ class ComparePage(QWidget):
         )
         self.shortcuts = []
         for key, button in keys:
-            shortcut = QShortcut(QKeySequence(key), self, context=context)
+            shortcut = QShortcut(QKeySequence(key), comparison, context=context)
             shortcut.activated.connect(lambda button=button: self._press(button))
             self.shortcuts.append(shortcut)
         controller.snapshotChanged.connect(self.render)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTableView, QWidge
 
 from assistant.app.session import Session
 from assistant.store import KnowledgeBase
+from gui.qt_models import VALUE_ROLE
 
 pytestmark = pytest.mark.slow
 PREPARE_MS = 300_000
@@ -188,7 +189,9 @@ def test_lab_evaluation_on_real_data(qtbot, use_trained_home, real_settings, tmp
     assert worker.outcome == "succeeded", window.last_error
     qtbot.waitUntil(lambda: panel.report is not None, timeout=TIMEOUT_MS)
     table = named(window, QTableView, "evaluationTable").model()
-    systems = {table.index(r, 0).data().split(" (")[0] for r in range(table.rowCount())}
+    systems = {table.index(r, 0).data(VALUE_ROLE) for r in range(table.rowCount())}
     assert {"ours", "threshold", "fixed_turns", "random", "no_interaction_bm25"} <= systems
+    shown = {table.index(r, 0).data() for r in range(table.rowCount())}
+    assert {"Clarify (learned stop)", "Always 1 question", "No questions: BM25 search"} <= shown
     assert len(panel.plot.getPlotItem().listDataItems()) >= 4
     assert "faq: 40 episodes" in panel.summary.text()

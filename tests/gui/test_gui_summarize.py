@@ -45,7 +45,7 @@ def test_compare_mode_answers_undo_write_better_and_saves_each_step(qtbot):
     assert page.session.comparisons == 2 and page.undo_button.isEnabled()
     page.undo_button.click()
     assert page.session.comparisons == 1
-    assert "confident" in page.best.title.text()
+    assert "sure it is the best" in page.best.title.text()
     page.better_button.click()
     _wait(qtbot, page, lambda: page.rl_text.isVisibleTo(page))  # rendered in the GUI thread once the job is done
     assert "Written for you" in page.rl_text.toPlainText() and page.accept_rl_button.isVisibleTo(page)
@@ -56,7 +56,7 @@ def test_compare_mode_answers_undo_write_better_and_saves_each_step(qtbot):
         [saved] = log.list(kind="summary")
         assert saved.status == "finished"
         assert [k for k, _ in log.entries(saved.id)] == ["compare", "compare", "undo", "better", "accept"]
-    assert page.saved.count() == 1 and "#1 compare, finished" in page.saved.itemText(0)
+    assert page.saved.count() == 1 and "#1 · comparing summaries · answered" in page.saved.itemText(0)
 
 
 def test_a_saved_session_resumes_where_it_stopped(qtbot):
