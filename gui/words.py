@@ -10,7 +10,7 @@ them). Nothing here decides anything.
 from __future__ import annotations
 
 from assistant.app.registry import PACE_TURN_BUDGET
-from assistant.app.session import AnswerKind, RankingStopReason, SessionStatus, StopReason
+from assistant.app.session import AnswerKind, ProposalReason, RankingStopReason, SessionStatus, StopReason
 
 # ---- the conversation ----------------------------------------------------------------------------------
 STOP_REASONS = {
@@ -20,6 +20,7 @@ STOP_REASONS = {
     StopReason.USER: "you asked for the shortlist",
     StopReason.MAX_TURNS: "that was my last question",
     StopReason.OUT_OF_SCOPE: "nothing here seems to fit",
+    StopReason.CLOSEST: "you asked for the closest answers",
 }
 # Why an answer is proposed (the ranker's stop reason, or the person's own "done": StopReason.USER).
 DECIDED_REASONS = {
@@ -48,8 +49,10 @@ def stop_words(reason: str | None) -> str:
 
 def decided_words(reason: str | None) -> str:
     """Why an answer is proposed, for a person."""
-    if reason == StopReason.USER:
+    if reason == ProposalReason.USER:
         return "You are done comparing"
+    if reason == ProposalReason.BEST_ANSWER:
+        return "The answer that fits your question best"
     try:
         return DECIDED_REASONS[RankingStopReason(reason)]
     except (ValueError, KeyError):

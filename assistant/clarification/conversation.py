@@ -171,7 +171,11 @@ class Conversation:
         informative = gain > MIN_INFORMATIVE_GAIN
         # never turn a person away on their first words or one "something else" while a question can still
         # tell, nor while one label keeps most of the belief (assistant.clarification.out_of_scope)
-        if oos is not None and oos >= threshold and verdict_allowed(self._domain_answers(), informative, self.probs.max()):
+        if (
+            oos is not None
+            and oos >= threshold
+            and verdict_allowed(self._domain_answers(), informative, self.probs.max())
+        ):
             self.stop_reason = StopReason.OUT_OF_SCOPE
             return True
         if self.turn >= cfg.max_turns:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.session import FinalAnswer, Phase
+from assistant.app.session import FinalAnswer, Phase, ProposalReason
 from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
@@ -163,11 +163,16 @@ class FinalAnswerCard(Card):
             self.title.setText(f"{prefix}: {answer.label_name}")
             self.text.setHtml(candidate_html(answer.text))
         questions = f"{snapshot.questions_answered} question(s), {snapshot.comparisons} comparison(s)"
+        best_answer = decided and snapshot.decided_reason == ProposalReason.BEST_ANSWER
         if decided:
             why = decided_words(snapshot.decided_reason)
             status = f"{why} after {questions}."
+            if answer is not None and answer.answer_number is not None:
+                status += f" It is answer {answer.answer_number} of {answer.answers} to this question."
             if answer is not None and answer.chance is not None:
                 status += f" Clarify is {_percent(answer.chance)} sure this is the best of the compared answers."
+            elif answer is not None:
+                status += f" Clarify is {_percent(answer.probability)} sure this is the right question."
         elif snapshot.phase == Phase.FINISHED:
             status = f"Accepted after {questions}. Saved as session {snapshot.session_id}."
         else:
@@ -180,6 +185,12 @@ class FinalAnswerCard(Card):
         self._reason_for = shown if decided else None
         for widget in (self.reason, self.accept_button, self.reject_button, self.question):
             widget.setVisible(decided)
+        # one question left: "Did this answer it?" (its other answers come only after a no)
+        self.question.setText(
+            "Did this answer it? (If not, reject it to see its other answers.)"
+            if best_answer
+            else "Accept this answer?"
+        )
         self.summarize_button.setVisible(snapshot.answers_to_summarize is not None)
         self.undo_button.setEnabled(snapshot.can_undo)
         if decided:
