@@ -96,7 +96,8 @@ def pace_rows(registry, candidates: str, episodes: int, seed: int) -> list[dict]
     fixed N and the best threshold at its effort on the same dev episodes, and what each extra question of
     the thorough pace buys; the rule of ``bench_vague.POINTS_PER_QUESTION`` picks the default from it."""
     from assistant.app.registry import PACES, candidate_labels
-    from assistant.app.research import DEV_SEED_OFFSET, dev_mix_episodes, evaluation_setup
+    from assistant.app.research import evaluation_setup
+    from assistant.app.training_jobs import DEV_SEED_OFFSET, dev_mix_episodes
     from assistant.evaluation.clarifier import evaluate
     from assistant.simulation.episodes import sample_episodes
     from benchmarks.bench_vague import POINTS_PER_QUESTION

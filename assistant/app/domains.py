@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from assistant import paths
+from assistant.app.model_sets import domain_lock
 from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.registry import ModelRegistry
 from assistant.app.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
-from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
+from assistant.app.training_jobs import fit_prior_job, train_encoder_job, train_policy_job, tune_coverage_job
 from assistant.errors import ConfigError, DomainNotFoundError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, built_domains
@@ -62,8 +63,13 @@ def domain_stats(name: str) -> dict:
 
 
 def build_job(name: str) -> Generator[Progress, None, dict]:
-    """`clarify domain build NAME`: (re)build a bundled domain; returns its stats."""
-    return (yield from build_domain(name))
+    """`clarify domain build NAME`: (re)build a bundled domain; returns its stats. Waits for another Clarify
+    that builds or prepares it (``model_sets.domain_lock``)."""
+    release = yield from domain_lock(name)
+    try:
+        return (yield from build_domain(name))
+    finally:
+        release()
 
 
 def prepare(
@@ -76,7 +82,26 @@ def prepare(
 ) -> Generator[Progress, None, list[str]]:
     """Build the domain if needed, install the release models shipped with Clarify when they fit
     (``assistant.app.release``; ``use_release``), and train whatever is still missing; returns what was done
-    ('release models', 'encoder', 'policy-all-learned-quick', ...)."""
+    ('release models', 'encoder', 'policy-all-learned-quick', ...).
+
+    Two programs preparing the same domain (two first launches) take turns (``model_sets.domain_lock``): the
+    second then finds the domain built and the models there. A bundled domain whose first build was cut
+    short (an empty knowledge base from a Clarify before builds were renamed into place) is built again."""
+    release = yield from domain_lock(name)
+    try:
+        return (yield from _prepare(name, candidate_settings, seed, text_prior, use_release, release_dir))
+    finally:
+        release()
+
+
+def _prepare(
+    name: str,
+    candidate_settings: tuple[str, ...] | None,
+    seed: int,
+    text_prior: str,
+    use_release: bool,
+    release_dir: Path,
+) -> Generator[Progress, None, list[str]]:
     if not paths.domain_db_path(name).exists():
         if name not in BUNDLED_DOMAINS:
             raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
@@ -100,11 +125,13 @@ def prepare(
             trained.append("release models")
             todo = registry.missing(candidate_settings)
     if "encoder" in todo:
-        yield from train_encoder_job(registry, seed)
+        yield from train_encoder_job(registry, seed)  # fits the prior on top of it too
         trained.append("encoder")
         todo = registry.missing(candidate_settings)
-    for item in todo:  # policies first, then the coverage rules tuned for them
-        if item.startswith("coverage-"):
+    for item in todo:  # the prior's fit, policies, then the coverage rules tuned for them
+        if item == "prior":
+            yield from fit_prior_job(registry, seed)
+        elif item.startswith("coverage-"):
             _, cands, pace = item.split("-", 2)
             yield from tune_coverage_job(registry, cands, pace, seed=seed)
         elif item.startswith("oos-"):
@@ -122,8 +149,10 @@ def prepare(
 
 
 def _built_by_an_older_clarify(name: str) -> bool:
+    """Whether bundled domain ``name`` needs building again: built before held-out answers were stored, or
+    left empty by a first build that was cut short (kill, full disk) before builds were renamed into place."""
     with KnowledgeBase.open(name) as kb:
-        return kb.lacks_heldout_answers()
+        return kb.lacks_heldout_answers() or (name in BUNDLED_DOMAINS and kb.is_empty())
 
 
 def text_encoder_op() -> Generator[Progress, None, str]:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -295,6 +296,9 @@ def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False)
         temperature, centroid_weight = float(saved.get("temperature", 1.0)), float(saved.get("centroid_weight", 0.0))
         short = saved.get("short_temperature")  # None in checkpoints from before it existed
         short = None if short is None else float(short)
+        temperatures = (temperature,) if short is None else (temperature, short)
+        if not all(math.isfinite(t) and t > 0 for t in temperatures) or not math.isfinite(centroid_weight):
+            raise ValueError(f"temperatures {temperatures}, centroid weight {centroid_weight:g}")
     except (TypeError, ValueError) as exc:
         raise ModelMissingError(
             f"{path}.json is damaged ({exc}); retrain: `clarify train encoder {domain.name}`"
@@ -343,20 +347,15 @@ def side_path(domain_name: str) -> Path:
 def save_side(domain_name: str, prior: EncoderPrior) -> str:
     """Write ``side_path`` for a freshly trained ``prior`` (atomically, before its checkpoint); returns its
     SHA-256, which the checkpoint's sidecar records so that a side file of another training is never used."""
-    from models.checkpoint import atomic_write
+    from models.checkpoint import write_npz_atomic
 
     arrays: dict[str, np.ndarray] = {}
     if prior.centroid_weight:
         arrays["centroids"] = prior.centroids().astype(np.float32)
     if prior.blend is not None and prior.blend.minilm is not None and prior.blend.weights.get("minilm"):
         arrays.update(minilm_arrays(prior.blend.minilm))
-
-    def write(tmp: str) -> None:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)
-
     path = side_path(domain_name)
-    atomic_write(path, write)
+    write_npz_atomic(path, **arrays)
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 _SCHEMA_V1 = [
@@ -162,10 +162,26 @@ def _migrate_to_4(db: sqlite_utils.Database) -> None:
     db.execute("DROP TABLE sessions_v3_copy")
 
 
+def _migrate_to_5(db: sqlite_utils.Database) -> None:
+    # A desk's review of the questions (issue 26): a question hidden (never asked), its text reworded, its
+    # options renamed ({stored option: shown option}). Keyed by tag, not by question id, so that a review
+    # outlives rebuilds and imports that delete and re-create induced questions.
+    db.execute(
+        """CREATE TABLE question_reviews (
+            tag TEXT PRIMARY KEY,
+            hidden INTEGER NOT NULL DEFAULT 0 CHECK (hidden IN (0, 1)),
+            text TEXT,
+            options TEXT NOT NULL DEFAULT '{}',
+            updated_at TEXT NOT NULL
+        )"""
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _migrate_to_1,
     2: _migrate_to_2,
     3: _migrate_to_3,
     4: _migrate_to_4,
+    5: _migrate_to_5,
 }
 assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))

@@ -27,7 +27,7 @@ import torch
 torch.set_num_threads(int(sys.argv[1]))  # the caller's setting: the jobs must fix their own
 from assistant import paths
 from assistant.app.registry import ModelRegistry
-from assistant.app.research import train_policy_job, tune_coverage_job
+from assistant.app.training_jobs import fit_prior_job, train_policy_job, tune_coverage_job
 from assistant.progress import run_job
 from assistant.training.encoder import train_encoder
 from assistant.training.policy import PolicyConfig
@@ -37,6 +37,7 @@ from tests.engine.test_encoder import TINY
 store_colour_domain()
 run_job(train_encoder(ModelRegistry("colours").domain, TINY, seed=0, save=True))
 registry = ModelRegistry("colours")
+run_job(fit_prior_job(registry, 0))  # the mention weight: the registry loads it, never fits it
 run_job(train_policy_job(registry, "all", "learned", PolicyConfig(iterations=15, batch_size=32), seed=0, pace="quick"))
 coverage = run_job(tune_coverage_job(registry, "all", "quick", episodes=40))["grid"]
 folder = paths.models_dir("colours")
