@@ -245,7 +245,8 @@ class EncoderPrior:
         )
 
     def with_blend(self, blend: PriorBlend | None) -> EncoderPrior:
-        return EncoderPrior(
+        """This prior blended with ``blend`` (None: the encoder alone); a stale encoder stays stale."""
+        blended = EncoderPrior(
             self.domain,
             self.encoder,
             self.bank,
@@ -256,6 +257,8 @@ class EncoderPrior:
             self.short_temperature,
             blend,
         )
+        blended.stale = self.stale
+        return blended
 
 
 def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False) -> EncoderPrior:
