@@ -28,6 +28,7 @@ MAX_FILES = 5000
 TOO_LARGE = "that is not a help article; shorten it or leave it out of the folder"
 _BLOCK_TAGS = ("p", "div", "li", "br", "pre", "tr", "td", "th", "dt", "dd", "blockquote", "section", "article")
 _BLOCK_TAGS = (*_BLOCK_TAGS, "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table")
+_BLOCK_MARK = "\x1e"  # ASCII record separator: where a block ends (no article text contains it)
 _SKIPPED_TAGS = ("script", "style", "nav", "header", "footer", "noscript", "template")
 
 
@@ -151,9 +152,9 @@ def _html_article(text: str) -> tuple[str, int | None, str, str]:
     if soup.title is not None:
         soup.title.decompose()
     for tag in body.find_all(_BLOCK_TAGS):  # blocks on lines of their own; inline marks (<b>, <a>) join
-        tag.insert_before("\n")
-        tag.insert_after("\n")
+        tag.insert_before(_BLOCK_MARK)
+        tag.insert_after(_BLOCK_MARK)
     for tag in body.find_all("li"):
         tag.insert(0, "- ")
-    blocks = [clean(s) for s in body.get_text("").split("\n")]
+    blocks = [clean(s) for s in body.get_text("").split(_BLOCK_MARK)]  # a line break inside a block is a space
     return title, line, description, clean_block("\n".join(b for b in blocks if b))
