@@ -83,7 +83,7 @@ def parse_faq(path: str | Path, fmt: str = "auto") -> ParsedFaq:
         parsed.problems = problems.items
     shared = check_entries(parsed.entries)
     if concrete in ("csv", "tsv", "jsonl"):  # name the file's own column ("Question", not "title")
-        names = {**parsed.columns, "answer": parsed.columns.get("answers", "answer")}
+        names = {**parsed.columns, "answer": parsed.columns.get("answers", "answer").split(", ")[0]}
         shared = [Problem(p.file, p.line, names.get(p.column or "", p.column), p.message) for p in shared]
     parsed.problems = [*parsed.problems, *shared]
     return parsed

@@ -97,6 +97,8 @@ _SCAFFOLD = frozenset(
         "wont",
     ]
 )
+# "you" is "I" where it is the subject (the clause's start, after a conjunction), else "me" ("it asks you")
+_SUBJECT_BEFORE = frozenset({"and", "or", "but", "if", "when", "that", "because", "so", "then", "once", "after"})
 _FIRST_PERSON = {
     "you": "I",
     "your": "my",
@@ -154,6 +156,8 @@ def first_person(text: str) -> str:
         folded = core.casefold().replace("’", "'")
         if out and out[-1] == "I" and folded in _AFTER_I:
             swapped = _AFTER_I[folded]
+        elif folded == "you" and out and out[-1].casefold() not in _SUBJECT_BEFORE:
+            swapped = "me"
         else:
             swapped = _FIRST_PERSON.get(folded)
         out.append(raw.replace(core, swapped) if swapped and core else raw)

@@ -120,7 +120,7 @@ def parse_table(text: str, path: Path, fmt: str, problems: Problems) -> ParsedFa
         parsed.columns["answers"] = ", ".join(answer_fields)
     if _missing(fields, names, problems, what):
         return parsed
-    if not rows:
+    if not rows and not len(problems):
         problems.add(None, None, "the file has a header but no entries: add one row per FAQ entry")
         return parsed
     parsed.entries = [_entry(values, fields, answer_fields, path.name, line) for line, values in rows]
