@@ -23,7 +23,17 @@ from crowdsourcing.adapters import BUNDLED_DOMAINS
 from crowdsourcing.own_faq import FORMATS, FaqEntry, ParsedFaq, faq_format, parse_faq
 from crowdsourcing.own_faq.building import CATEGORY_TAG, faq_domain_data
 
-__all__ = ["FORMATS", "FaqChanges", "ParsedFaq", "create_domain_job", "faq_changes", "is_own_faq", "preview_faq"]
+__all__ = [
+    "FORMATS",
+    "FaqChanges",
+    "ParsedFaq",
+    "create_domain_job",
+    "faq_changes",
+    "is_own_faq",
+    "preview_faq",
+    "refresh_job",
+    "stored_entries",
+]
 
 OWN_FAQ_META = "own_faq"
 FIX_HINT = "fix them in the FAQ and run the command again"
@@ -109,6 +119,40 @@ def faq_changes(name: str, entries: list[FaqEntry]) -> FaqChanges:
     wanted = {e.key for e in entries}
     removed = [key for key in stored if key not in wanted]
     return FaqChanges(tuple(added), tuple(edited), tuple(removed), tuple(unchanged))
+
+
+def stored_entries(name: str) -> list[FaqEntry]:
+    """The entries of an own-FAQ domain as stored (every label, its category from the topic question)."""
+    with KnowledgeBase.open(name) as kb:
+        categories = _categories(kb)
+        labels = kb.labels()
+    return [
+        FaqEntry(
+            key=label.key,
+            title=label.name,
+            answers=tuple(label.answers),
+            description=label.text,
+            category="" if categories.get(label.key, "something else") == "something else" else categories[label.key],
+            key_given=True,
+        )
+        for label in labels
+    ]
+
+
+def refresh_job(name: str) -> Generator[Progress, None, dict]:
+    """Induce the questions and synthesize the queries of an own-FAQ domain again from its stored entries
+    (after an entry was added from the inbox); every entry keeps its row, sessions and learned queries."""
+    yield Progress(0, 2, f"inducing the questions of {name} again from its {len(stored_entries(name))} entries")
+    with KnowledgeBase.open(name) as kb:
+        meta = kb.get_meta()
+    entries = stored_entries(name)
+    kept = {k: v for k, v in meta.items() if k in (OWN_FAQ_META, "faq_source", "faq_format", "faq_sha256")}
+    data = faq_domain_data(name, entries, title=meta.get("title", name), meta=kept)
+    with KnowledgeBase.open(name) as kb:
+        write_domain(kb, data)
+        stats = kb.stats()
+    yield Progress(2, 2, f"{name}: {stats['labels']} entries, {sum(stats['questions'].values())} questions")
+    return stats
 
 
 def _check_target(name: str, update: bool) -> None:

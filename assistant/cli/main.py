@@ -79,6 +79,9 @@ def _register() -> None:
     from assistant.cli.learn import learn
 
     main.add_command(learn)
+    from assistant.cli.inbox import inbox_command
+
+    main.add_command(inbox_command)
 
 
 _register()

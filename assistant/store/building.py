@@ -4,8 +4,9 @@ set adapter's ``DomainData``, in one transaction.
 Rebuilding is idempotent and keeps what was imported since: crowd annotations and queries stay, and
 induced questions that crowd annotations replaced are not re-induced.
 
-With ``exact_labels`` (a desk's own FAQ, re-imported after edits) the data says exactly which labels
-exist: a label it no longer has is deleted with its queries and annotations (sessions keep their text),
+With ``exact_labels`` (a desk's own FAQ, re-imported after edits) the data says exactly which of its
+``label_source`` labels exist: one it no longer has is deleted with its queries and annotations (sessions
+keep their text; labels of other sources, e.g. made from the inbox, stay),
 the queries and questions of the data's own sources that it no longer has go too, and every label it still
 has keeps its row, its imported and learned queries and its place in the session log.
 """
@@ -53,8 +54,9 @@ def write_domain(kb: KnowledgeBase, data: DomainData) -> None:
     with kb.transaction():
         if data.exact_labels:
             wanted_keys = {label.key for label in data.labels}
-            kb.db.conn.executemany(
-                "DELETE FROM labels WHERE key = ?", [(k,) for k in kb.label_ids() if k not in wanted_keys]
+            kb.db.conn.executemany(  # labels of other sources (made from the inbox) stay
+                "DELETE FROM labels WHERE key = ? AND source = ?",
+                [(k, data.label_source) for k in kb.label_ids() if k not in wanted_keys],
             )
         label_ids = kb.upsert_labels(data.labels, source=data.label_source)
         existing = {tag: bool(induced) for tag, induced in kb.db.execute("SELECT tag, induced FROM questions")}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 _SCHEMA_V1 = [
@@ -162,10 +162,27 @@ def _migrate_to_4(db: sqlite_utils.Database) -> None:
     db.execute("DROP TABLE sessions_v3_copy")
 
 
+def _migrate_to_5(db: sqlite_utils.Database) -> None:
+    # The inbox (issue 25): what a person did with a question Clarify could not answer (a session that ended
+    # out of scope, was handed on, or whose answers were rejected). A session without a row is still open;
+    # 'assigned' gave it an existing label (``label_key``), 'new_entry' made a new one, 'dismissed' set it aside.
+    # (Numbered 6 in the issue's plan: another branch takes 5; renumber on merge.)
+    db.execute(
+        """CREATE TABLE inbox (
+            session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+            status TEXT NOT NULL CHECK (status IN ('assigned', 'new_entry', 'dismissed')),
+            label_key TEXT,
+            note TEXT NOT NULL DEFAULT '',
+            resolved_at TEXT NOT NULL
+        )"""
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _migrate_to_1,
     2: _migrate_to_2,
     3: _migrate_to_3,
     4: _migrate_to_4,
+    5: _migrate_to_5,
 }
 assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))

@@ -40,7 +40,7 @@ from crowdsourcing.own_faq.entries import FaqEntry, clean
 
 SYNTH_KINDS = ("title", "core", "description", "situation", "message", "mention")
 SPLIT_SHARES = {"train": 0.5, "dev": 0.25, "held": 0.25}
-MAX_PER_KIND = {"description": 3, "situation": 4, "message": 2, "mention": 4}
+MAX_PER_KIND = {"description": 8, "situation": 4, "message": 2, "mention": 4}
 CLAUSE_WORDS = (2, 12)  # a condition clause of fewer or more words says nothing a person would type
 MESSAGE_WORDS = (1, 8)
 CONDITIONS = ("if", "when", "whenever", "in case", "once", "after")
