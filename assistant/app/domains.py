@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from assistant import paths
+from assistant.app.cold_start import cold_start_prepare
 from assistant.app.out_of_scope import tune_out_of_scope_job
-from assistant.app.registry import ModelRegistry
+from assistant.app.own_faq import is_own_faq
+from assistant.app.registry import ModelRegistry, chosen_text_prior
 from assistant.app.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
 from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
 from assistant.errors import ConfigError, DomainNotFoundError
@@ -70,19 +72,25 @@ def prepare(
     name: str,
     candidate_settings: tuple[str, ...] | None = None,
     seed: int = 0,
-    text_prior: str = "sru",
+    text_prior: str | None = None,
     use_release: bool = True,
     release_dir: Path = RELEASE_DIR,
 ) -> Generator[Progress, None, list[str]]:
     """Build the domain if needed, install the release models shipped with Clarify when they fit
     (``assistant.app.release``; ``use_release``), and train whatever is still missing; returns what was done
-    ('release models', 'encoder', 'policy-all-learned-quick', ...)."""
+    ('release models', 'encoder', 'policy-all-learned-quick', ...). ``text_prior`` None: the domain's (SRU,
+    or what the cold start chose). A domain made from a desk's FAQ that has no models yet takes the cold-start
+    path (``assistant.app.cold_start``: from the texts alone), and says so."""
     if not paths.domain_db_path(name).exists():
         if name not in BUNDLED_DOMAINS:
             raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
         yield from build_domain(name)
     elif name in BUNDLED_DOMAINS and _built_by_an_older_clarify(name):
         yield from build_domain(name)  # idempotent: keeps imports and sessions, adds what is new
+    if text_prior is None and chosen_text_prior(name) is None and is_own_faq(name):
+        yield Progress(0, 0, f"{name} was made from a FAQ: preparing it from its texts alone (cold start)")
+        done = yield from cold_start_prepare(name, seed)
+        return ["cold start", *done]
     registry = ModelRegistry(name, text_prior=text_prior)
     if candidate_settings is None:
         has_uncaptioned = registry.domain.labels_with_queries("train").size < registry.domain.num_labels
@@ -142,7 +150,7 @@ def text_encoder_op() -> Generator[Progress, None, str]:
         yield Progress(0, 0, message)
 
 
-def ready_registry(name: str, candidates: str = "all", text_prior: str = "sru") -> Generator[Progress, None, Any]:
+def ready_registry(name: str, candidates: str = "all", text_prior: str | None = None) -> Generator[Progress, None, Any]:
     """The ``ModelRegistry`` of ``name`` with its models for ``candidates``, preparing the domain first when it
     is not built or lacks them (`clarify ask` on a fresh home).
 

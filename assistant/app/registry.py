@@ -94,14 +94,29 @@ def policy_path(domain: str, candidates: str, variant: str, text_prior: str = "s
     return paths.models_dir(domain) / policy_stem(candidates, variant, text_prior, pace)
 
 
+TEXT_PRIOR_CHOICE = "text-prior.json"
+
+
+def chosen_text_prior(domain_name: str) -> str | None:
+    """The text prior `clarify prepare` chose for the domain (a desk's FAQ: assistant.app.cold_start), if any."""
+    saved = read_json(paths.models_dir(domain_name) / TEXT_PRIOR_CHOICE) or {}
+    prior = saved.get("text_prior") if isinstance(saved, dict) else None
+    return prior if prior in TEXT_PRIORS else None
+
+
+def save_text_prior_choice(domain_name: str, text_prior: str, details: dict) -> None:
+    write_json_atomic(paths.models_dir(domain_name) / TEXT_PRIOR_CHOICE, {"text_prior": text_prior, **details})
+
+
 class ModelRegistry:
     """The trained models of one domain: loads them (cached), says which are missing or stale, and
     assembles the clarifier real conversations use. Training and evaluation are jobs elsewhere
     (``assistant.app.research``) that use a registry; the registry itself never trains."""
 
     def __init__(
-        self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru", allow_stale: bool = True
+        self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str | None = None, allow_stale: bool = True
     ) -> None:
+        text_prior = text_prior or chosen_text_prior(domain_name) or "sru"  # None: the domain's own choice
         if text_prior not in TEXT_PRIORS:
             raise ConfigError(f"unknown text prior {text_prior!r}: use one of {', '.join(TEXT_PRIORS)}")
         self.name = domain_name
