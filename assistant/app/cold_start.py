@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Generator
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -63,44 +64,96 @@ def _held_out_accuracy(registry: ModelRegistry, texts: list[str], labels: np.nda
     return {"acc1": round(metrics["acc1"], 4), "acc3": round(metrics["acc3"], 4), "n": len(labels)}
 
 
+class OverallProgress:
+    """Turns the progress of a job's stages into one scale (0-1000) with an ETA: each stage has a weight (its
+    expected share of the time), and the inner job's own fraction moves within it."""
+
+    def __init__(self, weights: dict[str, float]) -> None:
+        self.weights = weights
+        self.total = sum(weights.values())
+        self.done = 0.0
+        self.start = time.monotonic()
+
+    def record(self, inner: Progress, stage: str, label: str) -> Progress:
+        fraction = (self.done + self.weights[stage] * (inner.fraction or 0.0)) / self.total
+        elapsed = time.monotonic() - self.start
+        eta = ""
+        if fraction >= 0.03:
+            left = elapsed * (1.0 - fraction) / fraction
+            eta = (
+                f" (about {left / 60:.0f} min left)"
+                if left >= 90
+                else f" (about {max(5, round(left / 5) * 5):.0f} s left)"
+            )
+        message = f"{label}: {inner.message}" if inner.message else label
+        return Progress(round(1000 * fraction), 1000, message + eta, inner.metrics)
+
+    def run(self, job: Generator[Progress, None, Any], stage: str, label: str) -> Generator[Progress, None, Any]:
+        """Run ``job`` as ``stage``, yielding its records on the overall scale; returns its result."""
+        try:
+            yield self.record(Progress(0, 1), stage, label)
+            while True:
+                try:
+                    inner = next(job)
+                except StopIteration as stop:
+                    self.done += self.weights[stage]
+                    return stop.value
+                yield self.record(inner, stage, label)
+        finally:
+            job.close()  # cancelled from outside: close the inner job too (its clean-up runs)
+
+
+def _stage_weights(registry: ModelRegistry, try_sru: bool) -> dict[str, float]:
+    """Expected seconds of each stage on two cores (for the ETA), from the domain's size."""
+    policies = registry.required_policies(("all",))
+    learned = [p for p in policies if p[1] == "learned"]
+    weights = {"minilm": 15.0, "sru": 120.0 if try_sru else 0.0}
+    weights.update({f"policy-{c}-{v}-{p}": 0.15 * POLICY_ITERATIONS for c, v, p in policies})
+    weights.update({f"tune-{c}-{p}": 8.0 for c, _v, p in learned})
+    return weights
+
+
 def cold_start_prepare(name: str, seed: int = 0, try_sru: bool = True) -> Generator[Progress, None, list[str]]:
-    """The cold-start path (module docstring); returns what was done, the chosen prior first."""
-    stages = 6
+    """The cold-start path (module docstring); returns what was done, the chosen prior first. Its progress is
+    one scale over all stages, with an ETA in the message."""
     start = time.monotonic()
-    yield Progress(0, stages, f"cold start for {name}: fitting the MiniLM text prior on the synthesized queries")
     minilm = ModelRegistry(name, text_prior="minilm")
+    overall = OverallProgress(_stage_weights(minilm, try_sru))
+    yield overall.record(Progress(0, 1), "minilm", "cold start: fitting the MiniLM text prior on synthesized queries")
     texts, labels = held_out_queries(minilm, seed)
     figures = {"minilm": _held_out_accuracy(minilm, texts, labels)}
+    overall.done += overall.weights["minilm"]
     done = []
     chosen = "minilm"
     if try_sru:
-        yield Progress(1, stages, "cold start: training the SRU encoder on the synthesized queries (a probe)")
         from assistant.training.encoder import train_encoder
 
-        yield from train_encoder(minilm.domain, SRU_PROBE, seed=seed, save=True)
+        probe = train_encoder(minilm.domain, SRU_PROBE, seed=seed, save=True)
+        yield from overall.run(probe, "sru", "cold start: the SRU encoder on the synthesized queries (a probe)")
         sru = ModelRegistry(name, text_prior="sru")
         figures["sru"] = _held_out_accuracy(sru, texts, labels)
         if figures["sru"]["acc1"] > figures["minilm"]["acc1"]:
             chosen = "sru"
     save_text_prior_choice(name, chosen, {"held_out": figures, "path": "cold start (FAQ texts only)"})
     summary = ", ".join(f"{k} {v['acc1']:.3f}" for k, v in figures.items())
-    done.append(f"text prior: {chosen} (held-out synthesized queries, Acc@1: {summary})")
-    yield Progress(2, stages, f"cold start: the text prior is {chosen} ({summary} on held-out synthesized queries)")
+    done.append(f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
     registry = ModelRegistry(name, text_prior=chosen)
     for c, variant, pace in registry.required_policies(("all",)):
-        yield Progress(3, stages, f"cold start: training the {variant} policy ({pace})")
         config = replace(pace_config(pace), iterations=POLICY_ITERATIONS)  # lambda_1: fit_policy fixes lambda
-        yield from train_policy_job(registry, c, variant, config, seed=seed, pace=pace)
+        job = train_policy_job(registry, c, variant, config, seed=seed, pace=pace)
+        label = f"cold start ({chosen} prior): the {variant} stop policy, pace {pace}"
+        yield from overall.run(job, f"policy-{c}-{variant}-{pace}", label)
         done.append(f"policy-{c}-{variant}-{pace}")
     for c, variant, pace in registry.required_policies(("all",)):
         if variant != "learned":
             continue
-        yield Progress(4, stages, f"cold start: tuning the coverage rule ({pace})")
-        yield from tune_coverage_job(registry, c, pace, seed=seed)
-        done.append(f"coverage-{c}-{pace}")
-        if registry.has_out_of_scope_queries:
-            yield Progress(5, stages, f"cold start: tuning the out-of-scope hypothesis ({pace})")
-            yield from tune_out_of_scope_job(registry, c, pace, seed=seed)
-            done.append(f"oos-{c}-{pace}")
-    yield Progress(stages, stages, f"cold start for {name} done in {time.monotonic() - start:.0f} s")
+
+        def tuning(c: str = c, pace: str = pace) -> Generator[Progress, None, None]:
+            yield from tune_coverage_job(registry, c, pace, seed=seed)
+            if registry.has_out_of_scope_queries:
+                yield from tune_out_of_scope_job(registry, c, pace, seed=seed)
+
+        yield from overall.run(tuning(), f"tune-{c}-{pace}", f"cold start: coverage and out-of-scope rules ({pace})")
+        done += [f"coverage-{c}-{pace}"] + ([f"oos-{c}-{pace}"] if registry.has_out_of_scope_queries else [])
+    yield Progress(1000, 1000, f"cold start for {name} done in {time.monotonic() - start:.0f} s")
     return done

@@ -30,6 +30,7 @@ __all__ = [
     "DomainLoader",
     "available_domains",
     "build_job",
+    "create_from_faq_job",
     "domain_stats",
     "open_domain",
     "prepare",
@@ -127,6 +128,18 @@ def prepare(
     plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
     trained += [f"{u.model} ({u.mode})" for u in plan.updates]
     return trained
+
+
+def create_from_faq_job(
+    name: str, source: str | Path, fmt: str = "auto", title: str = "", seed: int = 0
+) -> Generator[Progress, None, dict]:
+    """*New domain from my FAQ*: create the domain from the FAQ (nothing written while it has a problem), then
+    prepare it from its texts alone; returns {"report": FaqDomainReport, "prepared": what was done}."""
+    from assistant.app.own_faq import create_domain_job
+
+    report = yield from create_domain_job(name, source, fmt, title)
+    prepared = yield from prepare(name, seed=seed)
+    return {"report": report, "prepared": prepared}
 
 
 def _built_by_an_older_clarify(name: str) -> bool:
