@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.inbox import assign, dismiss, inbox_items, new_entry_job
+from assistant.app.inbox import assign, dismiss, entries_of, inbox_items, new_entry_job
 from assistant.app.learning import learn_from_use_job
 from assistant.progress import Progress
 from gui.qt_models import Column, RecordTableModel
@@ -103,12 +103,9 @@ class InboxDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        from assistant.store import KnowledgeBase
-
         items = inbox_items(self.domain)
         self.model.set_records(items)
-        with KnowledgeBase.open(self.domain) as kb:
-            labels = kb.labels()
+        labels = entries_of(self.domain)
         self.entry.clear()
         for label in labels:
             self.entry.addItem(f"{label.name}  ({label.key})", label.key)

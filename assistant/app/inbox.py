@@ -27,13 +27,19 @@ from crowdsourcing.own_faq import derive_key
 
 INBOX_SOURCE = "inbox"
 
-__all__ = ["INBOX_SOURCE", "InboxItem", "assign", "dismiss", "inbox_items", "new_entry_job"]
+__all__ = ["INBOX_SOURCE", "InboxItem", "assign", "dismiss", "entries_of", "inbox_items", "new_entry_job"]
 
 
 def inbox_items(name: str, include_resolved: bool = False) -> list[InboxItem]:
     """The open items of domain ``name``, newest first (``include_resolved``: all)."""
     with KnowledgeBase.open(name) as kb:
         return Inbox(kb).items(include_resolved)
+
+
+def entries_of(name: str) -> list[Label]:
+    """The entries (labels) of domain ``name``, in order: what an inbox question can be assigned to."""
+    with KnowledgeBase.open(name) as kb:
+        return kb.labels()
 
 
 def _open_item(kb: KnowledgeBase, session_id: int) -> tuple[InboxItem, list[int]]:
