@@ -18,7 +18,7 @@ from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.own_faq import is_own_faq
 from assistant.app.registry import ModelRegistry, chosen_text_prior
 from assistant.app.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
-from assistant.app.research import train_encoder_job, train_policy_job, tune_coverage_job
+from assistant.app.training_jobs import fit_prior_job, train_encoder_job, train_policy_job, tune_coverage_job
 from assistant.errors import ConfigError, DomainNotFoundError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, built_domains
@@ -109,11 +109,13 @@ def prepare(
             trained.append("release models")
             todo = registry.missing(candidate_settings)
     if "encoder" in todo:
-        yield from train_encoder_job(registry, seed)
+        yield from train_encoder_job(registry, seed)  # fits the prior on top of it too
         trained.append("encoder")
         todo = registry.missing(candidate_settings)
-    for item in todo:  # policies first, then the coverage rules tuned for them
-        if item.startswith("coverage-"):
+    for item in todo:  # the prior's fit, policies, then the coverage rules tuned for them
+        if item == "prior":
+            yield from fit_prior_job(registry, seed)
+        elif item.startswith("coverage-"):
             _, cands, pace = item.split("-", 2)
             yield from tune_coverage_job(registry, cands, pace, seed=seed)
         elif item.startswith("oos-"):

@@ -3,12 +3,15 @@
 Trained parts live in ``paths.models_dir(domain)``:
 
 - the text encoder (prior p(y|x0) and tag scorer; see assistant.priors.sru), trained on the agent's view
-  of the domain (assistant.simulation.protocol.simulation_protocol);
+  of the domain (``assistant.store.agent_view``);
+- the prior's fitted settings (``prior.json``: the weight of the tag mentions, and for the pooled MiniLM
+  prior its calibration), fitted after the encoder;
 - STOP/ASK policies, one per candidate setting ("all" labels, or the "captioned" labels that have
   training queries) and answer-model variant ("learned" lambda, or lambda = 1 for the baseline):
   ``policy-<candidates>-<variant>.pt`` with the fine-tuned lambda, w and b.
 
-``ModelRegistry.missing`` says what is absent, ``ModelRegistry.stale`` what is older than the data: after
+The registry loads; it never trains or fits (the jobs in ``assistant.app.training_jobs`` do, and ``prepare``
+runs them). ``ModelRegistry.missing`` says what is absent, ``ModelRegistry.stale`` what is older than the data: after
 an import the models it made stale keep serving (a conversation needs *some* trained models, and slightly
 older ones are nearly as good) until new ones are trained (``assistant.app.updates``). ``ModelRegistry.clarifier``
 assembles a ready ``Clarifier`` for conversations. Training, evaluation and ``prepare`` are jobs in
@@ -20,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Generator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,11 +33,14 @@ from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.out_of_scope import OutOfScopeModel
 from assistant.clarification.policy_io import LoadedPolicy, load_policy
 from assistant.errors import ConfigError, ModelMissingError
-from assistant.priors.combined import CombinedPrior, fit_mention_weight
+from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
-from assistant.simulation.protocol import SimulationProtocol, agent_view, simulation_protocol
 from assistant.store import Domain, KnowledgeBase
+from assistant.store.agent_view import agent_view
 from models.checkpoint import data_hash, read_json, read_sidecar, write_json_atomic
+
+if TYPE_CHECKING:
+    from assistant.simulation.protocol import SimulationProtocol
 
 CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
@@ -123,8 +130,7 @@ class ModelRegistry:
         self.text_prior = text_prior
         self.domain = load_domain(domain_name)
         self.protocol_seed = seed
-        # what the models were trained on (birds: annotations re-sampled from training images)
-        self.agent_domain = agent_view(self.domain, seed)
+        self._agent_domain: Domain | None = None
         self._protocol: SimulationProtocol | None = None
         self._encoder = None
         self._text_encoder = None
@@ -135,9 +141,19 @@ class ModelRegistry:
         self._stale: set[str] = set()
 
     @property
+    def agent_domain(self) -> Domain:
+        """What the models were trained on: the agent's view of the domain (``assistant.store.agent_view``;
+        birds: annotations re-sampled from training images)."""
+        if self._agent_domain is None:
+            self._agent_domain = agent_view(self.domain, self.protocol_seed)
+        return self._agent_domain
+
+    @property
     def protocol(self) -> SimulationProtocol:
         """The agent/user split of the simulator (research jobs only: a conversation needs none of it)."""
         if self._protocol is None:
+            from assistant.simulation.protocol import simulation_protocol
+
             self._protocol = simulation_protocol(self.domain, self.protocol_seed)
         return self._protocol
 
@@ -165,11 +181,19 @@ class ModelRegistry:
         if self._encoder is None:
             if self.text_prior == "minilm":
                 from assistant.priors.minilm import MiniLMPrior
-                from assistant.training.encoder import calibration_queries
 
-                agent = self.agent_domain
-                calibration = calibration_queries(agent, self.protocol_seed)
-                self._encoder = MiniLMPrior.fit(agent, self.protocol_seed, calibration=calibration)
+                saved = self._prior_settings()
+                if saved.get("data") != self._minilm_data_stamp() or not isinstance(saved.get("calibration"), dict):
+                    raise ModelMissingError(
+                        f"the pooled MiniLM prior of domain {self.name!r} is not calibrated on its data: run "
+                        f"`clarify prepare {self.name} --prior minilm`"
+                    )
+                try:
+                    self._encoder = MiniLMPrior.build(self.agent_domain).with_calibration(saved["calibration"])
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise ModelMissingError(
+                        f"{self.prior_settings_path()} is damaged ({exc}): run `clarify prepare {self.name} --prior minilm`"
+                    ) from exc
             else:
                 from assistant.priors.sru import load_encoder_prior
 
@@ -187,10 +211,17 @@ class ModelRegistry:
         domain = domain or self.agent_domain
         key = id(domain)
         if key not in self._priors:
-            self._priors[key] = self._make_prior(domain, self.mention_weight())
+            self._priors[key] = self.combined_prior_with(domain, self.mention_weight())
         return self._priors[key]
 
-    def _make_prior(self, domain: Domain, beta: float) -> CombinedPrior:
+    def use_text_prior(self, text_prior) -> None:
+        """Serve ``text_prior`` (a freshly fitted one: ``assistant.app.training_jobs.fit_prior_job``)."""
+        self._encoder = text_prior
+        self._priors.clear()
+        self._clarifiers.clear()
+
+    def combined_prior_with(self, domain: Domain, beta: float) -> CombinedPrior:
+        """The text prior joined with ``domain``'s tag mentions at weight ``beta``."""
         from assistant.priors.mentions import MentionDetector
 
         detector = MentionDetector.from_domain(domain)
@@ -199,23 +230,39 @@ class ModelRegistry:
         seen[domain.labels_with_queries("train")] = True
         return CombinedPrior(self.encoder, detector, log_answers, seen, beta)
 
+    def prior_settings_path(self) -> Path:
+        """models/<domain>/prior.json (prior-<text prior>.json for another text prior): what ``fit_prior_job``
+        fitted on top of the text prior."""
+        name = "prior.json" if self.text_prior == "sru" else f"prior-{self.text_prior}.json"
+        return paths.models_dir(self.name) / name
+
+    def _prior_settings(self) -> dict:
+        saved = read_json(self.prior_settings_path())  # a damaged file is refitted like a missing one
+        return saved if isinstance(saved, dict) else {}
+
+    def _minilm_data_stamp(self) -> str:
+        return f"minilm:{data_hash([self.domain.counts, self.domain.query_texts])}"
+
     def mention_weight(self) -> float:
-        """beta of the mention evidence, fitted on the dev queries (cached next to the encoder)."""
-        path = paths.models_dir(self.name) / (
-            "prior.json" if self.text_prior == "sru" else f"prior-{self.text_prior}.json"
-        )
-        stamp = self.encoder_hash()
-        saved = read_json(path) or {}  # a damaged file is refitted (and rewritten) like a missing one
+        """beta of the mention evidence, as fitted on the dev queries for the current text prior."""
+        saved = self._prior_settings()
         beta = saved.get("beta")
-        if saved.get("encoder") == stamp and isinstance(beta, int | float) and math.isfinite(beta):
+        fits = saved.get("encoder") == self.encoder_hash()
+        if fits and isinstance(beta, int | float) and math.isfinite(beta) and beta >= 0:
             return float(beta)
-        agent = self.agent_domain
-        texts, labels = agent.queries("dev")
-        if not texts:
-            return 0.0
-        beta, nll = fit_mention_weight(self._make_prior(agent, 0.0), texts, labels)
-        write_json_atomic(path, {"encoder": stamp, "beta": beta, "dev_nll": nll})
-        return beta
+        raise ModelMissingError(
+            f"the prior of domain {self.name!r} is not fitted to its text encoder: run `clarify prepare {self.name}`"
+        )
+
+    def save_prior_settings(self, beta: float, dev_nll: dict | None, calibration: dict | None = None) -> dict:
+        """Write what ``fit_prior_job`` fitted (the registry serves it from now on); returns what was written."""
+        saved: dict = {"encoder": self.encoder_hash(), "beta": beta, "dev_nll": dev_nll}
+        if calibration is not None:
+            saved.update(data=self._minilm_data_stamp(), calibration=calibration)
+        write_json_atomic(self.prior_settings_path(), saved)
+        self._priors.clear()
+        self._clarifiers.clear()
+        return saved
 
     def encoder_hash(self) -> str:
         """Identity of the text prior (for the encoder: its data hash and training time): policies trained
@@ -225,7 +272,7 @@ class ModelRegistry:
         if self.text_prior != "sru":
             enc = self.encoder
             fitted = f"{enc.temperature:.6g}/{enc.short_temperature}/{enc.centroid_weight:.6g}"
-            return f"{self.text_prior}:{data_hash([self.domain.counts, self.domain.query_texts])}:{fitted}"
+            return f"{self._minilm_data_stamp()}:{fitted}"
         sidecar = read_sidecar(encoder_checkpoint_path(self.name)) or {}
         return f"{sidecar.get('data_hash', '')}@{sidecar.get('created_at', '')}"
 
@@ -282,17 +329,22 @@ class ModelRegistry:
 
     def missing(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
         """What has no usable model at all (also what is stale, unless the registry serves stale models), in
-        order: 'encoder', 'policy-all-learned-quick', ..., 'coverage-all-quick' (the coverage rule of a
-        learned policy)."""
+        order: 'encoder', 'prior' (its fitted settings), 'policy-all-learned-quick', ..., 'coverage-all-quick'
+        (the coverage rule of a learned policy), 'oos-all-quick' (the out-of-scope hypothesis)."""
         needed = self.required_policies(candidate_settings)
         coverages = [f"coverage-{c}-{p}" for c, v, p in needed if v == "learned"]
         if self.has_out_of_scope_queries:  # tuned after the coverage rule it stops with
             coverages += [f"oos-{c}-{p}" for c, v, p in needed if v == "learned"]
+        policies = [f"policy-{c}-{v}-{p}" for c, v, p in needed]
         try:
             self.encoder  # noqa: B018 - loading is the check
         except ModelMissingError:
-            return ["encoder"] + [f"policy-{c}-{v}-{p}" for c, v, p in needed] + coverages
+            return (["encoder"] if self.text_prior == "sru" else []) + ["prior", *policies, *coverages]
         todo = []
+        try:
+            self.mention_weight()
+        except ModelMissingError:
+            todo.append("prior")
         for c, v, p in needed:
             try:
                 self.load_policy(c, v, p)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from assistant import paths
 from assistant.app.registry import COVERAGE_GRID, POLICY_FORMAT, PROTOCOL_SEED, SMOOTHING, VARIANTS, ModelRegistry
-from assistant.app.research import COVERAGE_EPISODES, POLICY_EPISODES, SHORTLIST_SIZE, pace_config
+from assistant.app.training_jobs import COVERAGE_EPISODES, POLICY_EPISODES, SHORTLIST_SIZE, pace_config
 from assistant.errors import ConfigError
 from assistant.store import Domain
 from models.checkpoint import clarify_version, data_hash, read_json, read_sidecar

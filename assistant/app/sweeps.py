@@ -173,7 +173,7 @@ def _test_episodes(registry, setup, s: dict[str, Any]):
 
 def clarifier_shards(point: dict[str, Any]) -> Job[list[dict[str, Any]]]:
     from assistant.app.domains import prepare
-    from assistant.app.research import DEV_SEED_OFFSET
+    from assistant.app.training_jobs import DEV_SEED_OFFSET
     from assistant.evaluation.clarifier import evaluate
     from assistant.simulation.episodes import sample_episodes
 
@@ -222,7 +222,7 @@ def policy_shards(point: dict[str, Any]) -> Job[list[dict[str, Any]]]:
 
 def policy_shard(shard: dict[str, Any]) -> list[dict[str, Any]]:
     """Train a policy with turn cost r_a against the (noisy) simulated user, then evaluate it on test episodes."""
-    from assistant.app.research import fit_policy
+    from assistant.app.training_jobs import fit_policy
     from assistant.clarification.stopping import LearnedPolicy
     from assistant.evaluation.clarifier import evaluate
     from assistant.training.policy import PolicyConfig

@@ -19,7 +19,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 
 from assistant.app.registry import ModelRegistry, policy_path
-from assistant.app.research import train_encoder_job, train_policy_job
+from assistant.app.training_jobs import fit_prior_job, train_encoder_job, train_policy_job
 from assistant.progress import Progress
 from assistant.training.encoder import EncoderTrainConfig, data_sizes
 from assistant.training.policy import PolicyConfig
@@ -205,6 +205,7 @@ def _update_encoder(registry: ModelRegistry, mode: str, seed: int) -> Generator[
     tag = f"fine-tune of the encoder of {sidecar.get('created_at', '?')}"
     yield from train_encoder(registry.domain, config, seed=seed, save=True, start_from=weights, start_tag=tag)
     registry.forget_models()
+    yield from fit_prior_job(registry, seed)
 
 
 def import_impact(domain: str, added: dict[str, int]) -> str:

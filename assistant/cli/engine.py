@@ -10,14 +10,10 @@ import click
 
 from assistant.app.domains import prepare
 from assistant.app.registry import VARIANTS, ModelRegistry
-from assistant.app.research import (
-    SYSTEMS,
+from assistant.app.research import SYSTEMS, evaluate_job, noise_sweep_job, noise_table, plot_accuracy_vs_turns
+from assistant.app.training_jobs import (
     PolicyConfig,
-    evaluate_job,
-    noise_sweep_job,
-    noise_table,
     pace_config,
-    plot_accuracy_vs_turns,
     train_encoder_job,
     train_policy_job,
     tune_coverage_job,

@@ -43,17 +43,9 @@ class MiniLMPrior:
         self._embeddings = None
 
     @classmethod
-    def fit(
-        cls,
-        agent: Domain,
-        seed: int = 0,
-        text: LabelTextConfig | None = None,
-        centroid: str = "auto",
-        calibration: tuple | None = None,
-    ) -> MiniLMPrior:
-        """Fit on ``agent``, the agent's view of a domain; ``seed`` draws the short-query windows.
-        ``calibration``: ((long texts, labels), (short texts, labels)) to tune the two temperatures on (the
-        vague first-query mix of the dev queries); default: the dev queries and 1-3 word windows of them."""
+    def build(cls, agent: Domain, text: LabelTextConfig | None = None, centroid: str = "auto") -> MiniLMPrior:
+        """The prior of ``agent`` (the agent's view of a domain) before calibration: label documents and, where
+        every label has training queries (``centroid`` "auto"), query centroids; weight 0, temperature 1."""
         docs = label_documents(agent, agent.p_hat(), text)
         embeddings = domain_sentence_embeddings(agent.name)
         doc_vectors = embeddings.encode(docs)
@@ -67,10 +59,26 @@ class MiniLMPrior:
             centroids = (sums / np.maximum(norms, 1e-9)).astype(np.float32)
         prior = cls(agent, doc_vectors, centroids, 0.0, 1.0)
         prior._embeddings = embeddings
+        return prior
+
+    @classmethod
+    def fit(
+        cls,
+        agent: Domain,
+        seed: int = 0,
+        text: LabelTextConfig | None = None,
+        centroid: str = "auto",
+        calibration: tuple | None = None,
+    ) -> MiniLMPrior:
+        """Fit on ``agent``, the agent's view of a domain; ``seed`` draws the short-query windows.
+        ``calibration``: ((long texts, labels), (short texts, labels)) to tune the two temperatures on (the
+        vague first-query mix of the dev queries); default: the dev queries and 1-3 word windows of them."""
+        prior = cls.build(agent, text, centroid)
+        embeddings = prior._embeddings
         dev_texts, dev_labels = agent.queries("dev")
         if len(dev_texts):
             dev = embeddings.encode(dev_texts)
-            if centroids is not None:
+            if prior.centroids is not None:
                 best = -1.0
                 for w in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0):
                     m = ranking_metrics(prior._raw(dev, w), dev_labels)
@@ -88,6 +96,22 @@ class MiniLMPrior:
                 short = embeddings.encode(short_texts)
                 prior.short_temperature = tune_temperature(prior._raw(short, prior.centroid_weight), short_labels)
         return prior
+
+    def calibration(self) -> dict:
+        """What ``fit`` chose: the centroid weight and the two temperatures (``with_calibration`` restores them)."""
+        return {
+            "centroid_weight": self.centroid_weight,
+            "temperature": self.temperature,
+            "short_temperature": self.short_temperature,
+        }
+
+    def with_calibration(self, calibration: dict) -> MiniLMPrior:
+        """This prior with a saved ``calibration`` (``calibration()`` of a fitted one); returns self."""
+        self.centroid_weight = float(calibration["centroid_weight"])
+        self.temperature = float(calibration["temperature"])
+        short = calibration.get("short_temperature")
+        self.short_temperature = None if short is None else float(short)
+        return self
 
     def _raw(self, emb: np.ndarray, weight: float) -> np.ndarray:
         out = emb @ self.doc_vectors.T

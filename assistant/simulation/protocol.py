@@ -3,11 +3,9 @@
 Protocol (``simulation_protocol``): the agent and the simulated user must not share their answer model,
 or the evaluation would flatter the agent. What each side gets depends on the data:
 
-- Birds (CUB). CUB gives only class-level crowd percentages (every image was annotated by one worker),
-  so, in the spirit of IC's code (agent: 2 sampled annotators, simulator: all), the *agent* gets p_hat
-  estimated from re-sampled annotations of the species' *training* images only: for each species and
-  attribute value, yes ~ Binomial(n_train_images, pct / 100). The *simulated user* answers from the full
-  percentages: a binary question "yes" with probability pct / 100, a multiple-choice question value r
+- Birds (CUB). The *agent* gets p_hat estimated from annotations re-sampled from the species' *training*
+  images only (``assistant.store.agent_view``: what live conversations use too). The *simulated user*
+  answers from the full percentages: a binary question "yes" with probability pct / 100, a multiple-choice question value r
   with probability pct_r / sum(pct) over the group's values. The re-sampling seed is part of the
   protocol (default 0) and is stored with every trained model.
 - Induced questions (FAQ, banking). The agent's p_hat models how a person who has the label in mind
@@ -24,13 +22,15 @@ these distributions.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
 
 from assistant.errors import ConfigError
-from assistant.store import Domain, replace_counts
+from assistant.store import Domain
+from assistant.store.agent_view import agent_view, crowd_percentages, has_image_split
+
+__all__ = ["SimulationProtocol", "agent_view", "answer_correlation", "simulation_protocol"]
 
 
 @dataclass
@@ -46,7 +46,7 @@ class SimulationProtocol:
 
 def simulation_protocol(domain: Domain, seed: int = 0) -> SimulationProtocol:
     """Split answer knowledge between agent and simulated user (see the module docstring)."""
-    if "images_per_label" in domain.meta:
+    if has_image_split(domain):
         return _birds_protocol(domain, seed)
     if any(q.induced for q in domain.questions):
         return _induced_protocol(domain, seed)
@@ -58,39 +58,18 @@ def simulation_protocol(domain: Domain, seed: int = 0) -> SimulationProtocol:
     )
 
 
-def agent_view(domain: Domain, seed: int = 0) -> Domain:
-    """The part of ``domain`` the agent may learn from (birds: p_hat re-sampled from training images; other
-    domains: all of it). Needs nothing of the simulated user: live conversations use only this."""
-    if "images_per_label" in domain.meta:
-        return _birds_protocol(domain, seed).agent_domain
-    return domain
-
-
 def _birds_protocol(domain: Domain, seed: int) -> SimulationProtocol:
-    images = json.loads(domain.meta["images_per_label"])
-    try:
-        n_all = np.array([images[lab.key][0] for lab in domain.labels], dtype=np.float64)
-        n_train = np.array([images[lab.key][1] for lab in domain.labels], dtype=np.int64)
-    except KeyError as exc:
-        raise ConfigError(f"images_per_label lacks label {exc}: rebuild the domain") from exc
-    pct = np.clip(domain.counts / np.maximum(n_all, 1.0)[None, None, :], 0.0, 1.0)  # [Q, R, Y]
-    rng = np.random.default_rng(seed)
-    agent_counts = np.zeros_like(domain.counts)
+    pct = crowd_percentages(domain)  # [Q, R, Y]
     user = np.zeros_like(domain.counts)
     for q, question in enumerate(domain.questions):
         if question.kind == "binary":
-            yes = rng.binomial(n_train, pct[q, 0])
-            agent_counts[q, 0] = yes
-            agent_counts[q, 1] = n_train - yes
             user[q, 0], user[q, 1] = pct[q, 0], 1.0 - pct[q, 0]
         else:
             r = len(question.options)
-            agent_counts[q, :r] = rng.binomial(n_train[None, :], pct[q, :r])
             total = pct[q, :r].sum(axis=0, keepdims=True)
             user[q, :r] = np.where(total > 0, pct[q, :r] / np.where(total > 0, total, 1.0), 1.0 / r)
-    agent = replace_counts(domain, agent_counts)
     return SimulationProtocol(
-        agent_domain=agent,
+        agent_domain=agent_view(domain, seed),
         user_answers=user.astype(np.float32),
         description=(
             f"birds: agent p_hat from Binomial(n_train_images, pct) re-sampled annotations (seed {seed}); "

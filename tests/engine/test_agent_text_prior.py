@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from assistant.app.registry import ModelRegistry, policy_path
-from assistant.app.research import train_policy_job
+from assistant.app.training_jobs import fit_prior_job, train_policy_job
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.progress import run_job
 from assistant.store import DomainData, KnowledgeBase, write_domain
@@ -50,12 +50,14 @@ def test_minilm_prior_trains_and_loads_its_own_policy():
     store_colour_domain()
     registry = ModelRegistry("colours", text_prior="minilm")
     coverage = ["coverage-all-quick", "coverage-all-thorough"]  # tuned once their policies are trained
-    assert registry.missing() == [  # no encoder to train; ours at both paces, lambda = 1 at the default
-        "policy-all-learned-quick",
-        "policy-all-learned-thorough",
-        "policy-all-lambda_1-quick",
-        *coverage,
-    ]
+    policies = ["policy-all-learned-quick", "policy-all-learned-thorough", "policy-all-lambda_1-quick"]
+    # no encoder to train: the prior is calibrated (prepare does it; loading never fits), then ours at both
+    # paces and lambda = 1 at the default
+    assert registry.missing() == ["prior", *policies, *coverage]
+    with pytest.raises(ModelMissingError, match="clarify prepare colours --prior minilm"):
+        registry.clarifier()
+    run_job(fit_prior_job(registry))
+    assert registry.missing() == [*policies, *coverage]
     run_job(train_policy_job(registry, "all", "learned", PolicyConfig(iterations=3, batch_size=16), seed=0))
     assert policy_path("colours", "all", "learned", "minilm").with_suffix(".pt").is_file()
     assert registry.missing() == ["policy-all-learned-thorough", "policy-all-lambda_1-quick", *coverage]

@@ -11,7 +11,7 @@ import time
 
 from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.registry import PACES, ModelRegistry
-from assistant.app.research import train_policy_job, tune_coverage_job
+from assistant.app.training_jobs import fit_prior_job, train_policy_job, tune_coverage_job
 from assistant.progress import run_job
 from assistant.ranking.ranking_session import candidate_texts
 from assistant.training.policy import PolicyConfig
@@ -59,6 +59,8 @@ def train_tiny_models(name: str) -> float:
     if "encoder" in registry.missing():
         train_tiny_encoder(registry)
         registry = ModelRegistry(name)
+    if "prior" in registry.missing():
+        run_job(fit_prior_job(registry))
     config = PolicyConfig(iterations=POLICY_ITERATIONS, batch_size=32)
     for candidates, variant, pace in registry.required_policies(("all",)):
         run_job(train_policy_job(registry, candidates, variant, config, seed=0, pace=pace))

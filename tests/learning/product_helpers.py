@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from assistant.app.registry import ModelRegistry
-from assistant.app.research import base_answer_model
 from assistant.app.session import Session, SessionConfig
+from assistant.app.training_jobs import base_answer_model, fit_prior_job
 from assistant.clarification.clarifier import Clarifier
 from assistant.clarification.stopping import FixedTurns
 from assistant.progress import run_job
@@ -77,9 +77,12 @@ def build_domain(name: str = NAME) -> dict[str, list[tuple[str, str]]]:
 
 
 def train_tiny_encoder(name: str = NAME, max_steps: int = TINY_ENCODER.max_steps) -> dict:
+    """Train the text encoder of ``name`` for a few steps and fit the prior on top of it (as prepare does)."""
     registry = ModelRegistry(name)
     config = replace(TINY_ENCODER, max_steps=max_steps, eval_every=min(max_steps, TINY_ENCODER.eval_every))
-    return run_job(train_encoder(registry.domain, config, seed=0, save=True)).metrics
+    metrics = run_job(train_encoder(registry.domain, config, seed=0, save=True)).metrics
+    run_job(fit_prior_job(ModelRegistry(name)))
+    return metrics
 
 
 class SimulatedDesk:
