@@ -308,10 +308,9 @@ def pending_sessions(domain_name: str) -> int:
 def learn_from_use_job(domain_name: str, min_new: int = LEARN_AFTER_SESSIONS, seed: int = 0) -> Job[dict]:
     """Learning from use, the simple way: once at least ``min_new`` accepted sessions are new, store each as a
     (query, entry) training pair (source ``SESSION_SOURCE``, train split; never a dev or test text), which
-    makes the models older than the data, and bring them up to date (``assistant.app.updates``: the old
-    ones keep serving meanwhile). Returns {"stored", "pending", "updated"}."""
-    from assistant.app.updates import update_models_job
-
+    makes the models older than the data, and bring them up to date with ``prepare`` (what no longer fits
+    the data is fitted again, what is merely stale is fine-tuned: ``assistant.app.updates``); a conversation
+    keeps the models it started with meanwhile. Returns {"stored", "pending", "updated"}."""
     yield Progress(0, 0, f"reading the accepted sessions of {domain_name}")
     with KnowledgeBase.open(domain_name) as kb, kb.transaction():
         data = collect_sessions(kb, kb.load_domain())
@@ -322,8 +321,8 @@ def learn_from_use_job(domain_name: str, min_new: int = LEARN_AFTER_SESSIONS, se
     if not stored:
         return {"stored": 0, "pending": len(data.labelled), "updated": []}
     yield Progress(0, 0, f"{stored} accepted sessions became training pairs: updating the models")
-    plan = yield from update_models_job(domain_name, seed=seed)
-    return {"stored": stored, "pending": 0, "updated": [f"{u.model} ({u.mode})" for u in plan.updates]}
+    updated = yield from prepare(domain_name, seed=seed)
+    return {"stored": stored, "pending": 0, "updated": updated}
 
 
 def suggest_batch_job(
