@@ -18,6 +18,7 @@ queries would be.
 from __future__ import annotations
 
 from collections.abc import Generator
+from pathlib import Path
 
 import numpy as np
 
@@ -130,4 +131,67 @@ def confirmed_sessions(name: str, source: str, n: int, seed: int = 0) -> int:
         return kb.add_queries([(ids[key], text, "train", SESSION_SOURCE, "") for key, text in picked])
 
 
-__all__ = ["build_labels_only_job", "confirmed_sessions", "protocol_entries", "protocol_name"]
+DESK_QUERIES = Path(__file__).resolve().parents[2] / "benchmarks" / "desk_queries"
+
+
+def _rows(report, wanted: tuple[str, ...]) -> dict[str, dict]:
+    """{system: {acc1, acc3, mean_turns}} of the systems of ``wanted`` in an evaluation report."""
+    out = {}
+    for row in report.rows:
+        name = row["system"] + (f"_{row['turns']}" if row["system"] == "fixed_turns" else "")
+        if name in wanted:
+            out[name] = {k: round(float(row[k]), 4) for k in ("acc1", "acc3", "mean_turns")}
+    return out
+
+
+TABLE_SYSTEMS = ("ours", "threshold", "fixed_turns_4", "no_interaction_neural", "no_interaction_bm25")
+
+
+def evaluate_labels_only_job(
+    source: str,
+    k: int | None = None,
+    episodes: int = 2000,
+    seed: int = 0,
+    sessions: tuple[int, ...] = (0, 50, 200),
+    rebuild: bool = True,
+) -> Generator[Progress, None, dict]:
+    """The labels-only protocol of ``source`` (module docstring): build, prepare through the cold-start path,
+    evaluate on the real test queries (crowd, vague, and the desk file where one exists; the out-of-scope
+    test queries), then again after ``sessions`` simulated confirmed sessions were fed back. Returns
+    {"domain", "prepared", "tables": {sessions: {queries: {system: figures}}}, "out_of_scope": ...}."""
+    from assistant.app.domains import prepare
+    from assistant.app.out_of_scope import evaluate_out_of_scope_job
+    from assistant.app.research import evaluate_job
+    from assistant.evaluation.clarifier import SYSTEMS
+
+    name = protocol_name(source, k)
+    if rebuild:
+        yield from build_labels_only_job(source, k)
+    prepared = yield from prepare(name, seed=seed)
+    desk = DESK_QUERIES / f"{source}.tsv"
+    settings = ["crowd", "vague"] + ([str(desk)] if desk.exists() else [])
+    systems = tuple(s for s in SYSTEMS if s in ("ours", "threshold", "fixed_turns") or s.startswith("no_interaction"))
+    result: dict = {"domain": name, "source": source, "k": k, "prepared": prepared, "episodes": episodes}
+    result["tables"], result["out_of_scope"], result["sessions_prepared"] = {}, {}, {}
+    for n in sessions:
+        if n:
+            stored = confirmed_sessions(name, source, n, seed)
+            yield Progress(0, 0, f"{stored} simulated confirmed sessions fed back: updating the models")
+            result["sessions_prepared"][n] = yield from prepare(name, seed=seed)
+        table = {}
+        for queries in settings:
+            report = yield from evaluate_job(name, episodes=episodes, seed=seed, systems=systems, queries=queries)
+            table["desk" if queries == str(desk) else queries] = _rows(report, TABLE_SYSTEMS)
+        result["tables"][n] = table
+        oos = yield from evaluate_out_of_scope_job(name, seed=seed)
+        result["out_of_scope"][n] = oos["rows"]
+    return result
+
+
+__all__ = [
+    "build_labels_only_job",
+    "confirmed_sessions",
+    "evaluate_labels_only_job",
+    "protocol_entries",
+    "protocol_name",
+]
