@@ -31,7 +31,8 @@ import numpy as np
 
 from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.own_faq import stored_entries
-from assistant.app.registry import ModelRegistry, save_text_prior_choice
+from assistant.app.prior_choice import save_text_prior_choice
+from assistant.app.registry import ModelRegistry
 from assistant.app.training_jobs import fit_prior_job, pace_config, train_policy_job, tune_coverage_job
 from assistant.priors.calibration import ranking_metrics
 from assistant.progress import Progress

@@ -16,7 +16,8 @@ from assistant import paths
 from assistant.app.cold_start import cold_start_prepare
 from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.own_faq import is_own_faq
-from assistant.app.registry import ModelRegistry, chosen_text_prior
+from assistant.app.prior_choice import chosen_text_prior
+from assistant.app.registry import ModelRegistry
 from assistant.app.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
 from assistant.app.training_jobs import fit_prior_job, train_encoder_job, train_policy_job, tune_coverage_job
 from assistant.errors import ConfigError, DomainNotFoundError

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant import paths
+from assistant.app.prior_choice import chosen_text_prior
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.out_of_scope import OutOfScopeModel
@@ -99,20 +100,6 @@ def policy_stem(candidates: str, variant: str, text_prior: str = "sru", pace: st
 def policy_path(domain: str, candidates: str, variant: str, text_prior: str = "sru", pace: str = "quick") -> Path:
     """models/<domain>/policy-<candidates>-<variant>-<pace>[-<text prior>] (without suffix)."""
     return paths.models_dir(domain) / policy_stem(candidates, variant, text_prior, pace)
-
-
-TEXT_PRIOR_CHOICE = "text-prior.json"
-
-
-def chosen_text_prior(domain_name: str) -> str | None:
-    """The text prior `clarify prepare` chose for the domain (a desk's FAQ: assistant.app.cold_start), if any."""
-    saved = read_json(paths.models_dir(domain_name) / TEXT_PRIOR_CHOICE) or {}
-    prior = saved.get("text_prior") if isinstance(saved, dict) else None
-    return prior if prior in TEXT_PRIORS else None
-
-
-def save_text_prior_choice(domain_name: str, text_prior: str, details: dict) -> None:
-    write_json_atomic(paths.models_dir(domain_name) / TEXT_PRIOR_CHOICE, {"text_prior": text_prior, **details})
 
 
 class ModelRegistry:

@@ -11,7 +11,8 @@ from assistant.app.cold_start import cold_start_prepare, held_out_queries
 from assistant.app.domains import prepare
 from assistant.app.learning import learn_from_use_job, pending_sessions
 from assistant.app.own_faq import create_domain_job
-from assistant.app.registry import ModelRegistry, chosen_text_prior
+from assistant.app.prior_choice import chosen_text_prior
+from assistant.app.registry import ModelRegistry
 from assistant.progress import collect, run_job
 from assistant.store import KnowledgeBase, SessionLog
 from assistant.training.encoder import EncoderTrainConfig
