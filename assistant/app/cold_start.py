@@ -106,6 +106,11 @@ class OverallProgress:
             job.close()  # cancelled from outside: close the inner job too (its clean-up runs)
 
 
+def cold_start_policy_config(pace: str, iterations: int = POLICY_ITERATIONS):
+    """The policy training settings of a domain made from a FAQ (its cold start and its later updates)."""
+    return replace(pace_config(pace), iterations=iterations)
+
+
 def _stage_weights(registry: ModelRegistry, try_sru: bool) -> dict[str, float]:
     """Expected seconds of each stage on two cores (for the ETA), from the domain's size."""
     policies = registry.required_policies(("all",))
@@ -153,7 +158,7 @@ def cold_start_prepare(
     done.append(f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
     registry = minilm if chosen == "minilm" else ModelRegistry(name, text_prior=chosen)  # keeps its query cache
     for c, variant, pace in registry.required_policies(("all",)):
-        config = replace(pace_config(pace), iterations=policy_iterations)  # lambda_1: fit_policy fixes lambda
+        config = cold_start_policy_config(pace, policy_iterations)  # lambda_1: fit_policy fixes lambda
         job = train_policy_job(registry, c, variant, config, seed=seed, pace=pace)
         label = f"cold start ({chosen} prior): the {variant} stop policy, pace {pace}"
         yield from overall.run(job, f"policy-{c}-{variant}-{pace}", label)

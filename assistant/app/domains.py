@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant import paths
-from assistant.app.cold_start import cold_start_prepare
+from assistant.app.cold_start import cold_start_policy_config, cold_start_prepare
 from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.own_faq import is_own_faq
 from assistant.app.prior_choice import chosen_text_prior
@@ -124,7 +124,8 @@ def prepare(
             yield from tune_out_of_scope_job(registry, cands, pace, seed=seed)
         else:
             _, cands, variant, pace = item.split("-", 3)
-            yield from train_policy_job(registry, cands, variant, seed=seed, pace=pace)
+            config = cold_start_policy_config(pace) if is_own_faq(name) else None  # a FAQ's: as its cold start's
+            yield from train_policy_job(registry, cands, variant, config, seed=seed, pace=pace)
         trained.append(item)
     from assistant.app.updates import update_models_job
 
