@@ -214,7 +214,7 @@ class FaqActions(QObject):
         """After a session: an accepted answer may make a training round due (run in the background)."""
         name = self.window.domain
         changed, self.phase = phase != self.phase, phase
-        if not changed or phase != "finished" or not name or is_running(self.learning) or self.window.updater.busy():
+        if not changed or phase != "finished" or not name or is_running(self.learning) or self.window.updater.busy:
             return
         worker = JobWorker(lambda: learn_job(name), f"Learning from the sessions of {name}")
         worker.succeeded.connect(lambda done: done["stored"] and self._learned(name, done))
