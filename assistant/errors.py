@@ -56,6 +56,11 @@ class SessionStateError(ClarifyError):
     """An action does not fit the current state of a session (e.g. answering after the end)."""
 
 
+class SessionChangedError(SessionStateError):
+    """Another program (a second window or terminal) wrote to the same session since this one last read it:
+    nothing was written; the session has been reloaded as it now stands."""
+
+
 class Cancelled(ClarifyError):
     """A long job was cancelled by the user."""
 

@@ -5,24 +5,26 @@ For each domain: prepare it (build + train the encoder and the policies when mis
 issue's targets. Birds is evaluated with all 200 species as candidates and with the 50 captioned ones
 (the setting comparable with IC Table 1).
 
-    python -m benchmarks engine_quality [--quick] [--domains birds faq banking] [--episodes 2000]
+    python -m benchmarks.bench_engine_quality [--quick] [--domains birds,faq,banking] [--episodes 2000]
 
 Uses $CLARIFY_HOME when set, else bench-results/home (models are trained once and reused).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
 from pathlib import Path
+
+import click
 
 from assistant.app.domains import prepare
 from assistant.app.registry import ModelRegistry, default_pace, policy_path
 from assistant.app.research import evaluate_job
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.progress import Progress, run_job
+from benchmarks.common import HELP, comma_list, run_command
 from models.checkpoint import read_sidecar
 
 SETTINGS = {"birds": ("captioned", "all"), "faq": ("all",), "banking": ("all",)}
@@ -147,17 +149,16 @@ BENCHMARK = Benchmark(
 )
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="300 episodes, faq only")
-    parser.add_argument("--domains", nargs="*", default=None)
-    parser.add_argument("--episodes", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+@click.command(name="bench_engine_quality", context_settings=HELP)
+@click.option("--quick", is_flag=True, help="300 episodes, faq only")
+@click.option("--domains", multiple=True, callback=comma_list, help="repeatable, or comma-separated")
+@click.option("--episodes", type=int, default=2000)
+@click.option("--seed", type=int, default=0)
+def command(quick: bool, domains: list[str], episodes: int, seed: int) -> dict:
     os.environ.setdefault("CLARIFY_HOME", str(Path("bench-results/home").resolve()))  # as benchmarks/__main__
-    domains = args.domains or (["faq"] if args.quick else list(SETTINGS))
-    episodes = 300 if args.quick else args.episodes
-    result: dict = {"benchmark": "engine_quality", "episodes": episodes, "seed": args.seed, "domains": {}}
+    domains = domains or (["faq"] if quick else list(SETTINGS))
+    episodes = 300 if quick else episodes
+    result: dict = {"benchmark": "engine_quality", "episodes": episodes, "seed": seed, "domains": {}}
     for name in domains:
         start = time.perf_counter()
         trained = run_job(prepare(name))
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> dict:
         }
         for candidates in SETTINGS.get(name, ("all",)):
             t0 = time.perf_counter()
-            report = run_job(evaluate_job(registry, candidates, episodes, args.seed))
+            report = run_job(evaluate_job(registry, candidates, episodes, seed))
             seconds = time.perf_counter() - t0
             entry["settings"][candidates] = {
                 "rows": report.rows,
@@ -195,6 +196,10 @@ def main(argv: list[str] | None = None) -> dict:
             )
     print("engine_quality: " + "; ".join(parts))
     return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    return run_command(command, argv)
 
 
 if __name__ == "__main__":

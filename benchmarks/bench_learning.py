@@ -14,12 +14,14 @@ Run: python -m benchmarks learning [--quick] [--samples T] [--quality] [--datase
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
 
+import click
 import numpy as np
+
+from benchmarks.common import HELP, run_command
 
 KIND = "speed"  # the bench runs the timed part (learning's quality table needs --quality)
 
@@ -73,19 +75,18 @@ def quality(datasets: list[str], seeds: int) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks learning")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--samples", type=int, default=100)
-    parser.add_argument("--questions", type=int, default=2000)
-    parser.add_argument("--quality", action="store_true")
-    parser.add_argument("--datasets", default="beer")
-    parser.add_argument("--seeds", type=int, default=4)
-    args = parser.parse_args(argv)
-    questions = 200 if args.quick else args.questions
-    result = {"speed": speed(questions, args.samples, k=50, distinct=80 if args.quick else None)}
-    if args.quality:
-        result["quality"] = quality(args.datasets.split(","), args.seeds)
+@click.command(name="python -m benchmarks learning", context_settings=HELP)
+@click.option("--quick", is_flag=True)
+@click.option("--samples", type=int, default=100)
+@click.option("--questions", type=int, default=2000)
+@click.option("--quality", "with_quality", is_flag=True)
+@click.option("--datasets", default="beer")
+@click.option("--seeds", type=int, default=4)
+def command(quick: bool, samples: int, questions: int, with_quality: bool, datasets: str, seeds: int) -> dict:
+    questions = 200 if quick else questions
+    result = {"speed": speed(questions, samples, k=50, distinct=80 if quick else None)}
+    if with_quality:
+        result["quality"] = quality(datasets.split(","), seeds)
     print(json.dumps(result, indent=2))
     s = result["speed"]
     verdict = "ok" if s["round_seconds"] < s["target_seconds"] else "SLOWER than the target"
@@ -94,6 +95,10 @@ def main(argv: list[str] | None = None) -> dict:
         f"T = {s['samples']}: {s['round_seconds']} s ({verdict}, target < 60 s)"
     )
     return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    return run_command(command, argv)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ the SRU encoder prior (MiniLM word-piece vectors, and GloVe 50d when its package
 MiniLM prior and BM25, plus each one's training/fitting time. The encoder is trained afresh (not saved) with
 the default ``EncoderTrainConfig`` and ``--seed``; only the dev split is used for early stopping and tuning.
 
-    python -m benchmarks.bench_prior [--quick] [--domains birds faq banking] [--vectors minilm glove]
+    python -m benchmarks.bench_prior [--quick] [--domains birds,faq,banking] [--vectors minilm,glove]
                                      [--seed 0] [--threads N] [--zero-shot]
 
 Prints one JSON object and a one-line summary. Domains are built into $CLARIFY_HOME when missing. Birds rows
@@ -16,17 +16,17 @@ above ~0). ``--zero-shot`` adds the held-out-species diagnostic (see ``_zero_sho
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
 from dataclasses import replace
 
+import click
 import numpy as np
 
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Table
 from assistant.progress import Progress
-from benchmarks.common import bundled_domain
+from benchmarks.common import HELP, bundled_domain, comma_list, run_command
 
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
@@ -157,30 +157,42 @@ def evaluate_priors(
     return rows, skipped, base
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="bench_prior", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="60 s of encoder training per domain")
-    parser.add_argument("--domains", nargs="+", default=["birds", "faq", "banking"])
-    parser.add_argument("--vectors", nargs="*", default=["minilm", "glove"], help="word vectors for the SRU prior")
-    parser.add_argument(
-        "--zero-shot",
-        action="store_true",
-        help="birds: also train without the captions of 10 of the 50 captioned species and score their test "
-        "captions over all 200 species (how the prior treats species it has no queries for)",
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=None, help="torch threads for training (default: the config's)")
-    args = parser.parse_args(argv)
-
-    rows, skipped, base = evaluate_priors(
-        args.domains, args.vectors, 60.0 if args.quick else None, args.seed, args.threads, args.zero_shot
-    )
+@click.command(name="bench_prior", help=__doc__.splitlines()[0], context_settings=HELP)
+@click.option("--quick", is_flag=True, help="60 s of encoder training per domain")
+@click.option(
+    "--domains",
+    multiple=True,
+    default=["birds", "faq", "banking"],
+    callback=comma_list,
+    show_default=True,
+    help="repeatable, or comma-separated",
+)
+@click.option(
+    "--vectors",
+    multiple=True,
+    default=["minilm", "glove"],
+    callback=comma_list,
+    show_default=True,
+    help="word vectors for the SRU prior (repeatable, or comma-separated; '' for none)",
+)
+@click.option(
+    "--zero-shot",
+    is_flag=True,
+    help="birds: also train without the captions of 10 of the 50 captioned species and score their test "
+    "captions over all 200 species (how the prior treats species it has no queries for)",
+)
+@click.option("--seed", type=int, default=0)
+@click.option("--threads", type=int, default=None, help="torch threads for training (default: the config's)")
+def command(
+    quick: bool, domains: list[str], vectors: list[str], zero_shot: bool, seed: int, threads: int | None
+) -> dict:
+    rows, skipped, base = evaluate_priors(domains, vectors, 60.0 if quick else None, seed, threads, zero_shot)
     import torch
 
     result = {
         "benchmark": "prior",
-        "quick": args.quick,
-        "seed": args.seed,
+        "quick": quick,
+        "seed": seed,
         "torch_threads": base.threads,
         "encoder_config": base.to_dict(),
         "cpu_count": os.cpu_count(),
@@ -199,6 +211,10 @@ def main(argv: list[str] | None = None) -> dict:
         + ", ".join(f"{k} {v['test_acc1']:.3f} ({v['prior']})" for k, v in best.items())
     )
     return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    return run_command(command, argv)
 
 
 def run(context: BenchContext) -> BenchJob:

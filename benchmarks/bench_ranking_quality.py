@@ -15,18 +15,19 @@ on the dev split (what chose the defaults).
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
 import sys
 
+import click
 import numpy as np
 
 from assistant.errors import DataMissingError
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, DataSet, Figure, Table
 from assistant.evaluation.cqa.protocol import RankerSettings, evaluate, final_table
 from assistant.progress import Progress, run_job
+from benchmarks.common import HELP, run_command
 
 
 def _row(result: dict, model: str, strategy: str, k: int) -> dict | None:
@@ -81,34 +82,41 @@ def tune(dataset: str, t: float, seed: int, quick: bool) -> dict:
     return {"dataset": dataset, "split": "dev", "t": t, "seeds": seeds, "trials": trials, "best": best}
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="bench_ranking_quality", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="20 questions per data set, GPPL and BT only")
-    parser.add_argument("--datasets", default="beer,coffee,semeval,wikiqa")
-    parser.add_argument("--t", type=float, default=0.3, help="noise level of the simulated user")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--interactions", type=int, default=10)
-    parser.add_argument(
-        "--all-mcd-strategies", action="store_true", help="MCD with every strategy and both deep rankers with random"
-    )
-    parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--split", choices=["test", "dev"], default="test", help="the questions to evaluate on")
-    parser.add_argument("--tune", action="store_true", help="grid GPPL's hyperparameters on the dev split instead")
-    args = parser.parse_args(argv)
+@click.command(name="bench_ranking_quality", help=__doc__, context_settings=HELP)
+@click.option("--quick", is_flag=True, help="20 questions per data set, GPPL and BT only")
+@click.option("--datasets", default="beer,coffee,semeval,wikiqa")
+@click.option("--t", type=float, default=0.3, help="noise level of the simulated user")
+@click.option("--seed", type=int, default=0)
+@click.option("--interactions", type=int, default=10)
+@click.option("--all-mcd-strategies", is_flag=True, help="MCD with every strategy and both deep rankers with random")
+@click.option("--data-dir", default=None)
+@click.option("--split", type=click.Choice(["test", "dev"]), default="test", help="the questions to evaluate on")
+@click.option("--tune", "tune_only", is_flag=True, help="grid GPPL's hyperparameters on the dev split instead")
+def command(
+    quick: bool,
+    datasets: str,
+    t: float,
+    seed: int,
+    interactions: int,
+    all_mcd_strategies: bool,
+    data_dir: str | None,
+    split: str,
+    tune_only: bool,
+) -> dict:
     import torch
 
     torch.set_num_threads(1)  # small MLP steps: one thread is faster on a busy 2-core machine
-    datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
-    if args.tune:
-        result = {"tuning": [tune(d, args.t, args.seed, args.quick) for d in datasets]}
+    names = [d.strip() for d in datasets.split(",") if d.strip()]
+    if tune_only:
+        result = {"tuning": [tune(d, t, seed, quick) for d in names]}
         print(json.dumps(result, indent=2))
         print("; ".join(f"{r['dataset']}: best {r['best']}" for r in result["tuning"]))
         return result
 
     combos = [("gppl", s) for s in ("imp", "tp", "eig", "unpa", "random")] + [("bt", "unc"), ("bt", "random")]
-    if not args.quick:
+    if not quick:
         # The deep rankers cost ~0.15 s a step: by default only the pairs the targets compare.
-        if args.all_mcd_strategies:
+        if all_mcd_strategies:
             combos += [("mcd", s) for s in ("imp", "tp", "eig", "unpa", "random")] + [
                 ("deep", "unc"),
                 ("deep", "random"),
@@ -116,27 +124,27 @@ def main(argv: list[str] | None = None) -> dict:
         else:
             combos += [("mcd", "imp"), ("deep", "unc")]
     result: dict = {
-        "t": args.t,
-        "seed": args.seed,
-        "interactions": args.interactions,
-        "split": args.split,
+        "t": t,
+        "seed": seed,
+        "interactions": interactions,
+        "split": split,
         "blas": f"OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'unset')}, torch threads 1",
         "datasets": {},
         "skipped": {},
     }
     summary = []
-    for dataset in datasets:
+    for dataset in names:
         try:
             merged = run_job(
                 evaluate(
                     dataset,
-                    args.interactions,
-                    seed=args.seed,
-                    t=args.t,
-                    data_dir=args.data_dir,
-                    max_questions=20 if args.quick else None,
+                    interactions,
+                    seed=seed,
+                    t=t,
+                    data_dir=data_dir,
+                    max_questions=20 if quick else None,
                     combos=combos,
-                    split=args.split,
+                    split=split,
                 )
             )
         except DataMissingError as exc:
@@ -145,13 +153,17 @@ def main(argv: list[str] | None = None) -> dict:
             continue
         merged["targets"] = check_targets(merged)
         result["datasets"][dataset] = merged
-        print(f"== {dataset} ({args.split}, t = {args.t})\n{final_table(merged)}", file=sys.stderr)
+        print(f"== {dataset} ({split}, t = {t})\n{final_table(merged)}", file=sys.stderr)
         prior = _row(merged, "prior", "none", 0)["accuracy"]
-        imp = _row(merged, "gppl", "imp", args.interactions)["accuracy"]
-        summary.append(f"{dataset} prior {100 * prior:.1f}% -> GPPL+IMP@{args.interactions} {100 * imp:.1f}%")
+        imp = _row(merged, "gppl", "imp", interactions)["accuracy"]
+        summary.append(f"{dataset} prior {100 * prior:.1f}% -> GPPL+IMP@{interactions} {100 * imp:.1f}%")
     print(json.dumps(result, indent=2))
-    print("; ".join(summary) + f" (t = {args.t}); skipped: {', '.join(result['skipped']) or 'none'}")
+    print("; ".join(summary) + f" (t = {t}); skipped: {', '.join(result['skipped']) or 'none'}")
     return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    return run_command(command, argv)
 
 
 COLUMNS = (

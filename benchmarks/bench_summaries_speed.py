@@ -11,21 +11,22 @@ Run: python -m benchmarks summaries_speed [--quick] [--topic N]
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
 
+import click
 import numpy as np
+
+from benchmarks.common import HELP, run_command
 
 KIND = "speed"  # the bench runs the timed part (learning's quality table needs --quality)
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="bench_summaries_speed")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--topic", type=int, default=0, help="DUC 2004 topic index")
-    args = parser.parse_args(argv)
+@click.command(name="bench_summaries_speed", context_settings=HELP)
+@click.option("--quick", is_flag=True)
+@click.option("--topic", "topic_index", type=int, default=0, help="DUC 2004 topic index")
+def command(quick: bool, topic_index: int) -> dict:
     from assistant.errors import DataMissingError
     from assistant.progress import run_job
     from assistant.ranking.acquisition import first_pair, make_acquisition
@@ -36,9 +37,9 @@ def main(argv: list[str] | None = None) -> dict:
     from assistant.summarization.rewards import LearnedReward
     from assistant.summarization.rl import RLSettings, RLSummarizer
 
-    n = 1000 if args.quick else 10_000
+    n = 1000 if quick else 10_000
     try:
-        topic, source = load_duc("duc2004")[args.topic], f"duc2004 topic {args.topic}"
+        topic, source = load_duc("duc2004")[topic_index], f"duc2004 topic {topic_index}"
     except DataMissingError:
         topic, source = load_multiling("M000"), "multiling M000 (DUC absent)"
     run_job(prepare_topic(topic, n_random=10, strong=False, minilm_features=False, priors=("reaper",), gold=False))
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> dict:
         posterior = model.fit(x, p, comparisons).posterior()
         pair = acquisition.select(posterior, comparisons.seen(), rng)
         times.append(time.perf_counter() - t0)
-    settings = RLSettings(replay_episodes=300) if args.quick else RLSettings()
+    settings = RLSettings(replay_episodes=300) if quick else RLSettings()
     start = time.perf_counter()
     run_job(RLSummarizer(prepared, LearnedReward(prepared, model), settings).train())
     rl = time.perf_counter() - start
@@ -85,6 +86,10 @@ def main(argv: list[str] | None = None) -> dict:
         f"(< 30), load average {result['load_average_1min']}"
     )
     return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    return run_command(command, argv)
 
 
 if __name__ == "__main__":

@@ -12,16 +12,17 @@ questions, at least 10 points above no interaction, and at most 5% early stops.
 
     clarify bench run --only vague [--quick] [--set 'vague.domains=["faq"]'] [--set vague.episodes=1000]
     python -m benchmarks.bench_vague [--quick] [--set 'domains=["banking"]']     # this benchmark alone
-    python -m benchmarks.bench_vague --paces [--domains faq banking birds] [--episodes 1000]
+    python -m benchmarks.bench_vague --paces [--domains faq,banking,birds] [--episodes 1000]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
+
+import click
 
 from assistant.app.domains import prepare
 from assistant.app.registry import PACES, ModelRegistry, candidate_labels
@@ -30,7 +31,7 @@ from assistant.app.training_jobs import DEV_SEED_OFFSET, dev_mix_episodes
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.evaluation.clarifier import evaluate
 from assistant.progress import Progress, run_job
-from benchmarks.common import run_main
+from benchmarks.common import HELP, comma_list, run_command, run_main
 
 SETTINGS = {"faq": ("all",), "banking": ("all",), "birds": ("captioned", "all")}
 DESK = Path(__file__).parent / "desk_queries"
@@ -182,18 +183,23 @@ def main(argv: list[str] | None = None) -> dict:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--paces" not in argv:
         return run_main(BENCHMARK, argv)
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--paces", action="store_true", help="compare the paces on dev")
-    parser.add_argument("--domains", nargs="*", default=list(SETTINGS))
-    parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    return run_command(paces_command, argv)
+
+
+@click.command(name="python -m benchmarks.bench_vague --paces", context_settings=HELP)
+@click.option("--paces", is_flag=True, help="compare the paces on dev")
+@click.option(
+    "--domains", multiple=True, default=list(SETTINGS), callback=comma_list, help="repeatable, or comma-separated"
+)
+@click.option("--episodes", type=int, default=1000)
+@click.option("--seed", type=int, default=0)
+def paces_command(paces: bool, domains: list[str], episodes: int, seed: int) -> dict:
     os.environ.setdefault("CLARIFY_HOME", str(Path("bench-results/home").resolve()))
-    result: dict = {"benchmark": "vague --paces", "seed": args.seed, "domains": {}}
-    for name in args.domains:
+    result: dict = {"benchmark": "vague --paces", "seed": seed, "domains": {}}
+    for name in domains:
         registry = ModelRegistry(name)
         result["domains"][name] = {
-            c: pace_comparison(registry, c, args.episodes, args.seed) for c in SETTINGS.get(name, ("all",))
+            c: pace_comparison(registry, c, episodes, seed) for c in SETTINGS.get(name, ("all",))
         }
     print(json.dumps(result, indent=2))
     print(

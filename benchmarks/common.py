@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import click
 
 from assistant.store import Domain
+
+HELP = {"help_option_names": ["-h", "--help"]}
 
 
 def bundled_domain(name: str) -> Domain:
@@ -23,27 +28,54 @@ def bundled_domain(name: str) -> Domain:
     return load_domain(name)
 
 
+def run_command(command: click.Command, argv: Sequence[str] | None = None) -> Any:
+    """Parse ``argv`` (default: the command line) with ``command``'s options and return what its function
+    returns (a benchmark's figures). --help prints the help and exits 0; a bad option prints the usage and the
+    error and exits 2, as a click program does."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        with command.make_context(command.name, args) as ctx:
+            return command.invoke(ctx)
+    except click.exceptions.Exit as exc:  # --help
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+
+
+def comma_list(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[str]:
+    """A repeatable option's values, each also split at commas: ``--domains faq,banking --domains birds``."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
 def run_main(benchmark, argv: list[str] | None = None) -> dict:
     """`python -m benchmarks.bench_NAME [--quick] [--seed S] [--set KEY=VALUE ...]`: run one registered
     benchmark, write its figures under bench-results/figures, print its tables as JSON and a one-line summary."""
+
+    @click.command(name=f"bench_{benchmark.name}", help=benchmark.title, context_settings=HELP)
+    @click.option("--quick", is_flag=True)
+    @click.option("--seed", type=int, default=0)
+    @click.option("--data-dir", default=None)
+    @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE")
+    def command(quick: bool, seed: int, data_dir: str | None, sets: tuple[str, ...]) -> dict:
+        return _run_registered(benchmark, quick, seed, data_dir, sets)
+
+    return run_command(command, argv)
+
+
+def _run_registered(benchmark, quick: bool, seed: int, data_dir: str | None, sets: Sequence[str]) -> dict:
     from assistant.evaluation.bench import run_one
     from assistant.progress import run_job
 
-    parser = argparse.ArgumentParser(prog=f"bench_{benchmark.name}", description=benchmark.title)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
-    args = parser.parse_args(argv)
     overrides = {}
-    for item in args.sets:
+    for item in sets:
         key, _, raw = item.partition("=")
         try:
             overrides[key] = json.loads(raw)
         except json.JSONDecodeError:
             overrides[key] = raw
     os.environ.setdefault("CLARIFY_HOME", str(Path("bench-results/home").resolve()))
-    result = run_job(run_one(benchmark, args.quick, args.seed, args.data_dir, Path("bench-results/figures"), overrides))
+    result = run_job(run_one(benchmark, quick, seed, data_dir, Path("bench-results/figures"), overrides))
     data = {
         "benchmark": result.name,
         "status": result.status,

@@ -28,22 +28,16 @@ _EPS = 1e-12
 
 
 def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float | None:
-    """Cohen's kappa of two raters who rated the same items (``first[i]`` and ``second[i]`` for item i)."""
+    """Cohen's kappa (scikit-learn's ``cohen_kappa_score``) of two raters who rated the same items (``first[i]``
+    and ``second[i]`` for item i); None without items or when both gave every item the same category."""
+    from sklearn.metrics import cohen_kappa_score  # imported here: only agreement reports need it
+
     if len(first) != len(second):
         raise ConfigError(f"Cohen's kappa needs two ratings per item, got {len(first)} and {len(second)} ratings")
-    if not first:
+    codes = {c: i for i, c in enumerate(dict.fromkeys([*first, *second]))}  # any hashable category, unsorted
+    if len(codes) < 2:  # chance agreement is already perfect: kappa is 0 / 0
         return None
-    n = len(first)
-    observed = sum(a == b for a, b in zip(first, second)) / n
-    count_a: dict[Hashable, int] = defaultdict(int)
-    count_b: dict[Hashable, int] = defaultdict(int)
-    for a, b in zip(first, second):
-        count_a[a] += 1
-        count_b[b] += 1
-    expected = sum(count_a[c] * count_b[c] for c in count_a) / (n * n)
-    if expected >= 1 - _EPS:
-        return None
-    return (observed - expected) / (1 - expected)
+    return float(cohen_kappa_score([codes[c] for c in first], [codes[c] for c in second]))
 
 
 def fleiss_kappa(table: np.ndarray | Sequence[Sequence[float]]) -> float | None:
@@ -53,6 +47,7 @@ def fleiss_kappa(table: np.ndarray | Sequence[Sequence[float]]) -> float | None:
     ratings are ignored. Returns None when no item has two ratings or chance agreement is perfect.
     """
     counts = np.asarray(table, dtype=np.float64)
+    # Hand-written: statsmodels' fleiss_kappa needs the same number of raters for every item.
     if counts.ndim != 2:
         raise ConfigError(f"Fleiss' kappa needs a 2-D [items, categories] table, got shape {counts.shape}")
     if np.any(counts < 0):

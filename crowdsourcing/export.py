@@ -26,13 +26,13 @@ Pairs that already have crowd (not induced) annotations are left out unless ``sk
 from __future__ import annotations
 
 import csv
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from assistant.errors import ConfigError, UnknownLabelError
+from assistant.paths import write_output_file
 from assistant.store import Domain
 from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS, neutralise_formula
 from crowdsourcing.scoring import BM25Scorer, RelevanceScorer, label_queries_text, rank
@@ -169,7 +169,8 @@ def export_label_queries(
 
 
 def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str | Path) -> Path:
-    """Write ``rows`` as UTF-8 CSV with a header row, atomically (a temporary file, then renamed).
+    """Write ``rows`` as UTF-8 CSV with a header row, atomically (a temporary file, then renamed;
+    ``assistant.paths.write_output_file``).
 
     A cell a spreadsheet would run as a formula (see ``neutralise_formula``) gets a
     leading apostrophe, as OWASP recommends; ``crowdsourcing.importers`` removes it when the results come back.
@@ -177,19 +178,15 @@ def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str |
     out = Path(out)
     if not out.parent.exists():
         raise ConfigError(f"cannot write {out}: the folder {out.parent} does not exist; create it first")
-    if out.is_dir():
-        raise ConfigError(f"cannot write {out}: it is a folder; give a file name such as {out / 'tasks.csv'}")
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
+
+    def write(tmp: Path) -> None:
         with tmp.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(columns), quoting=csv.QUOTE_MINIMAL)
             writer.writeheader()
             writer.writerows({k: neutralise_formula(str(v)) for k, v in row.items()} for row in rows)
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from exc
-    return out
+
+    # a new file or a regular one (never a FIFO, a device or through a symbolic link), keeping its mode
+    return write_output_file(out, write, "--out")
 
 
 def export_tasks(

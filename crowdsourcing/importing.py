@@ -33,7 +33,7 @@ from pathlib import Path
 from assistant import paths
 from assistant.errors import ConfigError, DomainNotFoundError, Problem, StoreError, ValidationError
 from assistant.progress import Progress
-from assistant.store import SPLITS, KnowledgeBase
+from assistant.store import SPLITS, KnowledgeBase, new_knowledge_base
 from crowdsourcing.importers import ParsedFile, parse_file
 from crowdsourcing.importers.base import DEFAULT_SPLIT
 from crowdsourcing.planning import ImportPlan, PreviewRow, plan_import, resolve_tags
@@ -95,7 +95,7 @@ def apply_plan(kb: KnowledgeBase, plan: ImportPlan, alpha: float = DEFAULT_ALPHA
             distributions = None
             if plan.annotations:
                 pairs = {(key, tag) for key, tag, *_ in plan.annotations}
-                distributions = answer_distributions(kb.load_domain(), pairs, alpha)
+                distributions = answer_distributions(kb.load_domain(reviewed=False), pairs, alpha)
             added = {
                 "labels": len(plan.labels_new),
                 "questions": len(plan.questions_new),
@@ -125,11 +125,6 @@ def _open_domain(domain: str, kind: str | None) -> KnowledgeBase | None:
         f"domain {domain!r} does not exist: build a bundled domain first (`clarify domain list` shows them), or "
         f"create it by importing labels: `clarify import csv LABELS.csv --domain {domain} --kind labels`"
     )
-
-
-def _remove_database(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        path.with_name(path.name + suffix).unlink(missing_ok=True)
 
 
 def _check_split(split: str) -> None:
@@ -211,19 +206,14 @@ def import_file(
         if not plan.ok:
             raise _validation_error(plan.problems)
         yield Progress(2, 3, f"writing into {domain!r}")
-        created = kb is None
-        if kb is None:
-            kb = KnowledgeBase.create(domain)
         try:
-            report = apply_plan(kb, plan, alpha)
-        except BaseException as exc:
-            if created:  # a new domain whose first import failed: leave no empty file behind
-                kb.close()
-                kb = None
-                _remove_database(paths.domain_db_path(domain))
-            if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"writing to domain {domain!r} failed ({exc}); nothing was imported") from exc
-            raise
+            if kb is None:  # a new domain: it appears (renamed into place) only with its first import in it,
+                with new_knowledge_base(domain) as created:  # so a failure or a kill leaves no empty domain
+                    report = apply_plan(created, plan, alpha)
+            else:
+                report = apply_plan(kb, plan, alpha)
+        except sqlite3.Error as exc:
+            raise StoreError(f"writing to domain {domain!r} failed ({exc}); nothing was imported") from exc
     finally:
         if kb is not None:
             kb.close()

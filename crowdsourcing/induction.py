@@ -38,6 +38,7 @@ from assistant.text.lemmas import can_be_noun, is_known, lemma, phrase_key, word
 from assistant.text.phrases import Phrase, contains_phrase, make_tag, split_tag, text_keys, text_phrases, tokens, words
 from assistant.text.tokens import STOPWORDS
 from crowdsourcing.facets import choose_facet_values, facet_tag, group_members, split_facet_tag
+from crowdsourcing.wording import WordingGate
 
 # the kinds that get a multiple-choice question, and its tag (the group of that kind's binary questions too)
 FACET_KINDS: tuple[str, ...] = ("product", "action", "object")
@@ -53,6 +54,8 @@ class InductionConfig:
     max_label_fraction: float = 0.15
     title_weight: int = 3
     facet_values: int = 9
+    # an action facet offers more: a name asks for one verb, and a person finds a short verb in a longer list
+    action_facet_values: int = 12
     min_facet_labels: int = 3
     min_product_mentions: int = 2
     min_group_labels: int = 6
@@ -62,6 +65,9 @@ class InductionConfig:
     # still answers "something else" (1.0: no limit, as the bundled domains are built; products are names
     # people recognise and stay)
     max_facet_label_fraction: float = 1.0
+    # candidates per label handed to the wording gate (crowdsourcing.wording) for its ``tags_per_label``
+    gate_candidates_per_label: int = 12
+    wording_gate: bool = True
 
     def __post_init__(self) -> None:
         if self.max_ngram not in (1, 2, 3):
@@ -175,10 +181,12 @@ def induce_questions(
     titles: Sequence[str],
     config: InductionConfig | None = None,
     groups: Mapping[str, Collection[int]] | None = None,
+    gate: WordingGate | None = None,
 ) -> list[InducedQuestion]:
     """Binary questions on characteristic phrases, one facet question per kind and facets within groups
     (module docstring). ``groups``: named groups of label indices the adapter knows (areas), besides the
-    products that enough label names name. Deterministic."""
+    products that enough label names name. ``gate``: the wording gate to use (made here from the titles and
+    texts unless given; none when ``config.wording_gate`` is off). Deterministic."""
     config = config or InductionConfig()
     if len(titles) != len(texts_by_label):
         raise ConfigError("induce_questions needs one title per label")
@@ -206,7 +214,11 @@ def induce_questions(
 
     num_labels = len(docs)
     max_labels = max(2, int(config.max_label_fraction * num_labels))
-    chosen: dict[tuple[str, tuple[str, ...]], float] = {}
+    if not config.wording_gate:
+        gate = None
+    elif gate is None:
+        gate = make_gate(titles, texts_by_label)
+    ranked: list[list[tuple[float, tuple[str, tuple[str, ...]]]]] = []
     for y, c in enumerate(counts):
         n = max(1, len(docs[y]))
         scored = []
@@ -224,23 +236,42 @@ def induce_questions(
                 and (label_freq[("action", item[1][1])] >= label_freq[item[1]] or adjectival(item[1][1]))
             )
         ]
-        for score, ident in scored[: config.tags_per_label]:
+        ranked.append(scored[: config.gate_candidates_per_label if gate else config.tags_per_label])
+    if gate is not None:
+        gate.check({ident: _shown(display, ident) for scored in ranked for _, ident in scored})
+    chosen: dict[tuple[str, tuple[str, ...]], float] = {}
+    for scored in ranked:
+        kept = [item for item in scored if gate is None or gate.verdicts[item[1]].keep]
+        for score, ident in kept[: config.tags_per_label]:
             chosen[ident] = max(chosen.get(ident, 0.0), score)
 
     def shown(ident: tuple[str, tuple[str, ...]]) -> str:
-        text = sorted(display[ident].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-        if ident[0] == "object":  # "exchange rate", not "exchange rates"
-            return " ".join([*text.split()[:-1], ident[1][-1]])
-        return text
+        if gate is not None and ident in gate.verdicts:
+            return gate.verdicts[ident].display
+        return _shown(display, ident)
 
     questions: list[InducedQuestion] = []
     tags: set[str] = set()
+    asked: list[tuple[str, tuple[str, ...]]] = []
     for ident in sorted(chosen, key=lambda i: (-chosen[i], i)):
         tag = make_tag(ident[0], shown(ident))
+        # forms of one word only (MiniLM is for facet values: a yes/no question on a near-synonym still helps)
+        twin = next((a for a in asked if gate and a[0] == ident[0] and gate.same_form(a[1], ident[1])), None)
+        if twin is not None:  # "the timer?" after "the time?"
+            gate.report.merged.append((shown(ident), shown(twin)))
+            continue
         if tag not in tags:
             tags.add(tag)
+            asked.append(ident)
             questions.append(InducedQuestion(tag, ident[0], (shown(ident),), (ident[1],)))
     title_idents = [{(p.kind, p.key) for p in text_phrases(title, products)} for title in titles]
+    if gate is not None:  # what a name asks to do, as the parser reads it ("Change pin": change)
+        title_idents = [
+            {i for i in idents if i[0] != "action"} | {("action", key) for key in gate.title_actions(y)}
+            for y, idents in enumerate(title_idents)
+        ]
+        gate.check({i: _shown(display, i) for ids in title_idents for i in ids})
+        gate.embed([(i[0], shown(i)) for ids in title_idents for i in ids if gate.verdicts[i].keep])
     named = Counter(ident for idents in title_idents for ident in idents)
 
     def facet_values(kind: str, members: Sequence[int], min_labels: int, excluded: set) -> list:
@@ -256,12 +287,20 @@ def induce_questions(
             and not (kind == "object" and (named[("action", ident[1])] >= named[ident] or adjectival(ident[1])))
         ]
         candidates.sort(key=lambda i: (-local[i], -label_freq[i], i))
+        if gate is not None:
+            candidates = [i for i in candidates if gate.verdicts[i].keep]
         if kind != "product":  # "card" and "card payment" side by side confuse; "Google", "Google Docs" do not
             candidates = _without_overlaps(candidates)
-        return choose_facet_values(candidates, [title_idents[y] for y in members], config.facet_values)
+            if gate is not None:  # nor "delete" and "remove": the better-covering one stays
+                candidates = _without_synonyms(gate, candidates, shown)
+        most = config.action_facet_values if kind == "action" else config.facet_values
+        return choose_facet_values(candidates, [title_idents[y] for y in members], most)
 
     everyone = range(num_labels)
-    rare = {i for i in label_freq if label_freq[i] < config.min_facet_labels}
+    # a value must be mentioned by a few labels; an action a name asks to do counts whatever its frequency
+    rare = {i for i in label_freq if label_freq[i] < config.min_facet_labels} - {
+        i for ids in title_idents for i in ids if i[0] == "action"
+    }
     common = {
         i for i in label_freq if i[0] != "product" and label_freq[i] > config.max_facet_label_fraction * num_labels
     }
@@ -286,6 +325,41 @@ def induce_questions(
                     )
                 )
     return questions
+
+
+def make_gate(titles: Sequence[str], texts_by_label: Sequence[Sequence[str]]) -> WordingGate:
+    """The wording gate of a domain: its label names and texts parsed, the names' requested actions read."""
+    gate = WordingGate(titles, [t for texts in texts_by_label for t in texts])
+    gate.read_title_actions(texts_by_label)
+    return gate
+
+
+def _shown(display: Mapping, ident: tuple[str, tuple[str, ...]]) -> str:
+    """The display form of a phrase: its commonest spelling; an object's last word singular ("exchange rate",
+    not "exchange rates")."""
+    if ident not in display:
+        return " ".join(ident[1])
+    text = sorted(display[ident].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    if ident[0] == "object":
+        return " ".join([*text.split()[:-1], ident[1][-1]])
+    return text
+
+
+def _same_meaning(gate: WordingGate, a, b, shown) -> bool:
+    return a[0] == b[0] and a[0] != "product" and gate.same_meaning((a[1], shown(a)), (b[1], shown(b)), a[0])
+
+
+def _without_synonyms(gate: WordingGate, values: list, shown) -> list:
+    """Values none of which says what an earlier one says (``WordingGate.same_meaning``), the earlier first."""
+    gate.embed([(v[0], shown(v)) for v in values])
+    kept: list = []
+    for ident in values:
+        twin = next((k for k in kept if _same_meaning(gate, k, ident, shown)), None)
+        if twin is None:
+            kept.append(ident)
+        else:
+            gate.report.merged.append((shown(ident), shown(twin)))
+    return kept
 
 
 def _facet_groups(titles, products, config: InductionConfig, groups) -> dict[str, list[int]]:
@@ -313,8 +387,12 @@ def _without_overlaps(values: list[tuple[str, tuple[str, ...]]]) -> list[tuple[s
 
 
 def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    if len(a) == len(b) == 1 and min(len(a[0]), len(b[0])) >= 4 and (a[0].endswith(b[0]) or b[0].endswith(a[0])):
-        return True
+    if len(a) == len(b) == 1 and min(len(a[0]), len(b[0])) >= 4:
+        short, long = sorted((a[0], b[0]), key=len)
+        prefix = long[: len(long) - len(short)]
+        # "e" + "mail", "spread" + "sheet"; not "ex" + "change"
+        if long.endswith(short) and (len(prefix) == 1 or (len(prefix) >= 3 and is_known(prefix))):
+            return True
     return contains_phrase(a, b) or contains_phrase(b, a)
 
 

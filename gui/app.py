@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
 import traceback
 from collections.abc import Sequence
+
+import click
+
+from gui.platform_check import missing_libraries, missing_libraries_text, uses_xcb
 
 HEADLESS_HELP = """clarify-gui needs a display, and none was found (DISPLAY and WAYLAND_DISPLAY are not set).
 
@@ -17,14 +20,30 @@ Without a display, use the terminal mode instead:
 To run the window anyway (e.g. for screenshots), set QT_QPA_PLATFORM=offscreen, or start it under xvfb-run."""
 
 
-def headless_help(domain: str) -> str:
+def terminal_commands(domain: str) -> str:
+    """The terminal mode's commands, one a line, for the messages that say a window cannot open."""
     commands = [
         (f'clarify ask {domain} "your question"', "questions, shortlist, comparisons, answer"),
         (f"clarify sessions {domain}", "saved sessions; continue one with: clarify ask DOMAIN --resume ID"),
         (f"clarify evaluate {domain}", "the simulator evaluation (the Lab page)"),
     ]
     width = max(len(c) for c, _ in commands)
-    return HEADLESS_HELP.format(commands="\n".join(f"    {c.ljust(width)}   # {what}" for c, what in commands))
+    return "\n".join(f"    {c.ljust(width)}   # {what}" for c, what in commands)
+
+
+def headless_help(domain: str) -> str:
+    return HEADLESS_HELP.format(commands=terminal_commands(domain))
+
+
+def missing_libraries_help(domain: str) -> str | None:
+    """When Qt is about to open an X11 window without all the libraries it needs: which packages to install
+    (Qt would abort naming the wrong one); None when nothing is missing or no X11 window is coming."""
+    if not uses_xcb():
+        return None
+    missing = missing_libraries()
+    if not missing:
+        return None
+    return f"{missing_libraries_text(missing)}\n\nWithout a window, use the terminal mode:\n{terminal_commands(domain)}"
 
 
 def display_available(environ: dict[str, str] | None = None, platform: str | None = None) -> bool:
@@ -38,11 +57,12 @@ def display_available(environ: dict[str, str] | None = None, platform: str | Non
     return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="clarify-gui", description="Clarify desktop app.")
-    parser.add_argument("--domain", help="domain to open first (default: the last one used, or faq)")
-    parser.add_argument("--no-open", action="store_true", help="do not prepare a domain at start-up")
-    return parser.parse_args(list(argv))
+@click.command(name="clarify-gui", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--domain", help="domain to open first (default: the last one used, or faq)")
+@click.option("--no-open", is_flag=True, help="do not prepare a domain at start-up")
+def command(domain: str | None, no_open: bool) -> int:
+    """Clarify desktop app."""
+    return run(domain, no_open)
 
 
 def _excepthook(exc_type, exc, tb) -> None:  # pragma: no cover - only for exceptions nobody caught
@@ -60,9 +80,25 @@ def _excepthook(exc_type, exc, tb) -> None:  # pragma: no cover - only for excep
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    """`clarify-gui [--domain NAME] [--no-open]`: the exit code (2 without a display, after saying what to do;
+    2 for a bad option, after the usage and the error; 0 for --help)."""
+    try:
+        with command.make_context("clarify-gui", list(sys.argv[1:] if argv is None else argv)) as ctx:
+            return command.invoke(ctx)
+    except click.exceptions.Exit as exc:  # --help
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+
+
+def run(domain: str | None, no_open: bool) -> int:
     if not display_available():
-        print(headless_help(args.domain or "faq"), file=sys.stderr)
+        print(headless_help(domain or "faq"), file=sys.stderr)
+        return 2
+    missing = missing_libraries_help(domain or "faq")
+    if missing is not None:
+        print(missing, file=sys.stderr)
         return 2
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -82,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.excepthook = _excepthook
     collection = GuiThreadGarbageCollection()
     collection.start()
-    window = MainWindow(initial_domain=args.domain, open_initial=not args.no_open)
+    window = MainWindow(initial_domain=domain, open_initial=not no_open)
     window.show()
     interrupt = quit_on_interrupt(window)  # noqa: F841 - the timer lives as long as the app
     # Everything alive now lives as long as the app: keep it out of the full collections, which would

@@ -17,7 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
-from assistant.errors import USER_ERRORS, SessionStateError
+from assistant.errors import USER_ERRORS, SessionChangedError, SessionStateError
 from gui.dialogs import error_text
 from gui.snapshot import SessionSnapshot, take_snapshot
 
@@ -39,12 +39,12 @@ class _State:
             self.kb = None
 
     def attach(self, registry: Any, config: Any) -> None:
-        from assistant.app.session import open_session_log
+        from assistant.app.session import open_knowledge_base
 
         self.close()
         self.registry = registry
         self.config = config
-        self.kb = open_session_log(registry.name)
+        self.kb = open_knowledge_base(registry.name)
         self.kb.on_busy = self.notify  # an import holds the write lock: the answer waits, and the window says so
 
     def need_session(self) -> Any:
@@ -217,13 +217,19 @@ class SessionController(QObject):
             from assistant.app.session import Session
 
             state.session = Session.resume(state.registry, session_id, state.kb)
+            if state.session.repaired and state.notify is not None:
+                state.notify(f"Resumed without {len(state.session.repaired)} step(s) two programs wrote at once")
             return state.snapshot()
 
         return self._action("Resume session", request)
 
     def _do(self, title: str, act: Callable[[Any], Any]) -> bool:
         def request(state: _State) -> SessionSnapshot | None:
-            act(state.need_session())
+            try:
+                act(state.need_session())
+            except SessionChangedError as exc:  # another window or terminal wrote first: show what it wrote
+                if state.notify is not None:
+                    state.notify(f"{exc}; the conversation is shown as it now stands: give your answer again")
             return state.snapshot()
 
         return self._action(title, request)

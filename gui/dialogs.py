@@ -24,48 +24,23 @@ from PySide6.QtWidgets import (
 
 from assistant.errors import USER_ERRORS, ClarifyError, ValidationError
 from gui import APP_NAME
+from gui.help_text import HELP_HTML
+from gui.widgets import fill_combo
+from gui.words import (
+    CANDIDATE_TIPS,
+    CANDIDATES,
+    PACE_DEFAULT,
+    PACE_TIPS,
+    PACES,
+    PAIR_CHOICE_TIPS,
+    PAIR_CHOICES,
+    RANKING_MODEL_TIPS,
+    RANKING_MODELS,
+)
 
-HELP_HTML = """
-<h2>Clarify</h2>
-<p>Clarify answers a short question by asking you a few clarifying questions, then lets you pick the best of
-the shortlisted answers by comparing them two at a time.</p>
-<h3>Asking</h3>
-<ol>
-<li>Pick a domain in the toolbar (<i>faq</i>: software FAQs, <i>birds</i>: bird species, <i>banking</i>:
-banking requests). The first time, Clarify prepares the domain (trains its models); this runs in the
-background and can be cancelled.</li>
-<li>Type what you are looking for and press <b>Ask</b> (Enter).</li>
-<li>Answer each question with its buttons (keys <b>1</b>&ndash;<b>9</b>). Tick <i>Probably</i> first for a
-less certain answer; <b>Not sure</b> (N) leaves the belief unchanged; <b>Not visible</b> (V, birds) skips the
-attribute. The panel on the right shows the ten most likely answers and how each answer moved them;
-<i>Why this question?</i> shows its expected information gain and what each answer would do.</li>
-<li><b>Skip to shortlist</b> stops the questions at any time.</li>
-</ol>
-<h3>Comparing</h3>
-<p>Two answers appear side by side, each headed by the question it answers: choose <b>Left is better</b>
-(&larr; or L), <b>Right is better</b> (&rarr; or R), <b>Equally good</b> (E or =) or <b>Neither is relevant</b>
-(N: both are set aside; when every answer is set aside, Clarify asks a few more questions without them).
-The bar shows how sure Clarify is that its current best (&#9733;) is the best of these answers; the list
-below shows each answer's chance. What you say holds: an answer you preferred always stays above the one it
-beat. <b>Done</b> stops comparing and shows Clarify's best.</p>
-<p>Then Clarify asks <b>Accept this answer?</b> If not, <b>Reject</b> lets you take another of the compared
-answers, answer more questions (without the rejected one), or give up. <b>Undo</b> takes back every step,
-also the last one.</p>
-<h3>Everywhere</h3>
-<table cellpadding="3">
-<tr><td><b>Ctrl+N</b></td><td>new question</td></tr>
-<tr><td><b>Ctrl+Z</b></td><td>undo the last answer or comparison (works in every phase)</td></tr>
-<tr><td><b>Ctrl+1 &hellip; Ctrl+4</b></td><td>Ask, Compare, History, Lab pages</td></tr>
-<tr><td><b>Ctrl+I</b></td><td>import crowd data</td></tr>
-<tr><td><b>Ctrl+,</b></td><td>session settings</td></tr>
-<tr><td><b>F1</b></td><td>this help</td></tr>
-<tr><td><b>Ctrl+Q</b></td><td>quit (Ctrl+C in the terminal that started Clarify does the same)</td></tr>
-</table>
-<p>Every answer is saved as you give it: an interrupted conversation can be resumed from the
-<b>History</b> page. The <b>Lab</b> page runs the simulator evaluation, trains the models with live learning
-curves, and evaluates the pairwise ranker.</p>
-<p>Without a display, use the terminal: <code>clarify ask faq "your question"</code>.</p>
-"""
+# What a session can use (the Lab evaluates more rankers and pair choices than a session offers).
+SESSION_RANKING_MODELS = ("gppl", "bt")
+SESSION_PAIR_CHOICES = ("imp", "tp", "eig", "unpa", "unc", "random")
 
 ABOUT_HTML = """
 <h3>Clarify {version}</h3>
@@ -124,7 +99,7 @@ class HelpDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("helpDialog")
         self.setWindowTitle(f"{APP_NAME} help")
-        self.resize(640, 620)
+        self.resize(680, 620)
         browser = QTextBrowser(self)
         browser.setObjectName("helpText")
         browser.setAccessibleName("Help text")
@@ -146,14 +121,9 @@ def about_html() -> str:
     return ABOUT_HTML.format(version=number)
 
 
-# The question pace (assistant.app.registry.PACES): the domain's own default, or one of the two.
-PACE_DEFAULT = "domain default"
-PACE_CHOICES = (PACE_DEFAULT, "quick", "thorough")
-
-
 class SettingsDialog(QDialog):
     """Session settings (saved in QSettings): question pace, shortlist size, ranking budget and confidence,
-    candidates."""
+    candidates. Every choice shows words (gui.words); the settings keep the engine's names."""
 
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -161,43 +131,39 @@ class SettingsDialog(QDialog):
         self.setWindowTitle(f"{APP_NAME} settings")
         self.settings = settings
         config = session_config(settings)
-        self.candidates = QComboBox(self)
-        self.candidates.addItems(["all", "captioned"])
-        self.candidates.setCurrentText(config.candidates)
-        self.candidates.setToolTip("Choose among all labels, or only those with example queries")
+        self.candidates = fill_combo(QComboBox(self), CANDIDATES, CANDIDATE_TIPS, config.candidates)
+        self.candidates.setToolTip("Which answers Clarify may propose")
         self.shortlist = QSpinBox(self)
         self.shortlist.setRange(1, 20)
         self.shortlist.setValue(config.shortlist_size)
+        self.shortlist.setToolTip("How many answers Clarify compares when it stops asking")
         self.budget = QSpinBox(self)
         self.budget.setRange(1, 50)
         self.budget.setValue(config.ranking_budget)
+        self.budget.setToolTip("Clarify proposes its best answer after this many comparisons at the latest")
         self.threshold = QDoubleSpinBox(self)
         self.threshold.setRange(0.5, 0.999)
         self.threshold.setDecimals(3)
         self.threshold.setSingleStep(0.01)
         self.threshold.setValue(config.ranking_threshold)
-        self.model = QComboBox(self)
-        self.model.addItems(["gppl", "bt"])
-        self.model.setCurrentText(config.ranking_model)
-        self.acquisition = QComboBox(self)
-        self.acquisition.addItems(["imp", "tp", "eig", "unpa", "unc", "random"])
-        self.acquisition.setCurrentText(config.acquisition)
-        self.pace = QComboBox(self)
-        self.pace.addItems(list(PACE_CHOICES))
-        self.pace.setCurrentText(config.pace or PACE_DEFAULT)
-        self.pace.setToolTip(
-            "How many questions the assistant may ask: 'quick' asks fewer, 'thorough' keeps asking while a "
-            "question still helps; the domain's default was chosen on its dev queries"
-        )
+        self.threshold.setToolTip("Clarify stops comparing once it is this sure of its best answer (0.9 = 90%)")
+        models = {k: v for k, v in RANKING_MODELS.items() if k in SESSION_RANKING_MODELS}
+        self.model = fill_combo(QComboBox(self), models, RANKING_MODEL_TIPS, config.ranking_model)
+        self.model.setToolTip("How Clarify learns from your comparisons which answer is best")
+        pairs = {k: v for k, v in PAIR_CHOICES.items() if k in SESSION_PAIR_CHOICES}
+        self.acquisition = fill_combo(QComboBox(self), pairs, PAIR_CHOICE_TIPS, config.acquisition)
+        self.acquisition.setToolTip("How Clarify chooses the next two answers to show you")
+        self.pace = fill_combo(QComboBox(self), PACES, PACE_TIPS, config.pace or PACE_DEFAULT)
+        self.pace.setToolTip("How many questions Clarify may ask before it shows answers")
         form = QFormLayout()
         for label, widget in (
             ("Question &pace:", self.pace),
-            ("&Candidates:", self.candidates),
+            ("&Answers to choose from:", self.candidates),
             ("&Shortlist size:", self.shortlist),
             ("Comparisons at &most:", self.budget),
             ("Stop at &confidence:", self.threshold),
-            ("Ranking &model:", self.model),
-            ("&Pair selection:", self.acquisition),
+            ("How comparisons are &learned:", self.model),
+            ("Which &pair comes next:", self.acquisition),
         ):
             widget.setAccessibleName(label.replace("&", "").rstrip(":"))
             form.addRow(label, widget)
@@ -209,13 +175,13 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
 
     def accept(self) -> None:
-        self.settings.setValue("session/candidates", self.candidates.currentText())
+        self.settings.setValue("session/candidates", self.candidates.currentData())
         self.settings.setValue("session/shortlist_size", self.shortlist.value())
         self.settings.setValue("session/ranking_budget", self.budget.value())
         self.settings.setValue("session/ranking_threshold", self.threshold.value())
-        self.settings.setValue("session/ranking_model", self.model.currentText())
-        self.settings.setValue("session/acquisition", self.acquisition.currentText())
-        self.settings.setValue("session/pace", self.pace.currentText())
+        self.settings.setValue("session/ranking_model", self.model.currentData())
+        self.settings.setValue("session/acquisition", self.acquisition.currentData())
+        self.settings.setValue("session/pace", self.pace.currentData())
         super().accept()
 
 

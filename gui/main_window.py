@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QWidget
 
 from assistant.app.crowd import ImportReport
 from assistant.app.domains import DomainLoader, available_domains, open_domain
+from assistant.app.session import Phase
 from gui import APP_NAME, ORGANIZATION
 from gui.controller import SessionController
 from gui.dialogs import HelpDialog, SettingsDialog, open_about, session_config, show_error, show_exception
@@ -28,12 +29,14 @@ from gui.pages.compare import ComparePage
 from gui.pages.history import HistoryPage
 from gui.pages.lab import LabPage
 from gui.pages.summarize import SummarizePage
+from gui.questions_dialog import questions_action
 from gui.snapshot import SessionSnapshot
 from gui.transcript import status_line
+from gui.window_size import fit_to_screen
 from gui.workers import JobWorker, WorkerPool, is_running, run_with_dialog
 
 DEFAULT_DOMAIN = "faq"
-PAGES = ("ask", "compare", "history", "lab")
+PAGES = ("ask", "compare", "history", "lab", "summarize")
 CLOSE_WAIT_MS = 600  # closing waits at most this long for running jobs (and half of it for the session)
 
 
@@ -109,8 +112,7 @@ class MainWindow(QMainWindow):
         )
 
         self.setWindowTitle(APP_NAME)
-        self.resize(1280, 820)
-        self._restore_geometry()
+        fit_to_screen(self, self.settings)
         self.refresh_domains()
         start = initial_domain or str(self.settings.value("app/last_domain", DEFAULT_DOMAIN) or DEFAULT_DOMAIN)
         self.domain_picker.select(start)
@@ -167,7 +169,7 @@ class MainWindow(QMainWindow):
         self.about_action = self._action("&About Clarify", "aboutAction", None, self.show_about)
         self.page_actions = [
             self._action(title, f"show{page.capitalize()}Action", f"Ctrl+{i + 1}", lambda p=page: self.show_page(p))
-            for i, (page, title) in enumerate(zip(PAGES, ("&Ask", "&Compare", "&History", "&Lab")))
+            for i, (page, title) in enumerate(zip(PAGES, ("&Ask", "&Compare", "&History", "&Lab", "&Summarize")))
         ]
         self.refresh_action = self._action("&Refresh domains", "refreshDomainsAction", None, self.refresh_domains)
         self.update_action = self._action(
@@ -184,6 +186,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.new_action)
         file_menu.addAction(self.import_action)
         file_menu.addAction(self.refresh_action)
+        file_menu.addAction(questions_action(self))
         file_menu.addAction(self.update_action)
         self.faq = FaqActions(self)  # New domain from my FAQ…, Inbox…, learning from use
         self.faq.install(file_menu, self.refresh_action)
@@ -219,14 +222,6 @@ class MainWindow(QMainWindow):
         self.addToolBar(toolbar)
 
     # ---- settings --------------------------------------------------------------------------------------
-    def _restore_geometry(self) -> None:
-        geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray | bytes) and geometry:
-            self.restoreGeometry(QByteArray(geometry))
-        state = self.settings.value("window/state")
-        if isinstance(state, QByteArray | bytes) and state:
-            self.restoreState(QByteArray(state))
-
     def save_settings(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
@@ -367,7 +362,7 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(snapshot is not None and snapshot.can_undo)
         phase = snapshot.phase if snapshot else None
         if phase != self._last_phase:
-            if phase in ("clarifying", "out_of_scope") or phase is None:  # the ending's choices are on Ask
+            if phase in (Phase.CLARIFYING, Phase.OUT_OF_SCOPE) or phase is None:  # the ending's choices are on Ask
                 if self.tabs.currentWidget() is not self.lab_page or phase is not None:
                     self.show_page("ask")
             else:
@@ -377,7 +372,7 @@ class MainWindow(QMainWindow):
             return
         message = status_line(snapshot)
         self.statusBar().showMessage(message)
-        if phase in ("finished", "failed", "out_of_scope"):
+        if phase in (Phase.FINISHED, Phase.FAILED, Phase.OUT_OF_SCOPE):
             self.history_page.refresh()
             self.faq.session_ended(phase)
 

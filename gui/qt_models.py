@@ -16,7 +16,17 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from assistant.app.session import SessionStatus
 from gui.snapshot import LabelProbability
+from gui.words import (
+    PAIR_CHOICE_TIPS,
+    PAIR_CHOICES,
+    RANKING_MODEL_TIPS,
+    RANKING_MODELS,
+    SYSTEM_TIPS,
+    status_words,
+    system_words,
+)
 
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 1
 BAR_ROLE = Qt.ItemDataRole.UserRole + 2  # a value in [0, 1] drawn as a bar by ProbabilityBarDelegate
@@ -137,7 +147,7 @@ class PosteriorModel(RecordTableModel):
 
     columns = (
         Column("#", lambda r: r.rank, align=RIGHT),
-        Column("Label", lambda r: r.name, tooltip=lambda r: f"{r.name} ({r.key})"),
+        Column("Label", lambda r: r.name, tooltip=lambda r: r.name),
         Column("Probability", lambda r: r.probability, percent, RIGHT, bar=True),
         Column(
             "Change",
@@ -222,30 +232,32 @@ class ShortlistModel(RecordTableModel):
 
 
 # ---- results ------------------------------------------------------------------------------------------
-def _system_name(row: dict) -> str:
-    return row["system"] + (f" ({row['turns']} turns)" if row.get("turns") not in (None, "") else "")
-
-
 class EvaluationResultsModel(RecordTableModel):
     """The rows of an ``assistant.evaluation.report.EvaluationReport`` (IC Table 1)."""
 
     columns = (
-        Column("System", _system_name),
+        Column(
+            "System", lambda r: r["system"], display=system_words, tooltip=lambda r: SYSTEM_TIPS.get(r["system"], "")
+        ),
         Column("Acc@1", lambda r: r["acc1"], percent, RIGHT, bar=True),
         Column("± s.e.", lambda r: r.get("acc1_se"), percent, RIGHT),
         Column("Acc@3", lambda r: r["acc3"], percent, RIGHT),
-        Column("Mean turns", lambda r: r["mean_turns"], number(2), RIGHT),
+        Column("Mean questions", lambda r: r["mean_turns"], number(2), RIGHT),
         Column("Episodes", lambda r: r["episodes"], str, RIGHT),
     )
+
+
+def _ranker_tip(row: dict) -> str:
+    return " · ".join(t for t in (RANKING_MODEL_TIPS.get(row["model"]), PAIR_CHOICE_TIPS.get(row["strategy"])) if t)
 
 
 class RankingResultsModel(RecordTableModel):
     """The final rows (after the last interaction, plus the prior) of a ranking evaluation result."""
 
     columns = (
-        Column("Model", lambda r: r["model"]),
-        Column("Strategy", lambda r: r["strategy"]),
-        Column("Interactions", lambda r: r["interactions"], str, RIGHT),
+        Column("Ranker", lambda r: r["model"], lambda m: RANKING_MODELS.get(m, m), tooltip=lambda r: _ranker_tip(r)),
+        Column("Next pair", lambda r: r["strategy"], lambda a: PAIR_CHOICES.get(a, a)),
+        Column("Comparisons", lambda r: r["interactions"], str, RIGHT),
         Column("Accuracy", lambda r: r["accuracy"], percent, RIGHT, bar=True),
         Column("NDCG@5", lambda r: r["ndcg5"], percent, RIGHT),
         Column("ms / step", lambda r: 1000 * r["seconds_per_interaction"], number(2), RIGHT),
@@ -266,15 +278,16 @@ class SessionListModel(RecordTableModel):
         self.columns = (
             Column("Id", lambda s: s.id, str, RIGHT),
             Column("Question", lambda s: s.query),
-            Column("Status", lambda s: s.status),
-            Column("Turns", lambda s: s.turns, str, RIGHT),
+            Column("Status", lambda s: status_words(s.status)),
+            Column("Steps", lambda s: s.entries, str, RIGHT),
             Column("Answer", lambda s: self.label_names.get(s.final_label or "", s.final_label or "")),
             Column("Last change", lambda s: s.updated_at.replace("T", " ")[:19]),
         )
 
     def extra_data(self, record: Any, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and column == 2:
-            return QBrush(QColor({"finished": "#1b7f3b", "failed": "#b3261e"}.get(record.status, "#1f4e9c")))
+            colours = {SessionStatus.FINISHED: "#1b7f3b", SessionStatus.FAILED: "#b3261e"}
+            return QBrush(QColor(colours.get(record.status, "#1f4e9c")))
         return None
 
 

@@ -10,15 +10,16 @@ ranking evaluation, previews a broken import file, and saves each page with ``wi
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import click
+
+from assistant.app.session import Phase
 from gui.workers import is_running
 
 SIZE = (1280, 820)
@@ -142,7 +143,7 @@ class Shooter:
     def more_questions(self) -> None:
         """When the agent stopped before any comparison, ask for more questions (as a user can)."""
         snapshot = self.window.controller.snapshot
-        if snapshot.phase == "comparing" and snapshot.can_ask_more:
+        if snapshot.phase == Phase.COMPARING and snapshot.can_ask_more:
             self.window.compare_page.more_button.click()
             self.idle()
 
@@ -150,17 +151,17 @@ class Shooter:
         """Two more conversations for the History page: one left open, one rejected."""
         self.ask("share a folder with a friend")
         self.more_questions()
-        if self.window.controller.snapshot.phase == "clarifying":
+        if self.window.controller.snapshot.phase == Phase.CLARIFYING:
             self.window.ask_page.option_buttons[0].click()
             self.idle()
         self.ask("my inbox is full of newsletters")
-        if self.window.controller.snapshot.phase == "clarifying":
+        if self.window.controller.snapshot.phase == Phase.CLARIFYING:
             self.window.ask_page.skip_button.click()
             self.idle()
-        while self.window.controller.snapshot.phase == "comparing":
+        while self.window.controller.snapshot.phase == Phase.COMPARING:
             self.window.compare_page.prefer_left.click()
             self.idle()
-        if self.window.controller.snapshot.phase == "decided":
+        if self.window.controller.snapshot.phase == Phase.DECIDED:
             self.window.compare_page.final.reason.setText("not what I meant")
             self.window.compare_page.final.reject_button.click()
             self.idle()
@@ -185,19 +186,19 @@ class Shooter:
         controller = self.window.controller
         for _ in range(questions_before_shot):
             self.more_questions()
-            if controller.snapshot.phase != "clarifying":
+            if controller.snapshot.phase != Phase.CLARIFYING:
                 break
             self.answer_towards(target)
         self.more_questions()
         self.window.show_page("ask")
         self.shoot(f"{prefix}-ask")
-        while controller.snapshot.phase == "clarifying":
+        while controller.snapshot.phase == Phase.CLARIFYING:
             self.answer_towards(target)
-        if controller.snapshot.phase == "comparing":
+        if controller.snapshot.phase == Phase.COMPARING:
             self.shoot(f"{prefix}-compare")
-        while controller.snapshot.phase == "comparing":
+        while controller.snapshot.phase == Phase.COMPARING:
             self.compare_towards(target)
-        if controller.snapshot.phase == "decided":
+        if controller.snapshot.phase == Phase.DECIDED:
             self.shoot(f"{prefix}-answer")
             self.window.compare_page.final.accept_button.click()
             self.idle()
@@ -209,12 +210,12 @@ class Shooter:
         self.ask(query)
         controller = self.window.controller
         for _ in range(max_questions):
-            if controller.snapshot.phase != "clarifying":
+            if controller.snapshot.phase != Phase.CLARIFYING:
                 break
             options = controller.snapshot.question.options
             self.window.ask_page.option_buttons[len(options) - 1].click()  # "something else" / "no" come last
             self.idle()
-        if controller.snapshot.phase != "out_of_scope":
+        if controller.snapshot.phase != Phase.OUT_OF_SCOPE:
             raise RuntimeError(f"{query!r} on {domain} ended in {controller.snapshot.phase!r}, not out of scope")
         self.window.show_page("ask")
         self.shoot(f"{prefix}-out-of-scope-ask")
@@ -227,30 +228,32 @@ class Shooter:
             raise RuntimeError(f"{panel.objectName()} {worker.outcome}: {self.window.last_error}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="docs/screenshots", help="folder for the PNG files")
-    parser.add_argument("--home", default=None, help="data folder to copy (default: $CLARIFY_HOME or the user's)")
-    parser.add_argument("--episodes", type=int, default=500, help="episodes for the Lab evaluation")
-    args = parser.parse_args(argv)
+@click.command(
+    name="python -m gui.screenshots",
+    help=__doc__.splitlines()[0],
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.option("--out", default="docs/screenshots", help="folder for the PNG files")
+@click.option("--home", default=None, help="data folder to copy (default: $CLARIFY_HOME or the user's)")
+@click.option("--episodes", type=int, default=500, help="episodes for the Lab evaluation")
+def main(out: str, home: str | None, episodes: int) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from assistant import paths
 
-    source = Path(args.home) if args.home else paths.home()
-    out = Path(args.out).resolve()
+    source = Path(home) if home else paths.home()
+    folder = Path(out).resolve()
     with tempfile.TemporaryDirectory(prefix="clarify-shots-") as scratch:
         copy_home(source, Path(scratch), ["faq", "birds"])
         os.environ["CLARIFY_HOME"] = scratch
-        shooter = Shooter(out)
+        shooter = Shooter(folder)
         try:
-            shoot_everything(shooter, Path(scratch), args.episodes)
+            shoot_everything(shooter, Path(scratch), episodes)
         finally:
             shooter.window._force_close = True
             shooter.window.close()
-    print(f"{len(shooter.saved)} screenshots in {out}")
-    return 0
+    print(f"{len(shooter.saved)} screenshots in {folder}")
 
 
 def shoot_everything(shooter: Shooter, scratch: Path, episodes: int) -> None:
@@ -291,4 +294,4 @@ def shoot_everything(shooter: Shooter, scratch: Path, episodes: int) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.app.session import FinalAnswer, QuestionView
-from assistant.app.session_records import OutOfScopeView
+from assistant.app.session import FinalAnswer, OutOfScopeView, Phase, QuestionView, SessionStatus
 from assistant.app.summaries import faq_answers
 
 POSTERIOR_SIZE = 10
@@ -59,8 +58,8 @@ class SessionSnapshot:
     session_id: int
     domain: str
     query: str
-    phase: str
-    status: str
+    phase: Phase
+    status: SessionStatus
     questions_answered: int
     question: QuestionView | None
     posterior: tuple[LabelProbability, ...]
@@ -79,7 +78,7 @@ class SessionSnapshot:
     can_ask_more: bool
     can_add_words: bool
     transcript: tuple[dict[str, Any], ...] = field(default=())
-    candidate_titles: dict[str, str] = field(default_factory=dict)
+    candidate_titles: dict[str, str] = field(default_factory=dict)  # candidate ids and label keys -> names
     decided_reason: str | None = None
     rejected: FinalAnswer | None = None
     rejection_reason: str = ""
@@ -92,11 +91,11 @@ class SessionSnapshot:
 
     @property
     def active(self) -> bool:
-        return self.phase not in ("finished", "failed")
+        return self.phase not in (Phase.FINISHED, Phase.FAILED)
 
 
-def _candidate(candidate: Any) -> CandidateView:
-    return CandidateView(str(candidate.id), str(candidate.title), str(candidate.text))
+def _candidate(session: Any, candidate: Any) -> CandidateView:
+    return CandidateView(str(candidate.id), str(session.candidate_title(candidate)), str(candidate.text))
 
 
 def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
@@ -107,22 +106,31 @@ def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
     ruled_out = ranking.ruled_out
     best = ranking.best_index
     return tuple(
-        ShortlistRow(rank + 1, str(c.id), str(c.title), str(c.text), float(chances[i]), i == best, bool(ruled_out[i]))
+        ShortlistRow(
+            rank + 1,
+            str(c.id),
+            str(session.candidate_title(c)),
+            str(c.text),
+            float(chances[i]),
+            i == best,
+            bool(ruled_out[i]),
+        )
         for rank, i in enumerate(ranking.ranking())
         for c in [ranking.candidates[i]]
     )
 
 
 def _transcript(session: Any) -> tuple[tuple[dict[str, Any], ...], dict[str, str]]:
-    """The session's log without the bulky ranking snapshot that ``stop`` entries carry, and the titles
-    of every candidate those snapshots named (the transcript's comparisons refer to candidate ids)."""
-    events, titles = [], {}
-    for event in session.transcript():
-        ranking = event.get("ranking")
-        if isinstance(ranking, dict):
-            titles.update({str(c.get("id")): str(c.get("title")) for c in ranking.get("candidates", [])})
-        events.append({k: v for k, v in event.items() if k != "ranking"})
-    return tuple(events), titles
+    """The session's log without what ``stop`` entries keep for a replay (the compared labels, older logs'
+    whole ranking snapshot), and the names of everything the log names by id: the candidates of the
+    comparisons, and the labels that "ask me more" and "none of those fits" set aside."""
+    events = session.transcript()
+    titles = session.candidate_titles(events)
+    for event in events:
+        for key in event.get("exclude") or ():
+            titles.setdefault(str(key), _label_name(session, str(key)))
+    bulky = ("ranking", "labels", "candidates")
+    return tuple({k: v for k, v in event.items() if k not in bulky} for event in events), titles
 
 
 def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
@@ -130,7 +138,7 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
     question = session.question
     posterior = tuple(
         LabelProbability(rank + 1, item.label.key, item.label.name, float(item.probability))
-        for rank, item in enumerate(session.posterior(POSTERIOR_SIZE))
+        for rank, item in enumerate(session.top_labels(POSTERIOR_SIZE))
     )
     pair = session.pair
     config = session.config
@@ -145,7 +153,7 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         question=question,
         posterior=posterior,
         explanation=session.explain() if question is not None else None,
-        pair=None if pair is None else (_candidate(pair[0]), _candidate(pair[1])),
+        pair=None if pair is None else (_candidate(session, pair[0]), _candidate(session, pair[1])),
         confidence=session.confidence,
         threshold=float(config.ranking_threshold),
         comparisons=int(session.comparisons),
@@ -163,7 +171,7 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
         decided_reason=session.decided_reason,
         rejected=session.rejected,
         rejection_reason=session.rejection_reason,
-        alternatives=tuple(_candidate(c) for c in session.alternatives),
+        alternatives=tuple(_candidate(session, c) for c in session.alternatives),
         ruled_out_labels=tuple(_label_name(session, key) for key in session.ruled_out_labels),
         answers_to_summarize=_answers_to_summarize(session),
         nothing_fits=session.nothing_fits,
@@ -171,13 +179,13 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
     )
 
 
-def _label_name(session: Any, key: str) -> str:
+def _label_name(session: Any, key: str, missing: str = "an answer no longer in this domain") -> str:
     try:
         return str(session.domain.labels[session.domain.label_index(key)].name)
-    except Exception:  # a label gone since the session was logged
-        return key
+    except Exception:  # a label gone since the session was logged: its key means nothing to a person
+        return missing
 
 
 def _answers_to_summarize(session: Any) -> tuple[str, str, tuple[str, ...]] | None:
-    found = faq_answers(session) if session.phase in ("decided", "finished", "failed") else None
+    found = faq_answers(session) if session.phase in (Phase.DECIDED, Phase.FINISHED, Phase.FAILED) else None
     return None if found is None else (found[0], found[1], tuple(found[2]))

@@ -5,22 +5,17 @@ The log is append-only (an undo is an entry too), so the transcript shows what r
 
 from __future__ import annotations
 
+import contextlib
 from html import escape
 from typing import Any
 
+from assistant.app.session import AnswerKind, EntryKind, Phase, StopReason
 from gui.snapshot import SessionSnapshot
+from gui.words import STOP_REASONS, stop_words
 
 USER = "#dcebff"
 ASSISTANT = "#f1f1f1"
 NOTE = "#777777"
-STOP_REASONS = {
-    "policy": "I think I know enough",
-    "confident": "I think I know enough",
-    "no_informative_question": "no question I have would tell these apart",
-    "no_question": "I have no questions left",
-    "user": "you asked for the shortlist",
-    "max_turns": "that was my last question",
-}
 
 
 def _bubble(text: str, user: bool) -> str:
@@ -32,6 +27,10 @@ def _bubble(text: str, user: bool) -> str:
         f"<span style='color:#555; font-size:small'>{who}</span><br>{text}</td>"
     )
     return f"<tr><td></td>{cell}</tr>" if user else f"<tr>{cell}<td></td></tr>"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _note(text: str) -> str:
@@ -46,13 +45,13 @@ def _table(rows: list[str]) -> str:
 
 
 def _answer_text(event: dict[str, Any]) -> str:
-    kind = event.get("answer", "option")
+    kind = event.get("answer", AnswerKind.OPTION)
     option = escape(str(event.get("option_text", "")))
-    if kind == "probably":
+    if kind == AnswerKind.PROBABLY:
         return f"Probably <b>{option}</b>"
-    if kind == "not_sure":
+    if kind == AnswerKind.NOT_SURE:
         return "<i>Not sure</i>"
-    if kind == "not_visible":
+    if kind == AnswerKind.NOT_VISIBLE:
         return "<i>Not visible</i>"
     return f"<b>{option}</b>"
 
@@ -60,63 +59,72 @@ def _answer_text(event: dict[str, Any]) -> str:
 def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     """One log entry as one or two bubbles (or a note)."""
     kind = event.get("kind")
+    with contextlib.suppress(ValueError):
+        kind = EntryKind(kind)  # older logs' names read as today's
 
     def title(cid: str) -> str:
-        return escape(titles.get(cid) or titles.get(cid.split("#", 1)[0]) or cid)
+        """A candidate's or label's name (an id is never shown: a person does not know it)."""
+        return escape(titles.get(cid) or "an answer no longer in this domain")
 
-    if kind == "query":
+    def answer(cid: str) -> str:
+        """A compared candidate: "answer 2 of “How do I …”" when its FAQ has several answers (two answers of
+        one FAQ read the same by title alone), else "“How do I …”"."""
+        number = cid.split("#", 1)[1] if "#" in cid else ""
+        return f"answer {escape(number)} of “{title(cid)}”" if number else f"“{title(cid)}”"
+
+    if kind == EntryKind.QUERY:
         return _bubble(escape(event.get("text", "")), user=True)
-    if kind == "answer":
+    if kind == EntryKind.ANSWER:
         return _bubble(escape(event.get("text", "")), user=False) + _bubble(_answer_text(event), user=True)
-    if kind == "skip":
+    if kind == EntryKind.SKIP:
         return _bubble("Skip to the shortlist, please.", user=True)
-    if kind == "words":
+    if kind == EntryKind.WORDS:
         return _bubble(f"More about it: {escape(event.get('text', ''))}", user=True)
-    if kind == "stop":
-        reason = STOP_REASONS.get(event.get("reason", ""), event.get("reason", ""))
-        if "coverage" in event and event.get("reason") == "confident":
+    if kind == EntryKind.STOP:
+        reason = stop_words(event.get("reason", ""))
+        if "coverage" in event and reason == STOP_REASONS[StopReason.CONFIDENT]:
             reason += f": {float(event['coverage']):.0%} sure the answer is shortlisted"
         return _bubble(f"Here is my shortlist ({escape(reason)}). Which of these is better?", user=False)
-    if kind == "more":
+    if kind == EntryKind.MORE:
         without = event.get("exclude") or []
         extra = f" (not “{title(without[0])}”)" if without else ""
         return _bubble(f"Ask me more questions{extra}.", user=True)
-    if kind == "back":
+    if kind == EntryKind.BACK:
         return _bubble("None of those answers fits: I will ask a few more questions without them.", user=False)
-    if kind == "compare":
+    if kind == EntryKind.COMPARE:
         left, right, preferred = event.get("left", ""), event.get("right", ""), event.get("preferred")
         if preferred == "tie":
-            return _bubble(f"“{title(left)}” and “{title(right)}” are equally good.", user=True)
+            return _bubble(_capital(f"{answer(left)} and {answer(right)} are equally good."), user=True)
         if preferred == "neither":
-            return _bubble(f"Neither “{title(left)}” nor “{title(right)}” is relevant.", user=True)
+            return _bubble(f"Neither {answer(left)} nor {answer(right)} is relevant.", user=True)
         better, worse = (left, right) if preferred == "left" else (right, left)
-        return _bubble(f"“{title(better)}” is better than “{title(worse)}”.", user=True)
-    if kind == "decided":
+        return _bubble(_capital(f"{answer(better)} is better than {answer(worse)}."), user=True)
+    if kind == EntryKind.DECIDED:
         return _note("an answer is proposed")
-    if kind == "done":
+    if kind == EntryKind.DONE:
         return _bubble("That is enough comparing: show me your best answer.", user=True)
-    if kind == "accept":
+    if kind == EntryKind.ACCEPT:
         return _bubble("That answers it, thanks.", user=True)
-    if kind == "reject":
+    if kind == EntryKind.REJECT:
         reason = event.get("reason") or ""
         return _bubble("Not this one." + (f" ({escape(reason)})" if reason else ""), user=True)
-    if kind == "choose":
+    if kind == EntryKind.CHOOSE:
         return _bubble(f"I will take “{title(event.get('candidate', ''))}” instead.", user=True)
-    if kind == "give_up":
+    if kind == EntryKind.GIVE_UP:
         return _bubble("I give up on this one.", user=True)
-    if kind == "exhausted":
+    if kind == EntryKind.NOTHING_LEFT:
         return _note("every answer was ruled out")
-    if kind == "undo":
+    if kind == EntryKind.UNDO:
         return _note("↶ undo: the last step was taken back")
-    if kind == "out_of_scope":
+    if kind == EntryKind.OUT_OF_SCOPE:
         sure = float(event.get("probability", 0.0))
         return _bubble(f"I don't have an answer for that: nothing here seems to fit ({sure:.0%} sure).", user=False)
-    if kind == "anyway":
+    if kind == EntryKind.SHOW_CLOSEST:
         return _bubble("Show me the closest answers anyway.", user=True)
-    if kind == "handoff":
+    if kind == EntryKind.HAND_OFF:
         note = event.get("note") or ""
         return _bubble("Please hand it on to a person." + (f" ({escape(note)})" if note else ""), user=True)
-    return _note(escape(str(kind)))
+    return _note("a step this version of Clarify does not show")
 
 
 def transcript_html(snapshot: SessionSnapshot | None) -> str:
@@ -124,31 +132,31 @@ def transcript_html(snapshot: SessionSnapshot | None) -> str:
         return _table([_note("Your conversation will appear here.")])
     titles = snapshot.candidate_titles
     parts = [event_html(event, titles) for event in snapshot.transcript]
-    if snapshot.final is not None and snapshot.phase == "finished":
+    if snapshot.final is not None and snapshot.phase == Phase.FINISHED:
         parts.append(_note(f"Answer accepted: {escape(snapshot.final.label_name)}"))
-    elif snapshot.phase == "failed":
+    elif snapshot.phase == Phase.FAILED:
         parts.append(_note("Ended without an answer"))
     return _table(parts)
 
 
 def status_line(snapshot: SessionSnapshot) -> str:
     """The status bar's line about a session."""
-    if snapshot.phase == "clarifying" and snapshot.question is not None:
+    if snapshot.phase == Phase.CLARIFYING and snapshot.question is not None:
         top = snapshot.posterior[0] if snapshot.posterior else None
         best = f"; most likely: {top.name} ({100 * top.probability:.0f}%)" if top else ""
-        message = f"Session {snapshot.session_id} · question {snapshot.question.turn}{best}"
-    elif snapshot.phase == "comparing":
+        message = f"Session {snapshot.session_id} · question {snapshot.question.number}{best}"
+    elif snapshot.phase == Phase.COMPARING:
         message = (
             f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1} · Clarify is "
             f"{100 * (snapshot.confidence or 0):.0f}% sure of its best answer"
         )
-    elif snapshot.phase == "decided":
+    elif snapshot.phase == Phase.DECIDED:
         message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
-    elif snapshot.phase == "rejected":
+    elif snapshot.phase == Phase.REJECTED:
         message = f"Session {snapshot.session_id} · take another answer, ask more questions or give up"
-    elif snapshot.phase == "out_of_scope":
+    elif snapshot.phase == Phase.OUT_OF_SCOPE:
         message = f"Session {snapshot.session_id} saved as out of scope: nothing here fits"
-    elif snapshot.phase == "finished":
+    elif snapshot.phase == Phase.FINISHED:
         message = (
             f"Session {snapshot.session_id} saved: answered with {snapshot.final.label_name if snapshot.final else '?'}"
         )

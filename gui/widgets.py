@@ -6,13 +6,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QFrame,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -23,6 +25,8 @@ from PySide6.QtWidgets import (
 
 from assistant.progress import Progress
 from gui.qt_models import BAR_ROLE
+from gui.words import METRICS, ranking_words
+from gui.words import SYSTEMS as SYSTEM_WORDS
 
 pg.setConfigOptions(background="w", foreground="#333333", antialias=True)
 
@@ -109,6 +113,49 @@ def stretch_column(view: QTableView, column: int) -> None:
         header.setSectionResizeMode(c, mode)
 
 
+def fill_combo(
+    combo: QComboBox, names: dict[str, str], tips: dict[str, str] | None = None, current: str | None = None
+) -> QComboBox:
+    """Fill ``combo`` with the words of ``names`` (gui.words); each item's data is the engine's name (read it
+    with ``currentData()``), ``tips`` its tooltip. Selects ``current`` when given."""
+    for name, text in names.items():
+        combo.addItem(text, name)
+        if tips and name in tips:
+            combo.setItemData(combo.count() - 1, tips[name], Qt.ItemDataRole.ToolTipRole)
+    if current is not None:
+        combo.setCurrentIndex(max(0, combo.findData(current)))
+    return combo
+
+
+class VerticalScrollArea(QScrollArea):
+    """Scrolls its widget up and down only, and is always as wide as the widget needs (a plain scroll area
+    without a horizontal bar would cut the widget's right side off)."""
+
+    def __init__(self, widget: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidget(widget)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: Any, event: Any) -> bool:
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()  # the widget's needs changed: so do ours
+        return super().eventFilter(watched, event)
+
+    def _width(self, inner: QSize) -> int:
+        return inner.width() + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
+
+    def minimumSizeHint(self) -> QSize:
+        inner = self.widget().minimumSizeHint()
+        return QSize(self._width(inner), min(inner.height(), 160))
+
+    def sizeHint(self) -> QSize:
+        inner = self.widget().sizeHint()
+        return QSize(self._width(inner), inner.height())
+
+
 class Card(QFrame):
     """A framed panel with a bold title, for the question, the candidates and the final answer."""
 
@@ -187,7 +234,7 @@ class LearningCurve(pg.GraphicsLayoutWidget):
                 return None
             row = len(self.plots)
             plot = self.addPlot(row=row, col=0)
-            plot.setLabel("left", key)
+            plot.setLabel("left", METRICS.get(key, key.replace("_", " ")))
             plot.getAxis("left").enableAutoSIPrefix(False)
             plot.setMouseEnabled(x=False, y=False)
             first = next(iter(self.plots.values()), None)
@@ -234,7 +281,14 @@ class LearningCurve(pg.GraphicsLayoutWidget):
         return len(self.series.get(key, ((), (), ()))[0])
 
 
-class AccuracyPlot(pg.PlotWidget):
+def legend_below(layout: pg.GraphicsLayoutWidget, row: int, columns: int = 1) -> pg.LegendItem:
+    """A legend in its own row under the plots (inside a plot it covered the data, see issue 26)."""
+    legend = pg.LegendItem(colCount=3, labelTextSize="9pt")
+    layout.addItem(legend, row=row, col=0, colspan=columns)
+    return legend
+
+
+class AccuracyPlot(pg.GraphicsLayoutWidget):
     """Acc@1 after k questions for each strategy, plus each stopping system at its mean turns (IC Fig. 2)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -242,47 +296,53 @@ class AccuracyPlot(pg.PlotWidget):
         self.setObjectName("accuracyPlot")
         self.setAccessibleName("Accuracy against the number of questions")
         self.setMinimumHeight(260)
-        self.showGrid(x=True, y=True, alpha=0.25)
-        self.setLabel("bottom", "questions asked")
-        self.setLabel("left", "Acc@1")
-        self.setYRange(0, 1)
-        self.setXRange(0, 10)
-        self.legend = self.addLegend(offset=(-10, -10))
-        self.setMouseEnabled(x=False, y=False)
+        self.plot_item = self.addPlot(row=0, col=0)
+        self.plot_item.showGrid(x=True, y=True, alpha=0.25)
+        self.plot_item.setLabel("bottom", "questions asked")
+        self.plot_item.setLabel("left", "Acc@1")
+        self.plot_item.setYRange(0, 1)
+        self.plot_item.setXRange(0, 10)
+        self.plot_item.setMouseEnabled(x=False, y=False)
+        self.legend = legend_below(self, 1)
+
+    def getPlotItem(self) -> Any:
+        return self.plot_item
 
     def show_report(self, report: Any) -> None:
-        from assistant.app.research import CURVE_NAMES, POINT_NAMES
+        from assistant.app.research import POINT_NAMES
 
-        self.clear()
+        plot = self.plot_item
+        plot.clear()
         self.legend.clear()
         for i, (key, curve) in enumerate(report.curves.items()):
             acc1 = curve["acc1"]
-            self.plot(
+            item = plot.plot(
                 list(range(len(acc1))),
                 acc1,
                 pen=_pen(i),
                 symbol="o",
                 symbolSize=5,
                 symbolBrush=PALETTE[i % len(PALETTE)],
-                name=CURVE_NAMES.get(key, key),
             )
+            self.legend.addItem(item, SYSTEM_WORDS.get(key, key))
         symbols = iter(("star", "t", "s", "d"))
         for j, row in enumerate(r for r in report.rows if r["system"] in POINT_NAMES):
             colour = PALETTE[(len(report.curves) + j) % len(PALETTE)]
-            self.plot(
+            item = plot.plot(
                 [row["mean_turns"]],
                 [row["acc1"]],
                 pen=None,
                 symbol=next(symbols, "o"),
                 symbolSize=14,
                 symbolBrush=colour,
-                name=POINT_NAMES[row["system"]],
             )
+            self.legend.addItem(item, SYSTEM_WORDS.get(row["system"], row["system"]))
         meta = report.meta
-        self.setTitle(
-            f"{meta.get('domain', '')}: {meta.get('candidates', '?')} candidates, {meta.get('episodes', '?')} episodes"
+        plot.setTitle(
+            f"{meta.get('domain', '')}: {meta.get('candidates', '?')} possible answers, "
+            f"{meta.get('episodes', '?')} episodes"
         )
-        self.setYRange(0, 1)
+        plot.setYRange(0, 1)
 
 
 class RankingPlot(pg.GraphicsLayoutWidget):
@@ -293,32 +353,33 @@ class RankingPlot(pg.GraphicsLayoutWidget):
         self.setObjectName("rankingPlot")
         self.setAccessibleName("Ranking accuracy against interactions")
         self.setMinimumHeight(260)
+        self.legend: pg.LegendItem | None = None
 
     def show_result(self, result: dict) -> None:
         self.clear()
         rows = result["rows"]
         prior = next((r for r in rows if r["model"] == "prior"), None)
         keys = list(dict.fromkeys((r["model"], r["strategy"]) for r in rows if r["model"] != "prior"))
+        legend = self.legend = legend_below(self, 1, 2)
         for col, (metric, title) in enumerate((("ndcg5", "NDCG@5"), ("accuracy", "accuracy (top-1)"))):
             plot = self.addPlot(row=0, col=col, title=title)
             plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.setLabel("bottom", "interactions")
+            plot.setLabel("bottom", "comparisons")
             plot.setMouseEnabled(x=False, y=False)
-            if col == 1:
-                plot.addLegend(offset=(-10, 10))
             for i, key in enumerate(keys):
                 pts = sorted((r["interactions"], r[metric]) for r in rows if (r["model"], r["strategy"]) == key)
-                plot.plot(
+                item = plot.plot(
                     [p[0] for p in pts],
                     [p[1] for p in pts],
                     pen=_pen(i),
                     symbol="o",
                     symbolSize=4,
                     symbolBrush=PALETTE[i % len(PALETTE)],
-                    name=f"{key[0]}+{key[1]}",
                 )
+                if col == 0:
+                    legend.addItem(item, ranking_words(*key))
             if prior is not None:
                 line = pg.InfiniteLine(pos=prior[metric], angle=0, pen=_pen(7, 1.2, Qt.PenStyle.DashLine))
                 plot.addItem(line)
-                if col == 1:
-                    plot.plot([], [], pen=_pen(7, 1.2, Qt.PenStyle.DashLine), name="prior")
+                if col == 0:
+                    legend.addItem(plot.plot([], [], pen=_pen(7, 1.2, Qt.PenStyle.DashLine)), "no comparisons (prior)")

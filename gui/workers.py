@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushB
 
 from assistant.errors import Cancelled
 from assistant.progress import Progress, run_job
+from gui.words import METRICS
 
 BATCH_SECONDS = 0.05
 # Cancel ends a job at its next step; one that does not get there in time (stuck in a long call) is
@@ -195,7 +196,7 @@ def describe(record: Progress) -> str:
     if record.total > 0:
         parts.append(f"{record.step} / {record.total}")
     if record.metrics:
-        parts.append("  ".join(f"{k} {v:.4g}" for k, v in record.metrics.items()))
+        parts.append("  ".join(f"{METRICS.get(k, k.replace('_', ' '))} {v:.4g}" for k, v in record.metrics.items()))
     return " · ".join(parts)
 
 
@@ -259,7 +260,8 @@ class ProgressPanel(QWidget):
         self.bar.setValue(1000 if text == "done" else self.bar.value())
         self.cancel_button.setEnabled(False)
         last = self.worker.last_progress if self.worker is not None else None
-        self.message.setText(f"{text}" + (f" · {describe(last)}" if last is not None and text == "done" else ""))
+        said = describe(last) if last is not None and text == "done" else ""
+        self.message.setText(text if not said or said.startswith(text) else f"{text} · {said}")
 
 
 class ProgressDialog(QDialog):

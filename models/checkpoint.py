@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +17,7 @@ import numpy as np
 import torch
 
 from models.errors import CheckpointError
+from models.files import atomic_write
 
 FORMAT_VERSION = 1
 
@@ -46,36 +45,21 @@ def data_hash(parts: Iterable[object]) -> str:
     return digest.hexdigest()[:16]
 
 
-def atomic_write(path: Path, write) -> None:
-    """Write through a temporary file in the same folder, flushed to disk, then renamed over ``path``: a
-    crash or a full disk leaves the old file or the new one, never half of one."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
-    except OSError as exc:
-        raise CheckpointError(
-            f"cannot write {path} ({exc.strerror or exc}): check the folder and the free space"
-        ) from exc
-    os.close(fd)
-    try:
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; checkpoints are ordinary files
-        write(tmp)
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except Exception as exc:  # OSError, or torch's RuntimeError for a failed write (disk full)
-        raise CheckpointError(
-            f"cannot write {path} ({exc}): check the folder and the free space; nothing was replaced"
-        ) from exc
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 def write_json_atomic(path: str | Path, data: object) -> None:
     """Write ``data`` as JSON to ``path`` atomically (small files that sit beside checkpoints)."""
     text = json.dumps(data, indent=2)
     atomic_write(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def write_npz_atomic(path: str | Path, **arrays: np.ndarray) -> None:
+    """Write ``arrays`` as one ``.npz`` to ``path`` atomically (caches of vectors; through a file handle, so
+    numpy does not append ``.npz`` to the temporary file's name)."""
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+
+    atomic_write(Path(path), write)
 
 
 def read_json(path: str | Path) -> dict | None:
@@ -141,6 +125,12 @@ def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple
         raise CheckpointError(f"cannot read {weights} ({_short(exc)}): delete it and retrain") from exc
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{weights} holds no model weights (a wrong or damaged file): delete it and retrain")
+    broken = [k for k, v in state.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if broken:  # NaN or inf: every answer would be NaN; a damaged model, replaced like a missing one
+        raise CheckpointError(
+            f"{weights} is damaged: its weights {', '.join(broken[:3])} hold values that are not finite numbers; "
+            "delete it and retrain"
+        )
     return state, sidecar
 
 

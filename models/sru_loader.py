@@ -22,7 +22,6 @@ sru also warns about CUDA and torch.jit.script on every import: exactly those tw
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import subprocess
 import sys
@@ -32,6 +31,8 @@ import warnings
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
+
+from models.locks import PidLock, pid_alive, read_owner
 
 EXTENSIONS_ENV = "CLARIFY_TORCH_EXTENSIONS"
 TIMEOUT_ENV = "CLARIFY_SRU_BUILD_TIMEOUT"
@@ -79,49 +80,16 @@ def _environment(folder: Path) -> dict[str, str]:
     return env
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def lock_owner(folder: Path | None = None) -> int | None:
     """The pid written in the build lock (the last process that held it), if any."""
-    try:
-        return int((folder or extensions_dir()).joinpath(LOCK_NAME).read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
+    return read_owner((folder or extensions_dir()) / LOCK_NAME)
 
 
-class BuildLock:
+class BuildLock(PidLock):
     """An exclusive ``flock`` on the folder's ``clarify-build.lock`` (the kernel drops it when the owner dies)."""
 
     def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.handle = open(folder / LOCK_NAME, "a+")  # noqa: SIM115 - closed by release()
-        self.held = False
-
-    def try_acquire(self) -> bool:
-        try:
-            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        self.held = True
-        self.handle.seek(0)
-        self.handle.truncate()
-        self.handle.write(f"{os.getpid()}\n")
-        self.handle.flush()
-        return True
-
-    def release(self) -> None:
-        if self.held:
-            fcntl.flock(self.handle, fcntl.LOCK_UN)
-            self.held = False
-        self.handle.close()
+        super().__init__(folder / LOCK_NAME)
 
 
 def remove_stale_locks(folder: Path) -> list[Path]:
@@ -149,7 +117,7 @@ def build_steps(folder: Path | None = None, timeout: float | None = None) -> Gen
         while not lock.try_acquire():
             if time.monotonic() - start > timeout:
                 owner = lock_owner(folder)
-                who = f"process {owner}" if owner and _alive(owner) else "another process"
+                who = f"process {owner}" if owner and pid_alive(owner) else "another process"
                 return SRUStatus(False, str(folder), f"sru's compiled op is being built by {who}")
             yield "waiting for another Clarify to finish building sru's compiled op"
             time.sleep(POLL)

@@ -1,17 +1,16 @@
-"""What the comparison phase compares, and with which ranker settings.
+"""The comparison phase of a conversation: what is compared, with which ranker settings, and the answer it
+arrives at.
 
-A person can judge an answer to their question, not a label: for FAQs the candidates are the answers of
-the FAQs the clarifier still considers, each headed by its FAQ question; for domains whose labels have no
-answers (birds, banking) the labels themselves. Which labels:
+A person can judge an answer to their question, not a label: for FAQs the candidates are the answer texts
+of the labels the clarifier still considers (``assistant.clarification.comparison_plan``), each headed by its
+FAQ question; for domains whose labels have no answer texts (birds, banking) the labels themselves. When
+several labels are in question each brings only its best answer (the comparisons decide between labels);
+when one label is left its answers compete, and the session proposes the best of them at once ("Did this
+answer it?") and compares them only if the person says no.
 
-1. the shortlist (the ``shortlist_size`` likeliest labels, never an excluded one);
-2. without the labels the person's answers rule out (``Conversation.consistent_labels``), as long as one
-   shortlisted label is consistent with them;
-3. only those the clarifier still considers: at least ``CONSIDERED_SHARE`` of the likeliest one's belief;
-4. and when one label holds ``DOMINANT_SHARE`` of what is left, that label alone (its answers compete);
-5. at most ``budget + 1`` candidates, taken in turn from each label (likeliest label first, each label's
-   answers in order of similarity to the query): then a candidate that wins every comparison it is in can
-   be compared with every other one within the budget, and the ranker is sure of it by then.
+Which answer of a label is best before any comparison (``answer_prior``): its relevance to the person's
+query and to the label's own question (cosine of MiniLM embeddings), and the source's order (StackExchange
+lists its answers by votes), with a small penalty for answers of a few words.
 
 The ranker's prior is the clarifier's posterior: log p(label) plus a small query-answer similarity to
 order the answers of one label, used as it is (not standardised), so that the comparisons need only settle
@@ -20,22 +19,28 @@ pi^2 / 6) and little correlation between different texts, each candidate's chanc
 starts near the clarifier's belief (the argmax of log p + Gumbel noise is distributed as p). A stated
 preference is strong evidence (probit noise 0.3); see ``assistant.ranking.constraints`` for why it is
 also a hard constraint.
+
+The session log records the compared labels and their probabilities (``comparison_entry``), not the
+candidates: ``rebuild_comparisons`` makes the same candidates again from the domain when a session is
+replayed (features come from the cached text embeddings).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
-from assistant.app.session_records import FinalAnswer
-from assistant.clarification.clarifier import Conversation, ShortlistItem
-from assistant.ranking import RankingSession, candidates_from_labels
+from assistant.app.session_records import FinalAnswer, SessionConfig
+from assistant.clarification.clarifier import Conversation
+from assistant.clarification.comparison_plan import ComparisonPlan
+from assistant.clarification.records import ShortlistItem
+from assistant.errors import UnknownLabelError
+from assistant.ranking import Candidate, RankingSession, RankingStopReason, candidates_from_labels
+from assistant.ranking.ranking_session import candidate_texts
 from assistant.store import Domain
 
-CONSIDERED_SHARE = 0.1
-DOMINANT_SHARE = 0.8
 # GPPL for a person (see the module docstring): kernel correlation exp(-0.5 / 0.5^2) = 0.14 between
 # candidates a median distance apart.
 RANKER_OPTIONS = {
@@ -47,73 +52,117 @@ RANKER_OPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class ComparisonPlan:
-    """The labels to compare (best first) and why the others were left out."""
-
-    items: tuple[ShortlistItem, ...]
-    ruled_out: tuple[ShortlistItem, ...]  # shortlisted but contradicted by the answers
-    dominant: bool
-
-
-def plan_comparisons(conversation: Conversation, shortlist_size: int) -> ComparisonPlan:
-    """Which shortlisted labels the comparison phase shows (see the module docstring)."""
-    items = conversation.shortlist(shortlist_size)
-    consistent = conversation.consistent_labels()
-    position = {int(c): i for i, c in enumerate(conversation.clarifier.candidates)}
-    fits = [it for it in items if consistent[position[it.label_index]]]
-    ruled_out = tuple(it for it in items if it not in fits) if fits else ()
-    kept = fits or items
-    top = kept[0].probability if kept else 0.0
-    kept = [it for it in kept if it.probability >= CONSIDERED_SHARE * top]
-    total = sum(it.probability for it in kept)
-    dominant = len(kept) > 1 and kept[0].probability >= DOMINANT_SHARE * total
-    if dominant:
-        kept = kept[:1]
-    return ComparisonPlan(tuple(kept), ruled_out, dominant)
+# The answer prior's weights (module docstring): relevance to the label's question, per place in the source's
+# order, and for an answer of fewer than ``SHORT_ANSWER_WORDS`` words.
+TITLE_RELEVANCE = 1.0
+SOURCE_ORDER = 0.1
+SHORT_ANSWER = 0.2
+SHORT_ANSWER_WORDS = 8
 
 
-def comparison_session(
-    items: Sequence[ShortlistItem],
-    query: str,
-    encoder,
-    model: str = "gppl",
-    acquisition: str = "imp",
-    seed: int = 0,
-    threshold: float = 0.9,
-    budget: int = 8,
-) -> RankingSession:
-    """A ranking session over the answers (or the labels) of ``items``, with their belief as the prior."""
+def comparison_session(items: Sequence[ShortlistItem], query: str, encoder, config: SessionConfig) -> RankingSession:
+    """A ranking session over the answers (or the labels) of ``items``, with their belief as the prior: every
+    answer of a single label, or each label's best answer when several are in question."""
     candidates = candidates_from_labels([it.label for it in items], [it.probability for it in items], query, encoder)
-    options = dict(RANKER_OPTIONS) if model == "gppl" else {}
+    candidates = answer_prior(candidates, encoder)
+    if len(items) > 1:
+        candidates = [max(group, key=lambda c: c.prior) for group in _by_label(candidates).values()]
+    options = dict(RANKER_OPTIONS) if config.ranking_model == "gppl" else {}
     return RankingSession(
         _unique(candidates),
-        model=model,
-        acquisition=acquisition,
-        seed=seed,
-        threshold=threshold,
-        budget=budget,
+        model=config.ranking_model,
+        acquisition=config.acquisition,
+        seed=config.seed,
+        threshold=config.ranking_threshold,
+        budget=config.ranking_budget,
         model_options=options,
     )
 
 
-def take_in_turn(candidates: list, limit: int) -> list:
-    """At most ``limit`` candidates: each label's best (by prior) in turn, likeliest label first."""
-    by_label: dict[str, list] = {}
+def comparison_entry(plan: ComparisonPlan, ranking: RankingSession) -> dict:
+    """What the session log keeps of a comparison phase: the compared labels with their probabilities (exact
+    floats, so that a replay builds the same priors), the shortlisted labels the answers ruled out, and the
+    candidates' ids with their labels (for the transcript)."""
+    return {
+        "labels": [[it.label.key, it.probability] for it in plan.items],
+        "ruled_out": [it.label.key for it in plan.ruled_out],
+        "candidates": [[c.id, c.label_key, display_title(c, plan.items)] for c in ranking.candidates],
+    }
+
+
+def display_title(candidate: Candidate, items: Sequence[ShortlistItem]) -> str:
+    """What a person reads above a compared candidate: its label's name, or "answer 2 of “name”" where the
+    label has several answer texts (two answers of one FAQ never read as "X is better than X")."""
+    for item in items:
+        if item.label.key == candidate.label_key:
+            texts = candidate_texts(item.label)
+            if len(texts) > 1 and candidate.text in texts:
+                return f"answer {texts.index(candidate.text) + 1} of “{item.label.name}”"
+            return item.label.name
+    return candidate.title
+
+
+def candidate_labels(payload: dict) -> dict[str, tuple[str, str | None]]:
+    """{candidate id: (label key, title shown or None)} of the candidates a logged 'stop' entry compared (older
+    logs: their whole ranking session)."""
+    if "ranking" in payload:
+        saved = payload["ranking"].get("candidates", [])
+        return {str(c.get("id")): (str(c.get("label_key") or str(c.get("id")).split("#", 1)[0]), None) for c in saved}
+    return {str(row[0]): (str(row[1]), str(row[2]) if len(row) > 2 else None) for row in payload.get("candidates", [])}
+
+
+def rebuild_comparisons(
+    payload: dict, domain: Domain, query: str, encoder, config: SessionConfig
+) -> RankingSession | None:
+    """The ranking session a logged 'stop' entry started (``comparison_entry``; logs written before it kept the
+    whole ranking session, features included: those are read as they are). None: none of its labels is left."""
+    if "ranking" in payload:  # a log from before the entries kept labels
+        return _legacy_ranking(payload["ranking"])
+    items = []
+    for key, probability in payload["labels"]:
+        try:
+            index = domain.label_index(key)
+        except UnknownLabelError:  # a label deleted since (an import): it is no longer an answer
+            continue
+        items.append(ShortlistItem(index, domain.labels[index], float(probability)))
+    return comparison_session(items, query, encoder, config) if items else None
+
+
+def answer_prior(candidates: list[Candidate], encoder) -> list[Candidate]:
+    """``candidates`` with the answer prior added to their prior score (module docstring): the same order of
+    labels (each label's answers move together), a new order of one label's answers."""
+    groups = _by_label(candidates)
+    if all(len(group) == 1 for group in groups.values()):
+        return candidates
+    titles = np.asarray(encoder.encode(list(dict.fromkeys(c.title for c in candidates))), dtype=np.float64)
+    title_vector = dict(zip(dict.fromkeys(c.title for c in candidates), titles))
+    out = {}
+    for group in groups.values():
+        for rank, c in enumerate(group):
+            t = title_vector[c.title]
+            relevance = float(c.features @ t / max(np.linalg.norm(c.features) * np.linalg.norm(t), 1e-12))
+            short = SHORT_ANSWER if len(c.text.split()) < SHORT_ANSWER_WORDS else 0.0
+            bonus = TITLE_RELEVANCE * relevance - SOURCE_ORDER * rank - short
+            out[c.id] = replace(c, prior=c.prior + bonus)
+    return [out[c.id] for c in candidates]
+
+
+def _by_label(candidates: list[Candidate]) -> dict[str, list[Candidate]]:
+    """Candidates by the label they answer, each label's in the source's order."""
+    groups: dict[str, list[Candidate]] = {}
     for c in candidates:
-        by_label.setdefault(label_key(c.id), []).append(c)
-    queues = sorted(
-        (sorted(group, key=lambda c: -c.prior) for group in by_label.values()), key=lambda group: -group[0].prior
-    )
-    picked: list = []
-    depth = 0
-    while len(picked) < min(limit, len(candidates)):
-        picked += [group[depth] for group in queues if depth < len(group)][: limit - len(picked)]
-        depth += 1
-    return picked
+        groups.setdefault(c.label_key, []).append(c)
+    return groups
 
 
-def _unique(candidates: list) -> list:
+def _legacy_ranking(saved: dict) -> RankingSession:
+    """A ranking session saved whole by an older Clarify: its candidates' label keys were their ids up to '#'."""
+    for candidate in saved.get("candidates", []):
+        candidate.setdefault("label_key", str(candidate.get("id", "")).split("#", 1)[0])
+    return RankingSession.from_dict(saved)
+
+
+def _unique(candidates: list[Candidate]) -> list[Candidate]:
     """Candidates without repeated texts (a person would see the same pair twice)."""
     seen: set[tuple[str, str]] = set()
     out = []
@@ -125,77 +174,33 @@ def _unique(candidates: list) -> list:
     return out
 
 
-def label_key(candidate_id: str) -> str:
-    """The label a candidate belongs to (candidate ids are the label key, with '#k' for the k-th answer)."""
-    return candidate_id.split("#", 1)[0]
-
-
-def positions(conversation: Conversation, label_indices: Sequence[int]) -> np.ndarray:
-    """Positions in the conversation's belief of domain label indices."""
-    return np.searchsorted(conversation.clarifier.candidates, np.asarray(label_indices, dtype=np.int64))
-
-
-def exclude_labels(conversation: Conversation, keys: Sequence[str]) -> None:
-    """Rule the labels with these keys out of the conversation (those it does not know are ignored)."""
-    domain = conversation.clarifier.domain
-    known = {lab.key: i for i, lab in enumerate(domain.labels)}
-    candidates = set(conversation.clarifier.candidates.tolist())
-    indices = [known[k] for k in keys if k in known and known[k] in candidates]
-    if indices:
-        conversation.exclude(positions(conversation, indices))
-
-
-def question_index(domain, payload: dict) -> int | None:
-    """The question a logged answer refers to: by its index, or by its text when the domain's questions
-    changed since (an import); None when it no longer exists."""
-    index, text = int(payload["question"]), payload.get("text")
-    questions = domain.questions
-    if text is None or (0 <= index < len(questions) and questions[index].text == text):
-        return index
-    return next((i for i, q in enumerate(questions) if q.text == text), None)
-
-
 def answer_from_ranking(
-    ranking, conversation: Conversation, domain: Domain, candidate_id: str | None = None
+    ranking: RankingSession, conversation: Conversation, domain: Domain, candidate_id: str | None = None
 ) -> FinalAnswer:
     """The ranker's current best (or the candidate ``candidate_id``) as a session's answer."""
     chances = ranking.chances()
     index = ranking.best_index
-    if candidate_id is not None:
+    if candidate_id is not None:  # a candidate a log names; one gone since (an import) leaves the best
         index = next((i for i, c in enumerate(ranking.candidates) if c.id == candidate_id), index)
     best = ranking.candidates[index]
-    key = label_key(best.id)
-    label = domain.label_index(key)
-    position = int(positions(conversation, [label])[0])
+    label = domain.label_index(best.label_key)
+    position = int(conversation.positions([label])[0])
+    texts = candidate_texts(domain.labels[label])
+    number = texts.index(best.text) + 1 if len(texts) > 1 and best.text in texts else None
+    # sure of being the best only of what was compared: none of it when nothing was, or when the others were
+    # all called not relevant (the one left was never shown)
+    compared = ranking.history and ranking.stop_reason not in (
+        RankingStopReason.SINGLE_CANDIDATE,
+        RankingStopReason.ONE_LEFT,
+    )
     return FinalAnswer(
-        key,
+        best.label_key,
         domain.labels[label].name,
         best.text,
         float(conversation.probs[position]),
         len(ranking.history),
         best.id,
-        float(chances[index]),
+        float(chances[index]) if compared else None,
+        number,
+        len(texts),
     )
-
-
-def comparison_phase(
-    conversation: Conversation, query: str, text_encoder, config
-) -> tuple[RankingSession | None, tuple[str, ...]]:
-    """The ranking session over what ``plan_comparisons`` picks for a session with ``config``
-    (``SessionConfig``), and the keys of the shortlisted labels the answers ruled out; None when nothing is
-    left to compare."""
-    plan = plan_comparisons(conversation, config.shortlist_size)
-    ruled_out = tuple(it.label.key for it in plan.ruled_out)
-    if not plan.items:
-        return None, ruled_out
-    ranking = comparison_session(
-        plan.items,
-        query,
-        text_encoder,
-        model=config.ranking_model,
-        acquisition=config.acquisition,
-        seed=config.seed,
-        threshold=config.ranking_threshold,
-        budget=config.ranking_budget,
-    )
-    return ranking, ruled_out

@@ -7,9 +7,9 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
-from assistant.errors import ConfigError
+from assistant.paths import write_output_file
 from assistant.progress import Progress
-from assistant.store import SPLITS, KnowledgeBase, SessionLog
+from assistant.store import SPLITS, EntryKind, KnowledgeBase, SessionLog, SessionStatus
 from crowdsourcing.export import EXPORT_KINDS, export_tasks, mturk_layout, write_csv
 from crowdsourcing.importers import KINDS
 from crowdsourcing.importers.base import SEPARATOR, TAG_SLOTS
@@ -84,10 +84,8 @@ def export_job(
         loaded, out, kind, per_label, per_task, skip_annotated=not include_annotated, handed_on=handed_on
     )
     if layout is not None:
-        try:
-            Path(layout).write_text(mturk_layout(kind, per_task), encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot write the layout {layout}: {exc.strerror or exc}") from exc
+        text = mturk_layout(kind, per_task)
+        write_output_file(layout, lambda tmp: tmp.write_text(text, encoding="utf-8"), "--layout")
         summary["layout"] = str(layout)
     yield Progress(1, 1, f"wrote {summary['tasks']} tasks")
     return summary
@@ -101,11 +99,11 @@ def handed_on_questions(kb: KnowledgeBase) -> list[dict]:
     oldest first: session, query, note, asked_at, handed_on_at, closest (label keys)."""
     log = SessionLog(kb)
     found = []
-    for summary in reversed(log.list("out_of_scope")):
+    for summary in reversed(log.list(SessionStatus.OUT_OF_SCOPE)):
         entries = log.transcript(summary.id)
-        handoffs = [i for i, entry in enumerate(entries) if entry["kind"] == "handoff"]
+        handoffs = [i for i, entry in enumerate(entries) if entry["kind"] == EntryKind.HAND_OFF]
         # a hand-off the person took back (undo) is not exported
-        if handoffs and not any(entry["kind"] == "undo" for entry in entries[handoffs[-1] + 1 :]):
+        if handoffs and not any(entry["kind"] == EntryKind.UNDO for entry in entries[handoffs[-1] + 1 :]):
             last = entries[handoffs[-1]]
             found.append(
                 {

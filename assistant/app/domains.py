@@ -14,6 +14,7 @@ from typing import Any
 
 from assistant import paths
 from assistant.app.cold_start import cold_start_policy_config, cold_start_prepare
+from assistant.app.model_sets import domain_lock
 from assistant.app.out_of_scope import tune_out_of_scope_job
 from assistant.app.own_faq import is_own_faq
 from assistant.app.prior_choice import chosen_text_prior
@@ -66,8 +67,13 @@ def domain_stats(name: str) -> dict:
 
 
 def build_job(name: str) -> Generator[Progress, None, dict]:
-    """`clarify domain build NAME`: (re)build a bundled domain; returns its stats."""
-    return (yield from build_domain(name))
+    """`clarify domain build NAME`: (re)build a bundled domain; returns its stats. Waits for another Clarify
+    that builds or prepares it (``model_sets.domain_lock``)."""
+    release = yield from domain_lock(name)
+    try:
+        return (yield from build_domain(name))
+    finally:
+        release()
 
 
 def prepare(
@@ -82,7 +88,26 @@ def prepare(
     (``assistant.app.release``; ``use_release``), and train whatever is still missing; returns what was done
     ('release models', 'encoder', 'policy-all-learned-quick', ...). ``text_prior`` None: the domain's (SRU,
     or what the cold start chose). A domain made from a desk's FAQ that has no models yet takes the cold-start
-    path (``assistant.app.cold_start``: from the texts alone), and says so."""
+    path (``assistant.app.cold_start``: from the texts alone), and says so.
+
+    Two programs preparing the same domain (two first launches) take turns (``model_sets.domain_lock``): the
+    second then finds the domain built and the models there. A bundled domain whose first build was cut
+    short (an empty knowledge base from a Clarify before builds were renamed into place) is built again."""
+    release = yield from domain_lock(name)
+    try:
+        return (yield from _prepare(name, candidate_settings, seed, text_prior, use_release, release_dir))
+    finally:
+        release()
+
+
+def _prepare(
+    name: str,
+    candidate_settings: tuple[str, ...] | None,
+    seed: int,
+    text_prior: str | None,
+    use_release: bool,
+    release_dir: Path,
+) -> Generator[Progress, None, list[str]]:
     if not paths.domain_db_path(name).exists():
         if name not in BUNDLED_DOMAINS:
             raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
@@ -147,8 +172,10 @@ def create_from_faq_job(
 
 
 def _built_by_an_older_clarify(name: str) -> bool:
+    """Whether bundled domain ``name`` needs building again: built before held-out answers were stored, or
+    left empty by a first build that was cut short (kill, full disk) before builds were renamed into place."""
     with KnowledgeBase.open(name) as kb:
-        return kb.lacks_heldout_answers()
+        return kb.lacks_heldout_answers() or (name in BUNDLED_DOMAINS and kb.is_empty())
 
 
 def text_encoder_op() -> Generator[Progress, None, str]:

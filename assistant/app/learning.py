@@ -20,7 +20,11 @@ the ones whose labels would help most; each comes with the prior's top labels fo
 expected loss is under the pace's threshold for this update, labelled with the prior's own top label;
 recomputed at every update, the previous ones replaced), all in the *train* split. The old encoder is kept
 (and the store left unchanged) unless the new one has a higher dev Acc@1; the report gives the text
-prior's Acc@1 before and after on the held-out test queries. Labels imported from a labelling batch
+prior's Acc@1 before and after on the held-out test queries. The new encoder and the policies retrained
+for it are written as a new set of models beside the serving one and switched to in one rename when kept
+(``assistant.app.model_sets.ModelSetChange``): a kill at any moment leaves the old set serving or the new one.
+If the policies' retraining is cancelled or killed, the old set keeps serving, older than the store's new
+session queries (then updated like after an import). Labels imported from a labelling batch
 (``clarify import mturk --kind queries``) are stored queries already and count as original data.
 
 The research protocol (``clarify learn evaluate``) is re-exported from ``assistant.evaluation.learning``.
@@ -29,14 +33,15 @@ The research protocol (``clarify learn evaluate``) is re-exported from ``assista
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from assistant import paths
 from assistant.app.domains import prepare
+from assistant.app.model_sets import ModelSetChange, domain_lock
 from assistant.app.registry import PROTOCOL_SEED, ModelRegistry
 from assistant.app.session import Session
 from assistant.errors import ConfigError, ModelMissingError, UnknownLabelError
@@ -46,11 +51,13 @@ from assistant.evaluation.learning.protocol import EvaluationConfig, summary_tab
 from assistant.evaluation.learning.protocol import evaluate as evaluate_learning
 from assistant.learning.pace import SelfPacedPace
 from assistant.learning.uncertainty import expected_ranking_loss
+from assistant.paths import write_output_file
 from assistant.priors.calibration import query_temperatures, ranking_metrics
 from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_path, load_encoder_prior
 from assistant.progress import Job, Progress
-from assistant.simulation.protocol import agent_view
-from assistant.store import Domain, KnowledgeBase, SessionLog
+from assistant.store import Domain, KnowledgeBase, SessionLog, SessionStatus
+from assistant.store.agent_view import agent_view
+from assistant.store.session_log import DamagedSessionError
 from assistant.training.encoder import EncoderTrainConfig, train_encoder
 from crowdsourcing.export import export_label_queries, mturk_layout
 from models.checkpoint import load_checkpoint, read_sidecar
@@ -68,6 +75,7 @@ class SessionData:
     pool: list[str] = field(default_factory=list)
     negatives: dict[str, set[int]] = field(default_factory=dict)
     held_out_skipped: int = 0
+    damaged_skipped: int = 0  # sessions whose log is not JSON (edited or damaged files): nothing to learn from
 
 
 def collect_sessions(kb: KnowledgeBase, domain: Domain) -> SessionData:
@@ -86,11 +94,16 @@ def collect_sessions(kb: KnowledgeBase, domain: Domain) -> SessionData:
             data.held_out_skipped += 1
             continue
         label = _label_index(domain, summary.final_label)
-        if summary.status == "finished" and label is not None:
+        if summary.status == SessionStatus.FINISHED and label is not None:
             accepted.setdefault(text, label)
         else:
-            for rejected in _rejected_labels(log, summary.id, domain):
-                data.negatives.setdefault(text, set()).add(rejected)
+            try:
+                rejected = _rejected_labels(log, summary.id, domain)
+            except DamagedSessionError:
+                data.damaged_skipped += 1
+                continue
+            for label in rejected:
+                data.negatives.setdefault(text, set()).add(label)
             others.append(text)
     data.labelled = [(t, y) for t, y in accepted.items() if t not in stored]
     data.pool = list(dict.fromkeys(t for t in others if t not in stored and t not in accepted))
@@ -249,39 +262,38 @@ def update(
         query_labels=np.concatenate([domain.query_labels[keep], np.array([y for _, y in added], dtype=np.int64)]),
         query_splits=np.concatenate([domain.query_splits[keep], np.array(["train"] * len(added), dtype="<U5")]),
     )
-    path = encoder_checkpoint_path(domain_name)
-    backup = path.with_name(path.name + "-previous")
-    for suffix in (".pt", ".json"):
-        shutil.copy2(path.with_suffix(suffix), backup.with_suffix(suffix))
-    committed = False
+    release = yield from domain_lock(domain_name)  # one update or preparation of this domain at a time
     try:
-        result = yield from train_encoder(candidate, train_config, seed=seed, save=True)
-        after = {
-            "dev_acc1": _accuracy(result.prior, candidate, "dev"),
-            "test_acc1": _accuracy(result.prior, candidate, "test"),
-        }
-        better = after["dev_acc1"] > before["dev_acc1"]
-        if better:
-            _commit(domain_name, data.labelled, pseudo, round_index + 1)
-            committed = True
+        # the new encoder (and its policies) go into a new set of models beside the serving one, which
+        # switches to it in one rename once it is kept: a kill at any moment leaves the old set or the new one
+        with ModelSetChange(domain_name) as change:
+            result = yield from train_encoder(candidate, train_config, seed=seed, save=True)
+            paths.fault_point("learn-update:trained")
+            after = {
+                "dev_acc1": _accuracy(result.prior, candidate, "dev"),
+                "test_acc1": _accuracy(result.prior, candidate, "test"),
+            }
+            kept = after["dev_acc1"] > before["dev_acc1"]
+            report = {
+                "domain": domain_name,
+                "kept": "new" if kept else "old",
+                "before": before,
+                "after": after,
+                "labelled_sessions": len(data.labelled),
+                "pseudo_labelled": len(pseudo),
+                "pool": len(data.pool),
+                "held_out_sessions_skipped": data.held_out_skipped,
+                "damaged_sessions_skipped": data.damaged_skipped,
+                "threshold": threshold,
+                "update": round_index,
+            }
+            if kept:  # else (worse, failed or cancelled) the set is dropped: models and store stay as they were
+                _commit(domain_name, data.labelled, pseudo, round_index + 1)
+                if retrain_policies:  # for the new encoder, in the new set (the old set serves meanwhile)
+                    report["retrained"] = yield from prepare(domain_name)
+                change.commit()
     finally:
-        if not committed:  # worse, failed or cancelled: the old model (and the store) stay as they were
-            for suffix in (".pt", ".json"):
-                backup.with_suffix(suffix).replace(path.with_suffix(suffix))
-    report = {
-        "domain": domain_name,
-        "kept": "new" if committed else "old",
-        "before": before,
-        "after": after,
-        "labelled_sessions": len(data.labelled),
-        "pseudo_labelled": len(pseudo),
-        "pool": len(data.pool),
-        "held_out_sessions_skipped": data.held_out_skipped,
-        "threshold": threshold,
-        "update": round_index,
-    }
-    if committed and retrain_policies:
-        report["retrained"] = yield from prepare(domain_name)
+        release()
     return report
 
 
@@ -338,10 +350,8 @@ def suggest_batch_job(
         loaded = kb.load_domain()
     summary = export_label_queries(loaded, [(s.query, s.labels) for s in chosen], out, labels)
     if layout is not None:
-        try:
-            Path(layout).write_text(mturk_layout("label_queries", labels), encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot write the layout {layout}: {exc.strerror or exc}") from exc
+        text = mturk_layout("label_queries", labels)
+        write_output_file(layout, lambda tmp: tmp.write_text(text, encoding="utf-8"), "--layout")
     return {**summary, "queries": [(s.query, s.loss) for s in chosen]}
 
 

@@ -41,6 +41,7 @@ def out_of_scope_setup(
         user_answers=registry.protocol.user_answers,
         coverage=registry.coverage("all", pace),
         user_error=user_error,
+        answer_lists=registry.answer_lists,
     )
 
 

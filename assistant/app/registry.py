@@ -29,6 +29,7 @@ import numpy as np
 
 from assistant import paths
 from assistant.app.prior_choice import chosen_text_prior
+from assistant.clarification.answer_list import answer_lists_suit
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.out_of_scope import OutOfScopeModel
@@ -270,6 +271,12 @@ class ModelRegistry:
         return base.with_params(lam=loaded.lam, w=loaded.w, b=loaded.b)
 
     @property
+    def answer_lists(self) -> bool:
+        """Whether conversations ask "Which of these is it?" over the likeliest labels: where people know the
+        labels' names (``assistant.clarification.answer_list.answer_lists_suit``)."""
+        return answer_lists_suit(self.domain)
+
+    @property
     def default_pace(self) -> str:
         return default_pace(self.name)
 
@@ -426,6 +433,7 @@ class ModelRegistry:
                 max_turns=max_turns,
                 shortlist_size=shortlist_size,
                 coverage=self.coverage(candidates, pace),
+                answer_lists=self.answer_lists,
             )
             self._clarifiers[key] = Clarifier(
                 self.domain,

@@ -24,7 +24,8 @@ from assistant.app.registry import COVERAGE_GRID, POLICY_FORMAT, PROTOCOL_SEED, 
 from assistant.app.training_jobs import COVERAGE_EPISODES, POLICY_EPISODES, SHORTLIST_SIZE, pace_config
 from assistant.errors import ConfigError
 from assistant.store import Domain
-from models.checkpoint import clarify_version, data_hash, read_json, read_sidecar
+from models.checkpoint import clarify_version, data_hash, read_json, read_sidecar, write_json_atomic
+from models.files import atomic_write
 
 # assistant/release/<domain>/: package data (pyproject.toml), not a Python package.
 RELEASE_DIR = Path(__file__).resolve().parents[1] / "release"
@@ -120,9 +121,10 @@ def install_release(name: str, release_dir: Path = RELEASE_DIR, replace: Collect
         into = target / path.name
         if path.name == "stop.json" and into.is_file():
             merged = {**json.loads(path.read_text()), **(read_json(into) or {})}  # damaged: the release's stand
-            into.write_text(json.dumps(merged, indent=2))
+            write_json_atomic(into, merged)
         elif not into.exists() or path.stem in replace:
-            shutil.copyfile(path, into)
+            # through a temporary file: a kill mid-copy leaves the old file or the whole new one
+            atomic_write(into, lambda tmp, source=path: shutil.copyfile(source, tmp))
         else:
             continue
         copied.append(path.name)

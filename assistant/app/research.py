@@ -63,9 +63,11 @@ def evaluation_setup(
     pace: str | None = None,
     shortlist_size: int = SHORTLIST_SIZE,
     user_noise: float = 0.0,
+    answer_lists: bool | None = None,
 ) -> EvaluationSetup:
     """Everything ``assistant.evaluation.clarifier.evaluate`` needs for the registry's domain at a pace;
-    ``user_noise``: the share of the simulated user's answers that are corrupted (assistant.simulation.noise)."""
+    ``user_noise``: the share of the simulated user's answers that are corrupted (assistant.simulation.noise);
+    ``answer_lists``: whether ours asks "Which of these is it?" (None: as live conversations of the domain do)."""
     pace = check_pace(pace or registry.default_pace)
     ours = registry.load_policy(candidates, "learned", pace)
     lam1 = registry.load_policy(candidates, "lambda_1", pace)
@@ -88,6 +90,7 @@ def evaluation_setup(
         protocol=registry.protocol.description,
         coverage=registry.coverage(candidates, pace),
         shortlist_size=shortlist_size,
+        answer_lists=registry.answer_lists if answer_lists is None else answer_lists,
     )
 
 
@@ -103,6 +106,7 @@ def evaluate_job(
     pace: str | None = None,
     mix: VagueQueryMix | None = None,
     user_noise: float = 0.0,
+    answer_lists: bool | None = None,
 ) -> Generator[Progress, None, EvaluationReport]:
     """`clarify evaluate` (also the Lab page and the benchmark): every system on the same test episodes.
 
@@ -114,7 +118,7 @@ def evaluate_job(
     yield Progress(0, 0, "loading the models")
     registry = registry_of(registry)
     pace = check_pace(pace or registry.default_pace)
-    setup = evaluation_setup(registry, candidates, pace=pace, user_noise=user_noise)
+    setup = evaluation_setup(registry, candidates, pace=pace, user_noise=user_noise, answer_lists=answer_lists)
     agent = registry.agent_domain
     if queries not in QUERY_SETTINGS:
         test = episodes_from_file(agent, queries, episodes, seed)

@@ -1,38 +1,92 @@
-"""The plain records of a conversation ``Session``: its settings, what a person sees of the pending
-question, the answer it arrived at, the out-of-scope ending ("nothing here fits": what it can help with, the
-closest answers as "did you mean"), and where sessions are listed (``assistant.app.session`` re-exports them).
+"""The plain records of a conversation ``Session``: its phases, its settings, what a person sees of the pending
+question, the final answer it arrived at, the out-of-scope ending ("nothing here fits": what it can help
+with, the closest answers as "did you mean"), and where sessions are listed (``assistant.app.session``
+re-exports them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from enum import StrEnum
 
 from assistant import paths
 from assistant.app.registry import check_pace
 from assistant.clarification.clarifier import Conversation
+from assistant.clarification.records import StopReason
 from assistant.errors import ConfigError, SessionStateError
-from assistant.store import KnowledgeBase, SessionLog, SessionRecord, SessionSummary
+from assistant.store import (
+    SOMETHING_ELSE,
+    EntryKind,
+    KnowledgeBase,
+    SessionLog,
+    SessionRecord,
+    SessionStatus,
+    SessionSummary,
+)
 
 # Entries a person makes (undo takes back the last of these); the others are the session's own decisions.
 USER_ACTIONS = frozenset(
-    {"answer", "words", "skip", "more", "compare", "done", "accept", "reject", "choose", "give_up", "anyway", "handoff"}
+    {
+        EntryKind.ANSWER,
+        EntryKind.WORDS,
+        EntryKind.SKIP,
+        EntryKind.MORE,
+        EntryKind.COMPARE,
+        EntryKind.DONE,
+        EntryKind.ACCEPT,
+        EntryKind.REJECT,
+        EntryKind.CHOOSE,
+        EntryKind.GIVE_UP,
+        EntryKind.SHOW_CLOSEST,
+        EntryKind.HAND_OFF,
+    }
 )
 
 
-def open_session_log(domain: str) -> KnowledgeBase:
+class Phase(StrEnum):
+    """Where a conversation ``Session`` is: a question is pending; a pair is pending; an answer is proposed
+    ("Accept this answer?"); the proposal was rejected (pick another, ask more or give up); accepted; given
+    up; or it concluded that nothing fits (out of scope)."""
+
+    CLARIFYING = "clarifying"
+    COMPARING = "comparing"
+    DECIDED = "decided"
+    REJECTED = "rejected"
+    FINISHED = "finished"
+    FAILED = "failed"
+    OUT_OF_SCOPE = "out_of_scope"
+
+    @property
+    def ended(self) -> bool:
+        """Whether the session is over (an answer was accepted, or the person gave up)."""
+        return self in (Phase.FINISHED, Phase.FAILED)
+
+    @property
+    def status(self) -> SessionStatus:
+        """The status the session log records for a session in this phase."""
+        ended = {Phase.FINISHED: SessionStatus.FINISHED, Phase.FAILED: SessionStatus.FAILED}
+        return ended.get(self, SessionStatus.OUT_OF_SCOPE if self == Phase.OUT_OF_SCOPE else SessionStatus.ACTIVE)
+
+
+def open_knowledge_base(domain: str) -> KnowledgeBase:
     """A connection to ``domain``'s knowledge base for this thread's sessions (SQLite connections belong to the
     thread that opened them); close it when done."""
     return KnowledgeBase.open(domain)
+
+
+class ProposalReason(StrEnum):
+    """Why an answer is proposed, besides the ranker's own stop (a ``RankingStopReason``): the person ended
+    the comparisons, or one label was left and its best answer is proposed before any comparison ("Did this
+    answer it?"; its other answers are compared only if the person says no)."""
+
+    USER = "user"
+    BEST_ANSWER = "best_answer"
 
 
 def list_sessions(domain: str, status: str | None = None) -> list[SessionSummary]:
     """The saved sessions of ``domain``, newest first (optionally only one status)."""
     with KnowledgeBase.open(domain) as kb:
         return SessionLog(kb).list(status)
-
-
-Phase = Literal["clarifying", "comparing", "decided", "rejected", "finished", "failed", "out_of_scope"]
 
 
 @dataclass(frozen=True)
@@ -61,28 +115,29 @@ class SessionConfig:
 
 @dataclass(frozen=True)
 class QuestionView:
-    """What the user sees of the pending question."""
+    """What the person sees of the pending question; ``number``: 1 for the first question of the session."""
 
     index: int
     text: str
     kind: str
     options: tuple[str, ...]
-    turn: int
+    number: int
     allows_not_visible: bool
 
     @classmethod
     def of(cls, conversation: Conversation, index: int) -> QuestionView:
         """Question ``index`` of ``conversation`` as the next one to answer."""
         q = conversation.question(index)
-        allows = conversation.clarifier.domain.allows_not_visible(index)
+        allows = index >= 0 and conversation.clarifier.domain.allows_not_visible(index)
         return cls(index, q.text, q.kind, q.options, conversation.turn + 1, allows)
 
 
 @dataclass(frozen=True)
 class FinalAnswer:
-    """The answer the session arrived at: the label, the chosen candidate, the clarifier's belief in the
-    label, and ``chance``: the probability that this is the best of the compared answers (the one number to
-    show a person; it starts from the clarifier's belief and learns from every comparison)."""
+    """The answer a session proposes or arrived at: the label, the chosen candidate, the clarifier's belief in
+    the label (``probability``), and ``chance``: the probability that this is the best of the compared answers
+    (it starts from the clarifier's belief and learns from every comparison). ``answer_number`` of
+    ``answers`` says which of the label's answer texts it is ("answer 2 of 5")."""
 
     label_key: str
     label_name: str
@@ -91,6 +146,8 @@ class FinalAnswer:
     comparisons: int
     candidate_id: str = ""
     chance: float | None = None
+    answer_number: int | None = None  # which of its label's answer texts this is (1 = the first), if it has several
+    answers: int = 1  # how many answer texts its label has
 
 
 @dataclass(frozen=True)
@@ -113,13 +170,14 @@ def out_of_scope_view(conversation: Conversation, title: str, k: int = 3) -> Out
     probability = conversation.out_of_scope_probability() or 0.0
     areas = [q for q in domain.questions if q.group == AREA_GROUP and q.kind == "choice"]
     if areas:
-        topics = tuple(o for o in areas[0].options if o != "something else")
+        topics = tuple(o for o in areas[0].options if o != SOMETHING_ELSE)
     else:  # the values of the widest multiple-choice question, else a few labels
         choices = sorted((q for q in domain.questions if q.kind == "choice"), key=lambda q: -len(q.options))
-        topics = tuple(o for o in choices[0].options if o != "something else") if choices else ()
+        topics = tuple(o for o in choices[0].options if o != SOMETHING_ELSE) if choices else ()
         topics = topics or tuple(label.name for label in domain.labels[:8])
-    # the belief over the labels given that one fits: the closest ones, not likely ones
-    closest = tuple((item.label.name, item.probability) for item in conversation.shortlist(k))
+    # the closest labels with their share of the whole belief ("nothing fits" included): the chance that each
+    # is what the person meant, beside how sure the assistant is that none is
+    closest = tuple((item.label.name, (1.0 - probability) * item.probability) for item in conversation.shortlist(k))
     message = (
         f"I don't have an answer for that: nothing in {title} seems to fit ({probability:.0%} sure). You can say "
         "it differently, look at the closest answers anyway, or hand the question on to a person."
@@ -128,17 +186,18 @@ def out_of_scope_view(conversation: Conversation, title: str, k: int = 3) -> Out
 
 
 def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -> str:
-    """Why a conversation stopped asking (``assistant.clarification.clarifier.STOP_REASONS``), in words."""
+    """Why a conversation stopped asking (a ``StopReason``), in words."""
     covered = conversation.coverage()
     top = float(conversation.probs.max())
     reasons = {
-        "confident": f"it is {covered:.0%} sure the answer is among the {shortlist_size} shortlisted "
+        StopReason.CONFIDENT: f"it is {covered:.0%} sure the answer is among the {shortlist_size} shortlisted "
         f"(best guess {top:.0%})",
-        "no_informative_question": "no question left would tell the shortlisted answers apart",
-        "no_question": "it has asked every question it has",
-        "max_turns": f"it reached its limit of {conversation.clarifier.config.max_turns} questions",
-        "user": "you chose to skip to the answers",
-        "out_of_scope": "nothing it knows seems to fit the question",
+        StopReason.NO_INFORMATIVE_QUESTION: "no question left would tell the shortlisted answers apart",
+        StopReason.NO_QUESTION: "it has asked every question it has",
+        StopReason.MAX_TURNS: f"it reached its limit of {conversation.clarifier.config.max_turns} questions",
+        StopReason.USER: "you chose to skip to the answers",
+        StopReason.OUT_OF_SCOPE: "nothing it knows seems to fit the question",
+        StopReason.CLOSEST: "you asked for the closest answers",
     }
     return "Stopped asking: " + reasons.get(reason, reason) + "."
 

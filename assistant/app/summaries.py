@@ -10,7 +10,7 @@ config and replays its entries, and ``SummaryLog.attach`` continues its log.
 
 from __future__ import annotations
 
-from assistant.app.session import Session, open_session_log
+from assistant.app.session import Session, open_knowledge_base
 from assistant.errors import SessionStateError
 from assistant.evaluation.summaries.plots import plot_ndcg
 from assistant.evaluation.summaries.rating import evaluate as summaries_rating_job
@@ -121,8 +121,8 @@ __all__ = [
     "faq_answers",
     "list_summary_sessions",
     "load_topic",
+    "open_knowledge_base",
     "open_session_job",
-    "open_session_log",
     "plot_ndcg",
     "resume_job",
     "rl_summaries_job",

@@ -18,6 +18,7 @@ import math
 from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 
+from assistant.app.model_sets import domain_lock
 from assistant.app.registry import ModelRegistry, policy_path
 from assistant.app.training_jobs import fit_prior_job, train_encoder_job, train_policy_job
 from assistant.progress import Progress
@@ -158,7 +159,18 @@ def update_plan(registry: ModelRegistry, candidate_settings: tuple[str, ...] = (
 def update_models_job(
     registry: ModelRegistry | str, candidate_settings: tuple[str, ...] = ("all",), seed: int = 0
 ) -> Generator[Progress, None, UpdatePlan]:
-    """Bring the stale models up to date (see the module docstring); returns the plan it carried out."""
+    """Bring the stale models up to date (see the module docstring); returns the plan it carried out. Waits
+    for another Clarify preparing or updating the same domain (``model_sets.domain_lock``)."""
+    release = yield from domain_lock(registry if isinstance(registry, str) else registry.name)
+    try:
+        return (yield from _update_models(registry, candidate_settings, seed))
+    finally:
+        release()
+
+
+def _update_models(
+    registry: ModelRegistry | str, candidate_settings: tuple[str, ...], seed: int
+) -> Generator[Progress, None, UpdatePlan]:
     yield Progress(0, 0, "checking what is older than the data")
     registry = ModelRegistry(registry) if isinstance(registry, str) else registry
     plan = update_plan(registry, candidate_settings)

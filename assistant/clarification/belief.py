@@ -16,12 +16,14 @@ from assistant.errors import ConfigError, SessionStateError
 
 @dataclass(frozen=True)
 class Evidence:
-    """One answer's log-likelihood over labels ([Y] float64) and what it was (for display and undo)."""
+    """One answer's log-likelihood over labels ([Y] float64) and what it was (for display and undo);
+    ``listed``: the positions an answer-list question listed (``assistant.clarification.answer_list``)."""
 
     question: int
     option: int | None
     kind: str
     log_likelihood: np.ndarray | None
+    listed: tuple[int, ...] = ()
 
 
 def normalize_log(log_p: np.ndarray) -> np.ndarray:

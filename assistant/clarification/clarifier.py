@@ -1,103 +1,48 @@
 """The agent: prior p(y|x0) + belief + question strategy + stop rule, over a set of candidate labels.
 
 ``Clarifier`` holds what does not change between conversations (domain, prior, answer model restricted
-to the candidates, strategy, stop rule); ``Clarifier.start(query)`` opens a ``Conversation`` that asks,
-takes answers, undoes them, and at STOP returns a ranked ``shortlist`` that the ranker consumes.
-
-Answers a user can give to a question (``AnswerKind``):
-
-- ``option``: one of the question's options (yes/no, or a value of a multiple-choice group);
-- ``probably``: an option given with less confidence: its likelihood is mixed with the uniform one;
-- ``not_sure``: no update (the question is still used up);
-- ``not_visible`` (birds): no update, and no more questions from that attribute group.
-
-Besides answers, labels can be *excluded* (the person rejected them after the comparisons): their belief
-drops to practically zero and they leave the shortlist. ``consistent_labels`` says which labels the
-answers so far do not rule out (a person looking for them would very likely have answered otherwise).
+to the candidates, strategy, stop rule); ``Clarifier.start(query)`` opens a ``Conversation``
+(``assistant.clarification.conversation``) that asks, takes answers, undoes them, and at STOP returns a
+ranked ``shortlist`` that the ranker consumes.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
+from assistant.clarification.answer_list import ANSWER_LIST, LIST_ERROR
 from assistant.clarification.answer_model import AnswerModel
-from assistant.clarification.belief import Belief, Evidence
+from assistant.clarification.belief import Evidence
+from assistant.clarification.conversation import Conversation
 from assistant.clarification.implied import implied_questions
-from assistant.clarification.out_of_scope import OutOfScopeModel, conversation_log_odds
+from assistant.clarification.out_of_scope import OutOfScopeModel
 from assistant.clarification.query_check import check_query
-from assistant.clarification.questions import InformationGainQuestions, Strategy, answer_distribution, information_gain
-from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, StopRule, shortlist_coverage
-from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
+from assistant.clarification.questions import InformationGainQuestions, Strategy
+from assistant.clarification.records import (
+    AnswerKind,
+    AnswerRecord,
+    ClarifierConfig,
+    QueryChange,
+    ShortlistItem,
+    StopReason,
+)
+from assistant.clarification.stopping import StopRule
+from assistant.errors import ConfigError
 from assistant.priors.base import Prior, restrict
-from assistant.store import Domain, Label, Question
+from assistant.store import Domain
 
-AnswerKind = Literal["option", "probably", "not_sure", "not_visible"]
-# Why a conversation stopped asking: the stop rule was confident (and the shortlist covers the answer),
-# no question left would be informative, none is left at all, the question limit, the person skipped, or
-# nothing fits: the out-of-scope hypothesis reached its threshold (clarification.out_of_scope).
-STOP_REASONS = ("confident", "no_informative_question", "no_question", "max_turns", "user", "out_of_scope")
-ANSWER_KINDS: tuple[str, ...] = ("option", "probably", "not_sure", "not_visible")
-# An excluded label keeps e^-30 of its belief: out of every shortlist, yet the belief stays finite.
-EXCLUDED_LOG_LIKELIHOOD = -30.0
-# A label is ruled out by an answer the answer model gives less than this chance for it (a "probably"
-# answer, given with less certainty, by one below the lower bound).
-RULED_OUT_BELOW = {"option": 0.25, "probably": 0.1}
-
-
-@dataclass(frozen=True)
-class ClarifierConfig:
-    """``max_turns``: questions at most; ``softness``: weight of a "probably" answer (1 = sure).
-
-    ``coverage``: compare only when the shortlist (the ``shortlist_size`` most likely labels) holds the
-    answer with at least this probability under the belief: below it the clarifier keeps asking although
-    the stop rule says stop, unless no informative question is left (0 = the stop rule alone decides).
-    """
-
-    max_turns: int = 10
-    shortlist_size: int = 10
-    softness: float = 0.5
-    coverage: float = 0.0
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.coverage <= 1.0:
-            raise ConfigError(f"coverage must be in [0, 1], got {self.coverage}")
-        if self.max_turns < 0:
-            raise ConfigError(f"max_turns must be >= 0, got {self.max_turns}")
-        if self.shortlist_size < 1:
-            raise ConfigError(f"shortlist_size must be >= 1, got {self.shortlist_size}")
-        if not 0.0 <= self.softness <= 1.0:
-            raise ConfigError(f"softness must be in [0, 1], got {self.softness}")
-
-
-@dataclass(frozen=True)
-class ShortlistItem:
-    """A candidate label at STOP: its index in the domain, the label, and its posterior probability."""
-
-    label_index: int
-    label: Label
-    probability: float
-
-
-@dataclass(frozen=True)
-class AnswerRecord:
-    question: int
-    option: int | None
-    kind: str
-
-
-@dataclass(frozen=True)
-class QueryChange:
-    """The person added words: the query and what it had answered before (for undo)."""
-
-    words: str
-    previous_query: str
-    previous_prior: np.ndarray
-    previous_understood: tuple[tuple[int, int], ...]
-    newly_known: tuple[int, ...]
+__all__ = [
+    "AnswerKind",
+    "AnswerRecord",
+    "Clarifier",
+    "ClarifierConfig",
+    "Conversation",
+    "QueryChange",
+    "ShortlistItem",
+    "StopReason",
+]
 
 
 class Clarifier:
@@ -156,282 +101,19 @@ class Clarifier:
         mentioned = getattr(self.prior, "mentioned", None)
         return mentioned(query) if (mentioned is not None and query) else []
 
+    def out_of_scope_log_likelihood(self, evidence: Evidence) -> float:
+        """log P(answer | out of scope) of an answer that picked an option (a "probably" one mixed with the
+        uniform answer as its in-scope likelihood is); on an answer list, "none of these" is the out-of-scope
+        person's answer, as "something else" is elsewhere."""
+        softness = 1.0 if evidence.kind == AnswerKind.OPTION else self.config.softness
+        if evidence.question == ANSWER_LIST:  # "none of these" as surely as a person whose entry is not listed
+            n_options = len(evidence.listed) + 1
+            p = 1.0 - LIST_ERROR if evidence.option == len(evidence.listed) else LIST_ERROR / (n_options - 1)
+        else:
+            n_options = len(self.domain.questions[evidence.question].options)
+            p = self.out_of_scope_answers[evidence.question, evidence.option]
+        return math.log(softness * p + (1.0 - softness) / n_options)
+
     def log_prior(self, query: str) -> np.ndarray:
         """[Y_c] the prior's scores of ``query`` over the candidates."""
         return restrict(np.asarray(self.prior.scores([query])[0]), self.candidates)
-
-
-class Conversation:
-    """One clarification dialogue. Positions in ``probs`` refer to ``clarifier.candidates``."""
-
-    def __init__(
-        self,
-        clarifier: Clarifier,
-        log_prior: np.ndarray,
-        query: str,
-        rng: np.random.Generator | None,
-        understood: list[tuple[int, int]] | None = None,
-    ) -> None:
-        self.clarifier = clarifier
-        self.query = query
-        self.rng = rng or np.random.default_rng(0)
-        self.belief = Belief(log_prior)
-        # The query-free belief (uniform prior, same answers) serves the static-IG baseline and explanations.
-        self.query_free = Belief(np.zeros_like(log_prior))
-        num_q = clarifier.model.shape[0]
-        self.asked = np.zeros(num_q, dtype=bool)
-        # what the query already said (its evidence is in the prior): never asked again, not a turn
-        self.understood = list(understood or [])
-        for question, _ in self.understood:
-            self.asked[question] = True
-        self.retired_groups: list[int] = []
-        self.answers: list[AnswerRecord] = []
-        self.query_changes: list[QueryChange] = []
-        self._steps: list[str] = []  # "answer" or "query", in order, so that undo takes back the last one
-        self._evidence: list[Evidence] = []  # one per answer, to take exactly that one back
-        self._settled: list[tuple[int, ...]] = []  # per answer, the questions it settled (implied.py)
-        self.excluded = np.zeros(len(log_prior), dtype=bool)
-        self.stopped = False
-        self.stop_reason: str | None = None  # why it stopped (``STOP_REASONS``), once it has
-
-    # ---- state -------------------------------------------------------------------------------------
-    @property
-    def probs(self) -> np.ndarray:
-        return self.belief.probs
-
-    @property
-    def query_free_probs(self) -> np.ndarray:
-        return self.query_free.probs
-
-    @property
-    def turn(self) -> int:
-        """Questions answered so far (any kind of answer)."""
-        return len(self.answers)
-
-    @property
-    def available(self) -> np.ndarray:
-        """[Q] bool: questions not yet asked whose group was not declared invisible."""
-        retired = np.isin(self.clarifier.group_index, self.retired_groups)
-        return ~self.asked & ~retired
-
-    def question(self, index: int) -> Question:
-        return self.clarifier.domain.questions[index]
-
-    # ---- decisions ---------------------------------------------------------------------------------
-    def best_gain(self) -> float:
-        """The expected information gain (nats) of the best question still available (0 if none)."""
-        available = self.available
-        if not available.any():
-            return 0.0
-        return max(0.0, float(information_gain(self.clarifier.model, self.probs)[available].max()))
-
-    def out_of_scope_probability(self) -> float | None:
-        """P(none of the labels fits | query, answers), or None without an out-of-scope model (the log-odds:
-        ``assistant.clarification.out_of_scope.conversation_log_odds``)."""
-        log_odds = conversation_log_odds(self)
-        return None if log_odds is None else 1.0 / (1.0 + math.exp(-min(max(log_odds, -700.0), 700.0)))
-
-    @property
-    def out_of_scope(self) -> bool:
-        """Whether the conversation concluded that nothing fits."""
-        return self.stopped and self.stop_reason == "out_of_scope"
-
-    def coverage(self) -> float:
-        """P(the answer is in the shortlist) under the current belief."""
-        return shortlist_coverage(self.probs, self.clarifier.config.shortlist_size)
-
-    def should_stop(self) -> bool:
-        """Whether to stop asking now; ``stop_reason`` says why (see ``STOP_REASONS``)."""
-        cfg = self.clarifier.config
-        oos = self.out_of_scope_probability()
-        threshold = self.clarifier.out_of_scope.threshold if self.clarifier.out_of_scope else 1.0
-        gain = self.best_gain()
-        informative = gain > MIN_INFORMATIVE_GAIN
-        # never turn a person away on the first words alone while a question can still tell: a vague
-        # in-scope query ("shop said no") looks like an out-of-scope one until it is answered
-        if oos is not None and oos >= threshold and (self.turn > 0 or not informative):
-            self.stop_reason = "out_of_scope"
-            return True
-        if self.turn >= cfg.max_turns:
-            self.stop_reason = "max_turns"
-            return True
-        if not self.available.any():
-            self.stop_reason = "no_question"
-            return True
-        if not self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns, gain):
-            return False
-        if oos is not None and informative and oos >= self.clarifier.out_of_scope.doubt:
-            return False  # in doubt whether anything fits, and a question can still tell
-        if cfg.coverage > 0 and informative and self.coverage() < cfg.coverage:
-            return False  # the shortlist is unlikely to hold the answer and a question can still help
-        self.stop_reason = "confident" if informative else "no_informative_question"
-        return True
-
-    def next_question(self, override_stop: bool = False) -> int | None:
-        """The question to ask now, or None when the agent stops (then call ``shortlist``).
-
-        ``override_stop``: the user wants more questions although the stop rule says stop (still at most
-        ``max_turns`` and only while questions are left).
-        """
-        if override_stop:
-            self.stopped, self.stop_reason = False, None
-            if self.turn >= self.clarifier.config.max_turns or not self.available.any():
-                self.stopped = True
-                self.stop_reason = "max_turns" if self.available.any() else "no_question"
-                return None
-        elif self.stopped or self.should_stop():
-            self.stopped = True
-            return None
-        return self.clarifier.strategy.select(self.clarifier.model, self, self.rng)
-
-    def force_stop(self) -> None:
-        """The user skips to the shortlist."""
-        self.stopped = True
-        self.stop_reason = "user"
-
-    def answer(self, question: int, option: int | None = None, kind: AnswerKind = "option") -> None:
-        """Record the user's answer to ``question`` and update the belief."""
-        if kind not in ANSWER_KINDS:
-            raise ConfigError(f"unknown answer kind {kind!r}: use one of {', '.join(ANSWER_KINDS)}")
-        if not 0 <= question < len(self.asked):
-            raise ConfigError(f"question {question} does not exist")
-        if self.asked[question]:
-            raise SessionStateError(f"question {question} was already answered; undo it first to change the answer")
-        model = self.clarifier.model
-        log_likelihood = None
-        if kind in ("option", "probably"):
-            if option is None:
-                raise ConfigError(f"a {kind!r} answer needs an option")
-            softness = 1.0 if kind == "option" else self.clarifier.config.softness
-            log_likelihood = np.log(model.likelihood(question, option, softness)).astype(np.float64)
-        elif kind == "not_visible":
-            if not self.clarifier.domain.allows_not_visible(question):
-                raise ConfigError(
-                    f"'not visible' is not an answer to {self.question(question).text!r}: answer it, or say 'not sure'"
-                )
-            self.retired_groups.append(int(self.clarifier.group_index[question]))
-        evidence = Evidence(question, option, kind, log_likelihood)
-        self.belief.update(evidence)
-        self.query_free.update(evidence)
-        self.asked[question] = True
-        settled: tuple[int, ...] = ()
-        if kind in ("option", "probably"):
-            settled = tuple(q for q in self.clarifier.implied[question][option] if not self.asked[q])
-            self.asked[list(settled)] = True
-        self.answers.append(AnswerRecord(question, option, kind))
-        self._settled.append(settled)
-        self._evidence.append(evidence)
-        self._steps.append("answer")
-        self.stopped, self.stop_reason = False, None
-
-    def add_words(self, words: str) -> QueryChange:
-        """The person says more ("it was in gmail"): the prior is recomputed on the longer query, the answers
-        so far stay, and questions the new words answer are no longer asked."""
-        words = " ".join(words.split())
-        if not words:
-            raise EmptyQueryError("there are no words to add: type what else you can say about it")
-        query = f"{self.query} {words}".strip()
-        understood = self.clarifier.understood(query)
-        newly = tuple(sorted({q for q, _ in understood if not self.asked[q]}))
-        change = QueryChange(
-            words, self.query, self.belief.replace_prior(self.clarifier.log_prior(query)), tuple(self.understood), newly
-        )
-        self.query, self.understood = query, list(understood)
-        self.asked[list(newly)] = True
-        self.query_changes.append(change)
-        self._steps.append("query")
-        self.stopped, self.stop_reason = False, None
-        return change
-
-    def exclude(self, positions: np.ndarray | list[int]) -> None:
-        """Rule out the candidates at ``positions`` (the person rejected them): they leave the shortlist."""
-        positions = np.asarray(positions, dtype=np.int64)
-        fresh = positions[~self.excluded[positions]]
-        if fresh.size == 0:
-            return
-        log_likelihood = np.zeros(len(self.excluded))
-        log_likelihood[fresh] = EXCLUDED_LOG_LIKELIHOOD
-        evidence = Evidence(-1, None, "exclude", log_likelihood)
-        self.belief.update(evidence)
-        self.query_free.update(evidence)
-        self.excluded[fresh] = True
-        self.stopped, self.stop_reason = False, None
-
-    def consistent_labels(self) -> np.ndarray:
-        """[Y] bool: candidates that no answer so far rules out (see ``RULED_OUT_BELOW``), and not excluded."""
-        ok = ~self.excluded
-        model = self.clarifier.model
-        for record in self.answers:
-            if record.kind in RULED_OUT_BELOW and record.option is not None:
-                ok &= model.likelihood(record.question, record.option, 1.0) >= RULED_OUT_BELOW[record.kind]
-        return ok
-
-    @property
-    def can_undo(self) -> bool:
-        return bool(self._steps)
-
-    def undo(self) -> AnswerRecord | QueryChange:
-        """Take back the last answer or added words (exclusions stay); the posterior is recomputed exactly."""
-        if not self._steps:
-            raise SessionStateError("there is no answer to undo")
-        if self._steps.pop() == "query":
-            change = self.query_changes.pop()
-            self.belief.replace_prior(change.previous_prior)
-            self.query, self.understood = change.previous_query, list(change.previous_understood)
-            self.asked[list(change.newly_known)] = False
-            self.stopped, self.stop_reason = False, None
-            return change
-        last = self.answers.pop()
-        evidence = self._evidence.pop()
-        self.belief.remove(evidence)
-        self.query_free.remove(evidence)
-        self.asked[last.question] = False
-        self.asked[list(self._settled.pop())] = False
-        if last.kind == "not_visible":
-            self.retired_groups.remove(int(self.clarifier.group_index[last.question]))
-        self.stopped, self.stop_reason = False, None
-        return last
-
-    # ---- results -----------------------------------------------------------------------------------
-    def shortlist(self, k: int | None = None) -> list[ShortlistItem]:
-        """The k most likely candidates, most likely first."""
-        k = k or self.clarifier.config.shortlist_size
-        idx, probs = self.belief.top_k(k + int(self.excluded.sum()))
-        labels = self.clarifier.domain.labels
-        cands = self.clarifier.candidates
-        kept = [(i, p) for i, p in zip(idx, probs) if not self.excluded[i]][:k]
-        return [ShortlistItem(int(cands[i]), labels[int(cands[i])], float(p)) for i, p in kept]
-
-    def ranking(self, k: int) -> np.ndarray:
-        """Domain label indices of the k most likely candidates (for evaluation)."""
-        idx, _ = self.belief.top_k(k)
-        return self.clarifier.candidates[idx]
-
-    def explain(self, question: int, top: int = 5) -> dict:
-        """Why this question: its information gain and what each answer would do to the top labels."""
-        model = self.clarifier.model
-        ig = information_gain(model, self.probs)
-        p_answer = answer_distribution(model, self.probs, question)
-        labels, cands = self.clarifier.domain.labels, self.clarifier.candidates
-        outcomes = []
-        for r, option in enumerate(self.question(question).options):
-            post = self.belief.log_probs + np.log(model.likelihood(question, r))
-            post = np.exp(post - post.max())
-            post /= post.sum()
-            order = np.argsort(-post, kind="stable")[:top]
-            outcomes.append(
-                {
-                    "option": option,
-                    "probability": float(p_answer[r]),
-                    "top": [(labels[int(cands[i])].name, float(post[i])) for i in order],
-                }
-            )
-        available = self.available
-        rank = int((ig[available] > ig[question]).sum()) + 1 if available[question] else None
-        return {
-            "question": self.question(question).text,
-            "information_gain": float(ig[question]),
-            "rank": rank,
-            "entropy": self.belief.entropy(),
-            "outcomes": outcomes,
-        }

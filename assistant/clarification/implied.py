@@ -5,8 +5,9 @@ Gmail?" -> archive it may still ask "Is it about archiving?" or "What do you wan
 would only repeat what the person said, and a person asked twice takes the assistant for a form. An
 answer settles, without a turn:
 
-- a facet value (not "something else"): the binary question about that value and every other facet of the
-  same kind (the person has said what they want to do);
+- a facet value (not "something else"): the binary question about that value, the binary questions about
+  the other values the facet offered (the person chose "find" over "send": no "Is it about sending?") and
+  every other facet of the same kind (the person has said what they want to do);
 - "something else" to a facet: the binary questions about the values it offered (each would be "no");
 - "yes" to a binary question: the facets of its kind that offer its value.
 
@@ -42,8 +43,9 @@ def implied_questions(questions: Sequence[Question]) -> list[list[tuple[int, ...
         if q in offered:
             kind = split_facet_tag(question.tag)[0]
             siblings = [other for other in facets[kind] if other != q]
-            for r, key in enumerate(offered[q]):
-                per_option[r] = tuple(sorted({*siblings, *_present([binary.get((kind, key))])}))
+            every_value = _present(binary.get((kind, key)) for key in offered[q])
+            for r in range(len(offered[q])):
+                per_option[r] = tuple(sorted({*siblings, *every_value}))
             per_option[-1] = tuple(sorted(_present(binary.get((kind, key)) for key in offered[q])))
         elif question.induced and question.kind == "binary":
             kind, value = split_tag(question.tag)

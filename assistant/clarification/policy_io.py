@@ -3,6 +3,7 @@ were fine-tuned with it: what the policy learned to read is the posterior under 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,11 @@ def load_policy(path: str | Path, data: str | None = None, fix: str = "") -> Loa
             f"{Path(path).with_suffix('.pt')} is not a STOP/ASK policy of this version ({type(exc).__name__}: "
             f"{str(exc)[:120]}): delete it and retrain" + (f" ({fix})" if fix else "")
         ) from exc
+    if not (0.0 <= lam <= 1.0 and math.isfinite(w)):  # the .pt's tensors are finite (load_checkpoint)
+        raise ModelMissingError(
+            f"{Path(path).with_suffix('.pt')} is damaged (lambda {lam:g} outside [0, 1] or w {w:g}): delete it and "
+            "retrain" + (f" ({fix})" if fix else "")
+        )
     net.eval()
     metrics = sidecar.get("metrics")
     return LoadedPolicy(LearnedPolicy(net), lam, w, b, metrics if isinstance(metrics, dict) else {})

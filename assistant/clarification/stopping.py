@@ -60,6 +60,25 @@ def policy_features(probs, turn, max_turns: int, top_k: int = 20, best_gain=0.0,
     return np.concatenate([top, pad, entropy, gain, turn_feature], axis=-1).astype(np.float32)
 
 
+# Labels still in question: at least this share of the likeliest one's belief; one of them dominates when it
+# holds this share of their mass (assistant.clarification.comparison_plan).
+CONSIDERED_SHARE = 0.1
+DOMINANT_SHARE = 0.8
+
+
+def considered_labels(probs: np.ndarray, eligible: np.ndarray, limit: int) -> tuple[list[int], bool]:
+    """(positions, dominant): the at most ``limit`` likeliest ``eligible`` labels that hold at least
+    ``CONSIDERED_SHARE`` of the likeliest one's belief, most likely first, and whether the first holds
+    ``DOMINANT_SHARE`` of their mass (rules 2-4 of the module docstring, on a belief [Y])."""
+    probs = np.asarray(probs, dtype=np.float64)
+    order = [int(i) for i in np.lexsort((np.arange(probs.size), -probs)) if eligible[i]][:limit]
+    if not order:
+        return [], False
+    kept = [i for i in order if probs[i] >= CONSIDERED_SHARE * probs[order[0]]]
+    dominant = len(kept) > 1 and probs[kept[0]] >= DOMINANT_SHARE * probs[kept].sum()
+    return kept, dominant
+
+
 def shortlist_coverage(probs: np.ndarray, size: int) -> float:
     """P(the answer is in the shortlist) under the belief: the mass of the ``size`` most likely labels."""
     probs = np.asarray(probs, dtype=np.float64)

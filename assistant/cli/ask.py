@@ -9,8 +9,9 @@ import sys
 import click
 
 from assistant.app.domains import ready_registry
+from assistant.app.session import Phase, ProposalReason, SessionStatus
 from assistant.app.summaries import faq_answers
-from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, run_with_progress
+from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, SESSION_ID, echo, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
 
@@ -29,6 +30,7 @@ COMPARE_KEYS = (
     "m = ask me more, d = done (propose the current best), q = quit"
 )
 DECIDE_KEYS = "y = accept, n [why] = reject, u = undo, q = quit"
+BEST_ANSWER_KEYS = "y = yes, n [why] = no (then its other answers, or more questions), u = undo, q = quit"
 REJECTED_KEYS = "<number> = take that answer instead, m = more questions without it, g = give up, u = undo, q = quit"
 NOTHING_FITS_KEYS = (
     "a = say it differently, c = show the closest answers anyway, h = hand it on to a person, u = undo, q = quit"
@@ -39,7 +41,7 @@ NOTHING_FITS_KEYS = (
 @click.argument("name")
 @click.argument("query", required=False)
 @CANDIDATES_OPTION
-@click.option("--resume", "resume_id", type=int, help="Continue the saved session with this id.")
+@click.option("--resume", "resume_id", type=SESSION_ID, help="Continue the saved session with this id.")
 @click.option("--no-compare", is_flag=True, help="Stop at the shortlist instead of comparing candidates.")
 @click.option("--json-lines", is_flag=True, help="Machine mode: JSON events out, one answer token per input line.")
 @click.option("--top", type=click.IntRange(1, 100), default=5, show_default=True, help="Length of the shortlist shown.")
@@ -60,7 +62,7 @@ def ask_command(
 
     Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    from assistant.app.session import Session, SessionConfig, check_session_exists, open_session_log
+    from assistant.app.session import Session, SessionConfig, check_session_exists, open_knowledge_base
 
     if resume_id is None and query is None:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
@@ -70,9 +72,9 @@ def ask_command(
         sys.stdin.reconfigure(errors="replace")
     # a fresh home: build the domain and install (or train) its models first, with progress on stderr
     registry = run_with_progress(ready_registry(name, candidates, text_prior), f"preparing {name}")
-    kb = open_session_log(name)
+    kb = open_knowledge_base(name)
     # another program (an import) may hold the write lock: each answer then waits for it, and says so
-    kb.on_busy = lambda message: click.echo(f"note: {message}", err=True)
+    kb.on_busy = lambda message: echo(f"note: {message}", err=True)
     if resume_id is not None:
         session = Session.resume(registry, resume_id, kb)
     else:
@@ -80,12 +82,16 @@ def ask_command(
         session = Session.start(registry, query, config, kb)
 
     def emit(event: dict) -> None:
-        click.echo(json.dumps(event) if json_lines else _render(event))
+        echo(json.dumps(event) if json_lines else _render(event))
 
     emit({"type": "session", "id": session.id, "query": session.query})
+    for repair in session.repaired:  # a log two programs once wrote at the same time
+        emit({"type": "note", "message": f"{repair} (written by two programs at once)"})
     shown_shortlist = False
-    while session.phase not in ("finished", "failed") and not (session.phase == "out_of_scope" and session.handed_off):
-        if session.phase == "out_of_scope":
+    while session.phase not in (Phase.FINISHED, Phase.FAILED) and not (
+        session.phase == Phase.OUT_OF_SCOPE and session.handed_off
+    ):
+        if session.phase == Phase.OUT_OF_SCOPE:
             view = session.nothing_fits
             emit(
                 {
@@ -96,19 +102,19 @@ def ask_command(
                     "did_you_mean": [{"label": name, "probability": round(p, 4)} for name, p in view.did_you_mean],
                 }
             )
-        elif session.phase == "clarifying":
+        elif session.phase == Phase.CLARIFYING:
             view = session.question
             emit(
                 {
                     "type": "question",
-                    "turn": view.turn,
+                    "turn": view.number,
                     "text": view.text,
                     "options": list(view.options),
                     "not_visible": view.allows_not_visible,
                 }
             )
-        elif not shown_shortlist or (no_compare and session.phase == "comparing"):
-            items = [_item(i + 1, it) for i, it in enumerate(session.posterior(top))]
+        elif not shown_shortlist or (no_compare and session.phase == Phase.COMPARING):
+            items = [_item(i + 1, it) for i, it in enumerate(session.top_labels(top))]
             emit(
                 {
                     "type": "shortlist",
@@ -122,13 +128,18 @@ def ask_command(
                 emit({"type": "end", "reason": f"stopped at the shortlist; continue with --resume {session.id}"})
                 return
             continue
-        elif session.phase == "comparing":
+        elif session.phase == Phase.COMPARING:
             left, right = session.pair
             emit(
-                {"type": "pair", "left": _candidate(left), "right": _candidate(right), "confidence": session.confidence}
+                {
+                    "type": "pair",
+                    "left": _candidate(session, left),
+                    "right": _candidate(session, right),
+                    "confidence": session.confidence,
+                }
             )
-        elif session.phase == "rejected":
-            others = [_candidate(c) for c in session.alternatives]
+        elif session.phase == Phase.REJECTED:
+            others = [_candidate(session, c) for c in session.alternatives]
             emit({"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more})
         else:  # decided
             proposal = session.proposed
@@ -140,26 +151,29 @@ def ask_command(
                     "key": proposal.label_key,
                     "text": proposal.text,
                     "chance": proposal.chance,
+                    "probability": round(proposal.probability, 4),
                     "answers": len(answers[2]) if answers else 1,
+                    "answer_number": proposal.answer_number,
+                    "best_answer": session.decided_reason == ProposalReason.BEST_ANSWER,
                 }
             )
         line = sys.stdin.readline()
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
             return
-        if line.strip().lower() == "s" and session.phase == "decided":
+        if line.strip().lower() == "s" and session.phase == Phase.DECIDED:
             _summarize_answers(session, name, json_lines, emit)
             continue
         token = line.strip()
         if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
-            click.echo("   Words to add (what else can you say about it?):")
+            echo("   Words to add (what else can you say about it?):")
             token = "a " + sys.stdin.readline().strip()
-        elif token.lower() == "h" and not json_lines and session.phase == "out_of_scope":
-            click.echo("   A note for the person who will answer it (optional):")
+        elif token.lower() == "h" and not json_lines and session.phase == Phase.OUT_OF_SCOPE:
+            echo("   A note for the person who will answer it (optional):")
             token = "h " + sys.stdin.readline().strip()
         try:
             _act(session, token)
-            if session.phase == "clarifying":
+            if session.phase == Phase.CLARIFYING:
                 shown_shortlist = False
         except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
             emit({"type": "error", "message": str(exc)})
@@ -167,10 +181,10 @@ def ask_command(
             view = session.question
             clarify = clarify_keys(view is not None and view.allows_not_visible)
             keys = {
-                "clarifying": clarify,
-                "comparing": COMPARE_KEYS,
-                "rejected": REJECTED_KEYS,
-                "out_of_scope": NOTHING_FITS_KEYS,
+                Phase.CLARIFYING: clarify,
+                Phase.COMPARING: COMPARE_KEYS,
+                Phase.REJECTED: REJECTED_KEYS,
+                Phase.OUT_OF_SCOPE: NOTHING_FITS_KEYS,
             }.get(session.phase, DECIDE_KEYS)
             emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
     final = session.final
@@ -204,9 +218,9 @@ def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
     topic = answers_topic_of(*found)
     summary = run_with_progress(open_session_job(topic), "preparing candidate summaries")
     log = SummaryLog.start(domain, summary)
-    click.echo(f"Summarizing the {len(found[2])} answers of {found[0]!r} (summary session {log.id})")
+    echo(f"Summarizing the {len(found[2])} answers of {found[0]!r} (summary session {log.id})")
     compare_loop(summary)
-    click.echo(f"saved as summary session {log.id}; back to the answer")
+    echo(f"saved as summary session {log.id}; back to the answer")
 
 
 def _act(session, line: str) -> None:
@@ -218,14 +232,14 @@ def _act(session, line: str) -> None:
         session.add_words(rest.strip())
     elif token == "u":
         session.undo()
-    elif session.phase == "out_of_scope":
+    elif session.phase == Phase.OUT_OF_SCOPE:
         if token == "c":
             session.show_closest()
         elif token == "h":
             session.hand_off(rest.strip())
         else:
             raise ValueError(token)
-    elif session.phase == "clarifying":
+    elif session.phase == Phase.CLARIFYING:
         if token == "s":
             session.answer(kind="not_sure")
         elif token == "v":
@@ -235,7 +249,7 @@ def _act(session, line: str) -> None:
         else:
             kind = "probably" if token.startswith("p") else "option"
             session.answer(int(token.removeprefix("p")) - 1, kind)
-    elif session.phase == "comparing":
+    elif session.phase == Phase.COMPARING:
         choices = {"1": "left", "2": "right", "t": "tie", "n": "neither"}
         if token in choices:
             session.prefer(choices[token])
@@ -245,7 +259,7 @@ def _act(session, line: str) -> None:
             session.done()
         else:
             raise ValueError(token)
-    elif session.phase == "rejected":
+    elif session.phase == Phase.REJECTED:
         if token == "m":
             session.ask_more()
         elif token == "g":
@@ -264,8 +278,8 @@ def _item(rank: int, item) -> dict:
     return {"rank": rank, "label": item.label.name, "key": item.label.key, "probability": round(item.probability, 4)}
 
 
-def _candidate(candidate) -> dict:
-    return {"id": candidate.id, "title": candidate.title, "text": candidate.text}
+def _candidate(session, candidate) -> dict:
+    return {"id": candidate.id, "title": session.candidate_title(candidate), "text": candidate.text}
 
 
 def _short(text: str, width: int = 300) -> str:
@@ -294,9 +308,16 @@ def _render(event: dict) -> str:
             f"   ({COMPARE_KEYS})"
         )
     if kind == "proposal":
-        chance = f" ({event['chance']:.0%} sure it is the best one)" if event.get("chance") is not None else ""
         several = event.get("answers", 1) > 1
         summarize = f", s = summarize these {event['answers']} answers" if several else ""
+        which = f"answer {event['answer_number']} of {event['answers']}; " if event.get("answer_number") else ""
+        if event.get("best_answer") or event.get("chance") is None:  # not chosen by comparisons
+            sure = f"{which}{event['probability']:.0%} sure this is the right entry"
+            return (
+                f"\n{event['label']} ({sure})\n  {_short(event['text'], 600)}\n"
+                f"Did this answer it? ({BEST_ANSWER_KEYS}{summarize})"
+            )
+        chance = f" ({which}{event['chance']:.0%} sure it is the best one)" if event.get("chance") is not None else ""
         return (
             f"\nProposed answer: {event['label']}{chance}\n  {_short(event['text'], 600)}\n"
             f"Accept this answer? ({DECIDE_KEYS}{summarize})"
@@ -316,13 +337,13 @@ def _render(event: dict) -> str:
         lines.append(f"   ({NOTHING_FITS_KEYS})")
         return "\n".join(lines)
     if kind == "final":
-        if event["status"] == "out_of_scope":
+        if event["status"] == SessionStatus.OUT_OF_SCOPE:
             return (
                 f"\nNothing here fits; handed on to a person (logged as out of scope, session {event.get('session')})."
             )
-        if event["status"] == "failed":
+        if event["status"] == SessionStatus.FAILED:
             return "\nNo answer accepted (logged as a failure)."
         return f"\nFinal answer: {event['label']} ({event['questions']} questions, {event['comparisons']} comparisons)"
-    if kind == "error":
+    if kind in ("error", "note"):
         return f"   {event['message']}"
     return f"({event.get('reason', kind)})"

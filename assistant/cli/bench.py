@@ -7,7 +7,7 @@ import sys
 import click
 
 from assistant.app.bench import bench_run_job, list_benchmarks, parse_overrides, sweep_job
-from assistant.cli.common import run_with_progress
+from assistant.cli.common import SEED, echo, run_with_progress
 
 
 @click.group()
@@ -21,14 +21,14 @@ def list_cmd(benchmarks_dir: str | None) -> None:
     """The registered benchmarks, their kind, quick settings and data sets."""
     for b in list_benchmarks(benchmarks_dir):
         data = ", ".join(f"{d.name}{'' if d.required else ' (optional)'}" for d in b.datasets) or "bundled only"
-        click.echo(f"{b.name:<18} {b.kind:<8} {b.title}  [data: {data}]")
+        echo(f"{b.name:<18} {b.kind:<8} {b.title}  [data: {data}]")
 
 
 @bench.command("run")
 @click.option("--only", multiple=True, help="Run only this benchmark (repeatable; default: all).")
 @click.option("--quick", is_flag=True, help="Small settings (under 10 minutes on 2 cores): what CI may run.")
 @click.option("--out", type=click.Path(file_okay=False), default="bench-results", show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every benchmark.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of every benchmark.")
 @click.option(
     "--data-dir", type=click.Path(file_okay=False), default=None, help="Shared data folder (SemEval, WikiQA, DUC)."
 )
@@ -53,8 +53,8 @@ def run_cmd(
     )
     for r in results:
         summary = r.output.summary if r.output else r.reason.splitlines()[0] if r.reason else ""
-        click.echo(f"{r.name:<18} {r.status:<8} {r.seconds:7.1f} s ({r.cpu_seconds:.0f} s CPU)  {summary}")
-    click.echo(f"wrote {out}/report.md")
+        echo(f"{r.name:<18} {r.status:<8} {r.seconds:7.1f} s ({r.cpu_seconds:.0f} s CPU)  {summary}")
+    echo(f"wrote {out}/report.md")
     if any(r.status == "failed" for r in results):
         sys.exit(1)
 
@@ -72,7 +72,7 @@ def sweep_cmd(config: str, out: str | None, workers: int, backend: str, address:
     out = out or str(Path("sweep-results") / Path(config).stem)
     engine = "ray" if backend == "ray" else ("loky" if workers > 1 else "serial")
     result = run_with_progress(sweep_job(config, out, engine, workers, address), "sweep")
-    click.echo(
+    echo(
         f"{len(result.rows)} rows from {result.shards} shards in {result.seconds:.1f} s ({engine}, {workers} "
         f"worker{'s' if workers > 1 else ''}); wrote {out}/sweep.csv and {out}/plots/"
     )

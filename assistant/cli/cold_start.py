@@ -14,7 +14,7 @@ from assistant.app.labels_only import (
     evaluate_labels_only_job,
     protocol_name,
 )
-from assistant.cli.common import EPISODES, SEED, check_output, run_with_progress
+from assistant.cli.common import EPISODES, SEED, check_output, echo, run_with_progress
 from assistant.errors import ConfigError
 
 K_OPTION = click.option(
@@ -37,7 +37,7 @@ def cold_start() -> None:
 def build_command(source: str, k: int | None) -> None:
     """Build SOURCE's labels-only domain (faq-texts, banking-k5, ...) with its real test queries attached."""
     stats = run_with_progress(build_labels_only_job(source, k), f"building {protocol_name(source, k)}")
-    click.echo(
+    echo(
         f"built {stats['name']}: {stats['labels']} labels, {sum(stats['questions'].values())} questions, queries "
         f"{stats['queries']} -> {stats['path']}"
     )
@@ -70,15 +70,15 @@ def evaluate_command(
     )
     if json_path is not None:
         json_path.write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
-    click.echo(f"{result['domain']}: prepared {', '.join(map(str, result['prepared'][:2]))}")
+    echo(f"{result['domain']}: prepared {', '.join(map(str, result['prepared'][:2]))}")
     for n, table in result["tables"].items():
-        click.echo(f"\nafter {n} confirmed sessions (Acc@1 / Acc@3 / mean questions; {episodes} episodes, seed {seed})")
-        click.echo("| system | " + " | ".join(table) + " |")
-        click.echo("|---|" + "---|" * len(table))
+        echo(f"\nafter {n} confirmed sessions (Acc@1 / Acc@3 / mean questions; {episodes} episodes, seed {seed})")
+        echo("| system | " + " | ".join(table) + " |")
+        echo("|---|" + "---|" * len(table))
         for system in TABLE_SYSTEMS:
             cells = [table[q].get(system) for q in table]
             text = [f"{c['acc1']:.3f} / {c['acc3']:.3f} / {c['mean_turns']:.2f}" if c else "" for c in cells]
-            click.echo(f"| {system} | " + " | ".join(text) + " |")
+            echo(f"| {system} | " + " | ".join(text) + " |")
         for row in result["out_of_scope"][n]:
             figures = {k2: row.get(k2) for k2 in ("in_scope_accuracy", "oos_recall", "oos_precision", "mean_turns")}
-            click.echo(f"  out of scope, {row['system']}: {figures}")
+            echo(f"  out of scope, {row['system']}: {figures}")

@@ -1,4 +1,8 @@
-"""Terminal helpers shared by the command modules: progress for jobs, JSON output.
+"""Terminal helpers shared by the command modules: safe text, progress for jobs, JSON output.
+
+Every text the commands print goes through ``echo`` (or ``terminal_text``): label names, answers, queries and
+import problems come from files and people, and a terminal obeys the escape sequences in them (retitle the
+window, clear the screen, write the clipboard with OSC 52). ``terminal_text`` removes them.
 
 A job's progress is a tqdm bar with an ETA when stderr is a terminal; otherwise (a log file, a pipe, CI) it
 is one line per stage, and a line with the step, the elapsed time and an ETA at most every
@@ -11,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Generator
@@ -22,12 +27,37 @@ from tqdm import tqdm
 
 from assistant.app.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS
 from assistant.errors import ConfigError
+from assistant.paths import check_output_file, write_output_file
 from assistant.progress import Progress, run_job
 
 T = TypeVar("T")
 
 LOG_EVERY_SECONDS = 10.0
 LOG_AFTER_SECONDS = 2.0
+
+# Escape sequences (ECMA-48), 7-bit and 8-bit: CSI (ESC [ or 0x9b) with its parameters and final byte; the
+# string commands OSC, DCS, SOS, PM and APC up to their terminator (BEL, ESC \\ or ST 0x9c; without one, up to
+# the end of the line: one hostile label must not hide the lines after it); any other ESC with its
+# intermediate and final bytes.
+_ESCAPE_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c|(?=\n)|\Z)"
+    r"|\x1b[ -/]*[0-~]?",
+    re.DOTALL,
+)
+# What is left of the C0 controls but tab and newline (a carriage return rewrites the line), DEL, and C1.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_text(text: object) -> str:
+    """``str(text)`` without escape sequences and control characters (tabs and newlines stay): what a text
+    from a file or a person may contain before it reaches a terminal."""
+    return _CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", str(text)))
+
+
+def echo(message: object = "", err: bool = False, nl: bool = True) -> None:
+    """``click.echo`` of ``terminal_text(message)``: how the commands print."""
+    click.echo(terminal_text(message), err=err, nl=nl)
 
 
 def _metrics(p: Progress) -> str:
@@ -76,7 +106,7 @@ class ProgressLog:
             rate = (now - self.stage_start) / (p.step - self.stage_step)
             eta = f", about {rate * (p.total - p.step):.0f} s left"
         line = f"{self.label}: {p.message} [{where}, {elapsed:.0f} s{eta}] {_metrics(p)}".rstrip()
-        print(line, file=self.stream, flush=True)
+        print(terminal_text(line), file=self.stream, flush=True)
 
 
 def run_with_progress(job: Generator[Progress, None, T], label: str, quiet: bool = False) -> T:
@@ -92,7 +122,7 @@ def run_with_progress(job: Generator[Progress, None, T], label: str, quiet: bool
         if p.total > 0 and bar.total != p.total:
             bar.reset(total=p.total)
         bar.n = p.step
-        bar.set_postfix_str(f"{p.message} {_metrics(p)}".strip()[:80], refresh=False)
+        bar.set_postfix_str(terminal_text(f"{p.message} {_metrics(p)}").strip()[:80], refresh=False)
         bar.refresh()
 
     try:
@@ -102,12 +132,15 @@ def run_with_progress(job: Generator[Progress, None, T], label: str, quiet: bool
 
 
 def echo_json(data: object) -> None:
+    """JSON escapes every control character (also C1 and ESC): nothing to remove."""
     click.echo(json.dumps(data, indent=2, sort_keys=False))
 
 
 def check_output(path: str | Path | None, option: str, create_folders: bool = False) -> None:
     """Refuse an output file that cannot be written, before the work that fills it: the path must not be a
-    folder, and its folder must exist (or, with ``create_folders``, be creatable) and be writable."""
+    folder, its folder must exist (or, with ``create_folders``, be creatable) and be writable, and the path must
+    be new or a regular file, not a symbolic link, FIFO or device (``paths.check_output_file``; the writers
+    check again when they write, through ``paths.write_output_file``)."""
     if path is None:
         return
     path = Path(path)
@@ -120,8 +153,15 @@ def check_output(path: str | Path | None, option: str, create_folders: bool = Fa
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist; create it first"
         raise ConfigError(f"{option} {path}: {folder} {what}")
+    check_output_file(path, option)
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise ConfigError(f"{option} {path}: cannot write there (permission denied); choose another place")
+
+
+def write_json_file(path: str | Path, data: object, option: str = "--json") -> Path:
+    """Write ``data`` as JSON to the file the person named (``paths.write_output_file``)."""
+    text = json.dumps(data, indent=2)
+    return write_output_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), option)
 
 
 class FiniteFloat(click.ParamType):
@@ -148,6 +188,8 @@ class FiniteFloat(click.ParamType):
 
 # Seeds go to numpy and torch, which take non-negative integers below 2**64; 32 bits are plenty.
 SEED = click.IntRange(0, 2**32 - 1)
+# Session ids are SQLite integers (below 2**63) from 1 up: a larger number cannot name one.
+SESSION_ID = click.IntRange(1, 2**63 - 1)
 # Simulated conversations per system: a million is hours of work already.
 EPISODES = click.IntRange(1, 1_000_000)
 

@@ -23,7 +23,7 @@ from assistant.app.crowd import (
     export_unanswered_job,
     import_job,
 )
-from assistant.cli.common import FiniteFloat, check_output, echo_json, run_with_progress
+from assistant.cli.common import FiniteFloat, check_output, echo, echo_json, run_with_progress
 from assistant.errors import ValidationError
 
 MAX_PROBLEMS_SHOWN = 50
@@ -47,11 +47,11 @@ def _report_problems(command: Callable[..., Any]) -> Callable[..., Any]:
                         ],
                     }
                 )
-            click.echo(f"error: {exc}", err=True)
+            echo(f"error: {exc}", err=True)
             for number, problem in enumerate(exc.problems[:MAX_PROBLEMS_SHOWN], start=1):
-                click.echo(f"  {number}. {problem}", err=True)
+                echo(f"  {number}. {problem}", err=True)
             if len(exc.problems) > MAX_PROBLEMS_SHOWN:
-                click.echo(f"  ... and {len(exc.problems) - MAX_PROBLEMS_SHOWN} more", err=True)
+                echo(f"  ... and {len(exc.problems) - MAX_PROBLEMS_SHOWN} more", err=True)
             raise SystemExit(2) from None
 
     return wrapper
@@ -109,7 +109,7 @@ def _run_import(
     if as_json:
         echo_json(report.to_dict())
     else:
-        click.echo(format_report(report))
+        echo(format_report(report))
 
 
 @click.group("import")
@@ -209,7 +209,7 @@ def export_tasks_command(
     if as_json:
         echo_json(summary)
         return
-    click.echo(
+    echo(
         f"wrote {summary['tasks']} {kind} tasks for {summary['labels']} labels of {domain} -> {summary['file']}"
         + (f" (layout: {layout})" if layout else "")
     )
@@ -221,8 +221,9 @@ def export_tasks_command(
 def export_unanswered_command(domain: str, out: Path) -> None:
     """Write the questions people handed on because nothing fitted (out of scope) as a CSV; `clarify export
     tasks --kind unanswered` turns them into a labelling batch."""
+    check_output(out, "--out")
     summary = run_with_progress(export_unanswered_job(domain, out), "exporting unanswered questions", True)
-    click.echo(f"wrote {summary['questions']} unanswered questions of {domain} -> {summary['file']}")
+    echo(f"wrote {summary['questions']} unanswered questions of {domain} -> {summary['file']}")
 
 
 # ---- report formatting ----------------------------------------------------------------------------------

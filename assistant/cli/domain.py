@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
+from assistant.app import questions as reviews
 from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
 from assistant.app.own_faq import FORMATS, create_domain_job, preview_faq
 from assistant.app.release import RELEASE_DIR
-from assistant.cli.common import echo_json, run_with_progress
+from assistant.cli.common import echo, echo_json, run_with_progress
 from assistant.cli.crowd import _report_problems
 from assistant.errors import ValidationError
 
@@ -39,9 +40,9 @@ def list_domains(as_json: bool) -> None:
         return
     for row in rows:
         state = "built" if row["built"] else "not built"
-        click.echo(f"{row['name']:<12} {state:<10} {row['description']}")
+        echo(f"{row['name']:<12} {state:<10} {row['description']}")
     if not built:
-        click.echo("\nBuild one with: clarify domain build faq")
+        echo("\nBuild one with: clarify domain build faq")
 
 
 @domain.command("build")
@@ -53,7 +54,7 @@ def build(name: str) -> None:
     """
     stats = run_with_progress(build_job(name), f"building {name}")
     q = stats["questions"]
-    click.echo(
+    echo(
         f"built {name}: {stats['labels']} labels, {q['binary']} binary + {q['choice']} multiple-choice questions, "
         f"{sum(stats['queries'].values())} queries, {stats['annotations']} annotations -> {stats['path']}"
     )
@@ -69,15 +70,80 @@ def stats(name: str, as_json: bool) -> None:
         echo_json(figures)
         return
     q, s = figures["questions"], figures["queries"]
-    click.echo(f"{figures['title']} ({figures['path']})")
-    click.echo(f"  labels       {figures['labels']}")
-    click.echo(
-        f"  questions    {q['binary']} binary, {q['choice']} multiple-choice ({figures['induced_questions']} induced)"
-    )
-    click.echo(f"  queries      {s['train']} train, {s['dev']} dev, {s['test']} test")
-    click.echo(f"  annotations  {figures['annotations']} rows " + str(figures["annotations_by_source"]))
-    click.echo(f"  answers      {figures['label_answers']} attached answer texts")
-    click.echo(f"  imports      {figures['imports']} files; sessions {figures['sessions']}")
+    echo(f"{figures['title']} ({figures['path']})")
+    echo(f"  labels       {figures['labels']}")
+    echo(f"  questions    {q['binary']} binary, {q['choice']} multiple-choice ({figures['induced_questions']} induced)")
+    echo(f"  queries      {s['train']} train, {s['dev']} dev, {s['test']} test")
+    echo(f"  annotations  {figures['annotations']} rows " + str(figures["annotations_by_source"]))
+    echo(f"  answers      {figures['label_answers']} attached answer texts")
+    echo(f"  imports      {figures['imports']} files; sessions {figures['sessions']}")
+
+
+@domain.command("questions")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the questions as JSON.")
+@click.option("--hide", "hide", multiple=True, metavar="TAG", help="Never ask the question TAG (repeatable).")
+@click.option("--show", "show", multiple=True, metavar="TAG", help="Ask the hidden question TAG again (repeatable).")
+@click.option(
+    "--reword", "reword", nargs=2, multiple=True, metavar="TAG TEXT", help='Ask TAG as TEXT ("New question?").'
+)
+@click.option(
+    "--reword-option",
+    "reword_option",
+    nargs=3,
+    multiple=True,
+    metavar="TAG OLD NEW",
+    help="Show the option OLD of the multiple-choice question TAG as NEW.",
+)
+@click.option("--reset", "reset", multiple=True, metavar="TAG", help="Undo every change to TAG.")
+def questions(name: str, as_json: bool, hide, show, reword, reword_option, reset) -> None:
+    """List every question of domain NAME (tag, text, kind, options, induced, hidden, reworded), or change
+    how they are asked: hide, show, reword a question or an option. Changes are kept in the knowledge base
+    and survive rebuilds and imports; models trained before a question was hidden count as stale."""
+    changes = [
+        *((f"hidden {tag}", lambda t=tag: reviews.set_hidden(name, t, True)) for tag in hide),
+        *((f"shown {tag}", lambda t=tag: reviews.set_hidden(name, t, False)) for tag in show),
+        *((f"reworded {tag}", lambda t=tag, x=text: reviews.reword_question(name, t, x)) for tag, text in reword),
+        *(
+            (f"reworded option {old!r} of {tag}", lambda t=tag, o=old, n=new: reviews.reword_option(name, t, o, n))
+            for tag, old, new in reword_option
+        ),
+        *((f"reset {tag}", lambda t=tag: reviews.reset_question(name, t)) for tag in reset),
+    ]
+    for message, change in changes:
+        entry = change()
+        if not as_json:
+            echo(f"{message}: {entry.text}" + (f" [{' / '.join(entry.options)}]" if entry.kind == "choice" else ""))
+    if changes and not as_json:
+        return
+    entries = reviews.list_questions(name)
+    if as_json:
+        echo_json([entry.to_dict() for entry in entries])
+        return
+    echo(render_questions(entries))
+
+
+def render_questions(entries) -> str:
+    """The plain-text listing of `clarify domain questions`: a summary line, then per question its tag, kind
+    and flags, its text and (multiple choice) its options."""
+    binary = sum(e.kind == "binary" for e in entries)
+    lines = [
+        f"{len(entries)} questions ({binary} yes/no, {len(entries) - binary} multiple-choice, "
+        f"{sum(e.induced for e in entries)} induced), {sum(e.hidden for e in entries)} hidden, "
+        f"{sum(e.reworded for e in entries)} reworded"
+    ]
+    for e in entries:
+        flags = ", ".join(f for f, on in (("induced", e.induced), ("HIDDEN", e.hidden), ("reworded", e.reworded)) if on)
+        lines.append(
+            f"\n{e.tag}  ({'yes/no' if e.kind == 'binary' else 'multiple choice'}{', ' + flags if flags else ''})"
+        )
+        lines.append(f"    {e.text}")
+        if e.kind == "choice":
+            lines.append(f"    options: {' / '.join(e.options)}")
+        if e.reworded:
+            was = e.original_text + (f" [{' / '.join(e.original_options)}]" if e.kind == "choice" else "")
+            lines.append(f"    was: {was}")
+    return "\n".join(lines)
 
 
 @domain.command("release-models")
@@ -95,7 +161,7 @@ def release_models(names: tuple[str, ...], into: Path) -> None:
     for name in names:
         manifest = run_with_progress(release_job(name, into), f"release models of {name}")
         size = sum(f["bytes"] for f in manifest["files"].values())
-        click.echo(
+        echo(
             f"{name}: {len(manifest['files'])} files, {size / 1e6:.2f} MB, trained in "
             f"{manifest['training_seconds']:.0f} s -> {into / name}"
         )
@@ -138,11 +204,11 @@ def _run_faq(name: str, source: Path, fmt: str, check: bool, as_json: bool, upda
         if as_json:
             echo_json({"entries": len(parsed.entries), "read": parsed.describe(), "ignored": parsed.ignored})
         else:
-            click.echo(f"{source}: {parsed.describe()}; nothing written (--check)")
+            echo(f"{source}: {parsed.describe()}; nothing written (--check)")
             for entry in parsed.entries[:5]:
-                click.echo(f"  {entry.key}: {entry.title}")
+                echo(f"  {entry.key}: {entry.title}")
             if len(parsed.entries) > 5:
-                click.echo(f"  ... {len(parsed.entries) - 5} more")
+                echo(f"  ... {len(parsed.entries) - 5} more")
         return
     verb = "updating" if update else "creating"
     report = run_with_progress(create_domain_job(name, source, fmt, title, update), f"{verb} {name}")
@@ -151,17 +217,17 @@ def _run_faq(name: str, source: Path, fmt: str, check: bool, as_json: bool, upda
         return
     stats = report.stats
     q = stats["questions"]
-    click.echo(f"read {report.source}: {report.read}")
+    echo(f"read {report.source}: {report.read}")
     if report.ignored:
-        click.echo(f"  ignored: {', '.join(report.ignored[:8])}{' ...' if len(report.ignored) > 8 else ''}")
+        echo(f"  ignored: {', '.join(report.ignored[:8])}{' ...' if len(report.ignored) > 8 else ''}")
     if update:
-        click.echo(f"entries: {report.changes.describe()} (unchanged entries keep their sessions and learned data)")
-    click.echo(
+        echo(f"entries: {report.changes.describe()} (unchanged entries keep their sessions and learned data)")
+    echo(
         f"{'updated' if update else 'created'} {name}: {stats['labels']} entries, {q['binary']} yes/no + "
         f"{q['choice']} multiple-choice questions induced from the texts, {stats['queries']['train']} + "
         f"{stats['queries']['dev']} queries synthesized from them (train + dev) -> {stats['path']}"
     )
-    click.echo(f'next: clarify prepare {name}   (then: clarify ask {name} "your question")')
+    echo(f'next: clarify prepare {name}   (then: clarify ask {name} "your question")')
 
 
 @domain.command("create")

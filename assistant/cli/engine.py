@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import click
 
@@ -27,9 +26,12 @@ from assistant.cli.common import (
     SEED,
     FiniteFloat,
     check_output,
+    echo,
     run_with_progress,
+    write_json_file,
 )
 from assistant.errors import ConfigError
+from assistant.paths import write_output_file
 
 
 @click.command("prepare")
@@ -42,7 +44,7 @@ def prepare_command(name: str, seed: int, text_prior: str) -> None:
     trained = [item for item in done if item != "release models"]
     notes = ["using the release models shipped with Clarify"] if "release models" in done else []
     notes += [f"trained: {', '.join(trained)}"] if trained else []
-    click.echo(f"{name} is ready ({'; '.join(notes) or 'nothing to train'})")
+    echo(f"{name} is ready ({'; '.join(notes) or 'nothing to train'})")
 
 
 @click.group("train")
@@ -58,8 +60,8 @@ def train_encoder_command(name: str, seed: int) -> None:
     registry = ModelRegistry(name)
     result = run_with_progress(train_encoder_job(registry, seed), f"training the {name} encoder")
     metrics = getattr(result, "metrics", None)
-    click.echo(f"trained the {name} encoder" + (f": {json.dumps(metrics)}" if metrics else ""))
-    click.echo(f"retrain the policies now: clarify train policy {name}")
+    echo(f"trained the {name} encoder" + (f": {json.dumps(metrics)}" if metrics else ""))
+    echo(f"retrain the policies now: clarify train policy {name}")
 
 
 @train.command("policy")
@@ -104,13 +106,13 @@ def train_policy_command(
         job = train_policy_job(registry, candidates, v, config, seed, pace=pace)
         result = run_with_progress(job, f"policy {candidates}/{v}/{pace}")
         last = result.history[-1]
-        click.echo(
+        echo(
             f"policy {candidates}/{v}/{pace}: lambda={result.lam:.3f} reward={last['reward']:.2f} "
             f"accuracy={last['accuracy']:.3f} turns={last['turns']:.2f} ({result.seconds:.1f} s)"
         )
         if v == "learned":
             tuned = run_with_progress(tune_coverage_job(registry, candidates, pace, seed=seed), "coverage rule")
-            click.echo(f"compare only when the shortlist covers the answer with p >= {tuned['coverage']}")
+            echo(f"compare only when the shortlist covers the answer with p >= {tuned['coverage']}")
 
 
 @click.command("evaluate")
@@ -141,6 +143,12 @@ def train_policy_command(
 @PACE_OPTION
 @oos_cli.OUT_OF_SCOPE_OPTION
 @oos_cli.OUT_OF_SCOPE_ERROR_OPTION
+@click.option(
+    "--answer-lists/--no-answer-lists",
+    default=None,
+    help="Whether ours asks 'Which of these is it?' over the likeliest labels (default: as conversations of "
+    "the domain do: where people know the labels' names).",
+)
 def evaluate_command(
     name: str,
     episodes: int,
@@ -157,6 +165,7 @@ def evaluate_command(
     pace: str | None,
     out_of_scope: str,
     oos_user_error: float,
+    answer_lists: bool | None,
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1; the out-of-scope table too)."""
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
@@ -183,30 +192,32 @@ def evaluate_command(
         "max_turns": max_turns,
         "queries": queries,
         "pace": pace,
+        "answer_lists": answer_lists,
     }
     if len(levels) > 1:
         reports = run_with_progress(noise_sweep_job(registry, levels, **args), f"evaluating {name}")
-        click.echo(noise_table(reports))
-        click.echo(f"(Acc@1 / mean questions; {reports[0].meta['episodes']} episodes per level)")
+        echo(noise_table(reports))
+        echo(f"(Acc@1 / mean questions; {reports[0].meta['episodes']} episodes per level)")
         if json_file:
-            Path(json_file).write_text(json.dumps([r.to_dict() for r in reports], indent=2))
+            write_json_file(json_file, [r.to_dict() for r in reports])
         return
     job = evaluate_job(registry, user_noise=levels[0], **args)
     report = run_with_progress(job, f"evaluating {name}")
-    click.echo(report.to_markdown())
+    echo(report.to_markdown())
     meta = report.meta
-    click.echo(
+    echo(
         f"({meta['episodes']} episodes, {meta['candidates']} candidates, {meta['queries']} queries, pace "
         f"{meta['pace']}, coverage rule {meta['coverage']}, {meta['user_noise']}, agent-user answer "
         f"correlation {meta['agent_user_correlation']:.3f}, Acc@1 0.9 after "
-        f"{meta.get('questions_to_acc1_0.9')} questions, {meta['seconds']} s)"
+        f"{meta.get('questions_to_acc1_0.9')} questions, answer lists {'on' if meta.get('answer_lists') else 'off'}, "
+        f"{meta['seconds']} s)"
     )
     if json_file:
-        report.to_json(json_file)
+        write_output_file(json_file, report.to_json, "--json")
     if csv_file:
-        Path(csv_file).write_text(report.to_csv())
+        write_output_file(csv_file, lambda tmp: tmp.write_text(report.to_csv(), encoding="utf-8"), "--csv")
     if plot_file:
-        plot_accuracy_vs_turns(report, plot_file)
+        write_output_file(plot_file, lambda tmp: plot_accuracy_vs_turns(report, tmp), "--plot")
     if oos_cli.wants_out_of_scope(registry, out_of_scope):
         oos_cli.run_out_of_scope(registry, pace, seed, oos_user_error, json_file, alone=False)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from assistant.app.inbox import assign, dismiss, inbox_items, new_entry_job
-from assistant.cli.common import echo_json, run_with_progress
+from assistant.cli.common import echo, echo_json, run_with_progress
 
 
 @click.command("inbox")
@@ -51,8 +51,8 @@ def inbox_command(
         echo_json(done)
         return
     others = len(done["resolved"]) - 1
-    click.echo(text + (f" (and {others} more session(s) with the same question)" if others else ""))
-    click.echo(f"the models learn it at the next update: `clarify prepare {name}` (the app does it in the background)")
+    echo(text + (f" (and {others} more session(s) with the same question)" if others else ""))
+    echo(f"the models learn it at the next update: `clarify prepare {name}` (the app does it in the background)")
 
 
 def _list(name: str, show_all: bool, as_json: bool) -> None:
@@ -61,14 +61,12 @@ def _list(name: str, show_all: bool, as_json: bool) -> None:
         echo_json([item.__dict__ for item in items])
         return
     if not items:
-        click.echo(f"the inbox of {name} is empty: every question so far found an answer")
+        echo(f"the inbox of {name} is empty: every question so far found an answer")
         return
-    click.echo(f"{len(items)} question(s) {name} could not answer (newest first):")
+    echo(f"{len(items)} question(s) {name} could not answer (newest first):")
     for item in items:
         done = f"  [{item.resolution}{' -> ' + item.label_key if item.label_key else ''}]" if item.resolution else ""
-        click.echo(f"{item.session_id:>5}  {item.query!r}  ({item.reason}, {item.updated_at[:16]}){done}")
+        echo(f"{item.session_id:>5}  {item.query!r}  ({item.reason}, {item.updated_at[:16]}){done}")
         if item.closest and not item.resolution:
-            click.echo(f"       closest: {', '.join(item.closest[:3])}")
-    click.echo(
-        f'resolve one: clarify inbox {name} SESSION --assign ENTRY | --new-entry "TITLE" --answer "TEXT" | --dismiss'
-    )
+            echo(f"       closest: {', '.join(item.closest[:3])}")
+    echo(f'resolve one: clarify inbox {name} SESSION --assign ENTRY | --new-entry "TITLE" --answer "TEXT" | --dismiss')

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +19,8 @@ from assistant.app.learning import (
     summary_table,
     update,
 )
-from assistant.cli.common import echo_json, run_with_progress
+from assistant.cli.common import SEED, check_output, echo, echo_json, run_with_progress, write_json_file
+from assistant.paths import write_output_file
 
 _DATASET_HELP = "DATASET: " + "; ".join(f"{k} = {v}" for k, v in DATASETS.items())
 
@@ -35,7 +35,9 @@ def learn() -> None:
 @click.option("--model", type=click.Choice(["deep", "encoder"]), default="deep", show_default=True)
 @click.option("--methods", default="dasl,dal,bald,coreset,random", show_default=True, help="Comma-separated.")
 @click.option("--seeds", type=click.IntRange(1, 100), default=4, show_default=True, help="How many seeds.")
-@click.option("--first-seed", type=click.IntRange(0), default=0, show_default=True, help="Seeds start here.")
+@click.option(
+    "--first-seed", type=click.IntRange(0, 2**32 - 101), default=0, show_default=True, help="Seeds start here."
+)
 @click.option("--rounds", type=click.IntRange(0, 1000), default=17, show_default=True)
 @click.option("--initial", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True)
 @click.option("--step", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True)
@@ -65,6 +67,8 @@ def evaluate_cmd(
 ) -> None:
     """DASL's protocol on DATASET: MRR against the labelled fraction, and the fraction each method needs
     to reach the MRR of training on all labels (DASL Table 1)."""
+    check_output(json_path, "--json", create_folders=True)
+    check_output(plot_path, "--plot", create_folders=True)
     config = EvaluationConfig(initial_fraction=initial, round_fraction=step, rounds=rounds, samples=samples)
     if epochs is not None:
         config = replace(config, train=replace(config.train, epochs=epochs))
@@ -80,17 +84,17 @@ def evaluate_cmd(
         first_seed=first_seed,
     )
     result = run_with_progress(job, f"learning on {dataset}")
-    click.echo(
+    echo(
         f"{result['dataset']} ({result['model']} model): {result['questions']} questions, pool {result['pool']}, "
         f"dev {result['dev']}, test {result['test']}, {result['seeds']} seeds; test MRR (seed mean)"
     )
-    click.echo(summary_table(result))
+    echo(summary_table(result))
     if json_path:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(json.dumps(result, indent=2))
-        click.echo(f"wrote {json_path}")
+        echo(f"wrote {write_json_file(json_path, result)}")
     if plot_path:
-        click.echo(f"wrote {plot_learning_curves(result, plot_path)}")
+        Path(plot_path).parent.mkdir(parents=True, exist_ok=True)
+        echo(f"wrote {write_output_file(plot_path, lambda tmp: plot_learning_curves(result, tmp), '--plot')}")
 
 
 @learn.command("suggest")
@@ -101,7 +105,7 @@ def evaluate_cmd(
 )
 @click.option("--labels", type=click.IntRange(1, 20), default=5, show_default=True, help="Labels offered per query.")
 @click.option("--samples", type=click.IntRange(2, 1000), default=20, show_default=True, help="MC passes T.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--layout", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the layout.")
 @click.option("--json", "as_json", is_flag=True, help="Print the chosen queries as JSON.")
 def suggest_cmd(
@@ -113,20 +117,22 @@ def suggest_cmd(
     answers each (among the text prior's top --labels, or "none of the above"). Import the batch results
     with `clarify import mturk RESULTS.csv --domain DOMAIN --kind queries`, then run `clarify learn update`.
     """
+    check_output(out, "--out")
+    check_output(layout, "--layout")
     job = suggest_batch_job(domain, out, k, labels, samples, seed, layout)
     summary = run_with_progress(job, f"choosing queries of {domain}", as_json)
     chosen = summary.pop("queries")
     if as_json:
         echo_json({**summary, "queries": [{"query": q, "expected_loss": loss} for q, loss in chosen]})
         return
-    click.echo(f"wrote {summary['tasks']} labelling tasks for {domain} -> {summary['file']}")
+    echo(f"wrote {summary['tasks']} labelling tasks for {domain} -> {summary['file']}")
     for query, loss in chosen[:5]:
-        click.echo(f"  {loss:.3f}  {query}")
+        echo(f"  {loss:.3f}  {query}")
 
 
 @learn.command("update")
 @click.argument("domain")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--samples", type=click.IntRange(2, 1000), default=20, show_default=True, help="MC passes T.")
 @click.option("--max-steps", type=click.IntRange(1), default=None, help="Encoder training steps (default 1500).")
 @click.option("--no-policies", is_flag=True, help="Do not retrain the stop policies after a new encoder.")
@@ -147,15 +153,13 @@ def update_cmd(domain: str, seed: int, samples: int, max_steps: int | None, no_p
         echo_json(report)
         return
     b, a = report["before"], report["after"]
-    click.echo(
+    echo(
         f"{domain}: {report['labelled_sessions']} labelled and {report['pseudo_labelled']} pseudo-labelled session "
         f"queries (pool {report['pool']}, threshold {report['threshold']:.3f})"
     )
-    click.echo(f"  dev Acc@1   {b['dev_acc1']:.3f} -> {a['dev_acc1']:.3f}")
-    click.echo(f"  test Acc@1  {b['test_acc1']:.3f} -> {a['test_acc1']:.3f}")
-    click.echo(
-        "  kept the new text prior" if report["kept"] == "new" else "  kept the old text prior (not better on dev)"
-    )
+    echo(f"  dev Acc@1   {b['dev_acc1']:.3f} -> {a['dev_acc1']:.3f}")
+    echo(f"  test Acc@1  {b['test_acc1']:.3f} -> {a['test_acc1']:.3f}")
+    echo("  kept the new text prior" if report["kept"] == "new" else "  kept the old text prior (not better on dev)")
 
 
 @learn.command("sessions")
@@ -174,8 +178,8 @@ def sessions_command(domain: str, min_new: int, seed: int) -> None:
     does this in the background after every --min accepted sessions)."""
     done = run_with_progress(learn_from_use_job(domain, min_new, seed), f"learning from the sessions of {domain}")
     if not done["stored"]:
-        click.echo(f"{done['pending']} new accepted session(s): learning starts at {min_new} (--min)")
+        echo(f"{done['pending']} new accepted session(s): learning starts at {min_new} (--min)")
         return
-    click.echo(
+    echo(
         f"{done['stored']} accepted sessions became training pairs; updated: {', '.join(done['updated']) or 'nothing'}"
     )

@@ -7,12 +7,14 @@ message with exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 
 import click
 
 from assistant import __version__
+from assistant.cli.common import echo
 from assistant.errors import USER_ERRORS
 
 
@@ -25,6 +27,9 @@ class ClarifyGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:  # the reader went away (`clarify sessions faq | head -1`): not an error of ours
+            _quiet_stdout()
+            ctx.exit(EXIT_BROKEN_PIPE)
         except USER_ERRORS as exc:
             _fail(ctx, str(exc))
         except OSError as exc:
@@ -33,13 +38,27 @@ class ClarifyGroup(click.Group):
         except sqlite3.DatabaseError as exc:
             _fail(ctx, f"the knowledge base failed ({exc}): if this repeats, rebuild the domain")
         except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
+            echo("interrupted", err=True)
             ctx.exit(130)
+
+
+# What a shell reports for a program that SIGPIPE ended (128 + 13), as for `yes | head -1`.
+EXIT_BROKEN_PIPE = 141
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: the interpreter's last flush would otherwise fail again on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (a test runner's stream): nothing to flush
+        pass
 
 
 def _fail(ctx: click.Context, message: str) -> None:
     """'error: <message>' on one line of stderr, exit code 2."""
-    click.echo(f"error: {' '.join(message.split())}", err=True)
+    echo(f"error: {' '.join(message.split())}", err=True)
     ctx.exit(2)
 
 

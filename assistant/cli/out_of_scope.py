@@ -9,7 +9,7 @@ import click
 
 from assistant.app.out_of_scope import evaluate_out_of_scope_job
 from assistant.app.registry import ModelRegistry
-from assistant.cli.common import FiniteFloat, run_with_progress
+from assistant.cli.common import FiniteFloat, echo, run_with_progress, write_json_file
 
 OUT_OF_SCOPE_CHOICES = ("auto", "only", "no")
 COLUMNS = ("in_scope_accuracy", "oos_recall", "oos_precision", "mean_turns")
@@ -47,9 +47,9 @@ def out_of_scope_table(
     for row in result["rows"]:
         cells = ("–" if row[c] is None else f"{row[c]:.3f}" for c in COLUMNS)
         lines.append(f"| {row['system']} | " + " | ".join(cells) + " |")
-    click.echo("\n".join(lines))
+    echo("\n".join(lines))
     meta = result["meta"]
-    click.echo(
+    echo(
         f"({meta['test_in_scope']} in-scope + {meta['test_out_of_scope']} out-of-scope episodes from "
         f"{meta['queries']}, pace "
         f"{meta['pace']}, out-of-scope person's error {meta['out_of_scope_user_error']}, tuned on dev: "
@@ -73,4 +73,4 @@ def run_out_of_scope(
     if json_file:
         path = Path(json_file)
         data = result if alone or not path.is_file() else {**json.loads(path.read_text()), "out_of_scope": result}
-        path.write_text(json.dumps(data, indent=2))
+        write_json_file(path, data)

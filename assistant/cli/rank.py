@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
@@ -15,7 +14,16 @@ from assistant.app.research import (
     ranking_evaluation_job,
     ranking_table,
 )
-from assistant.cli.common import SEED, FiniteFloat, check_output, run_with_progress
+from assistant.cli.common import (
+    SEED,
+    FiniteFloat,
+    check_output,
+    echo,
+    run_with_progress,
+    terminal_text,
+    write_json_file,
+)
+from assistant.paths import write_output_file
 
 _DATASET_HELP = "DATASET: " + "; ".join(f"{k} = {v}" for k, v in RANKING_DATASETS.items())
 
@@ -101,25 +109,25 @@ def evaluate_cmd(
         ),
         f"evaluating {dataset}",
     )
-    click.echo(
+    echo(
         f"{result['dataset']} {result['split']}: {result['questions']} questions, "
         f"{result['candidates_per_question']:.0f} candidates each, t = {result['t']}, seed {result['seed']} "
         "(accuracy and NDCG@5 in %, Wilcoxon p-values of the best row after the last interaction vs each row)"
     )
-    click.echo(ranking_table(result))
+    echo(ranking_table(result))
     if json_path:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(json.dumps(result, indent=2))
-        click.echo(f"wrote {json_path}")
+        echo(f"wrote {write_json_file(json_path, result)}")
     if plot_path:
-        click.echo(f"wrote {plot_ranking_curves(result, plot_path)}")
+        Path(plot_path).parent.mkdir(parents=True, exist_ok=True)
+        echo(f"wrote {write_output_file(plot_path, lambda tmp: plot_ranking_curves(result, tmp), '--plot')}")
 
 
 def _show(label: str, text: str, width: int = 100, limit: int = 700) -> None:
     body = text if len(text) <= limit else text[:limit].rstrip() + " [...]"
-    click.echo(click.style(label, bold=True))
+    click.echo(click.style(terminal_text(label), bold=True))
     for paragraph in body.splitlines():
-        click.echo(textwrap.fill(paragraph, width=width, initial_indent="  ", subsequent_indent="  "))
+        echo(textwrap.fill(paragraph, width=width, initial_indent="  ", subsequent_indent="  "))
 
 
 @rank.command("demo", epilog=_DATASET_HELP)
@@ -163,8 +171,8 @@ def demo_cmd(
         if pair is None:
             break
         left, right = pair
-        click.echo("")
-        click.echo(f"comparison {len(session.history) + 1} (P(best is best) = {session.confidence:.2f})")
+        echo("")
+        echo(f"comparison {len(session.history) + 1} (P(best is best) = {session.confidence:.2f})")
         _show("[1]", cands[left].text)
         _show("[2]", cands[right].text)
         try:
@@ -172,23 +180,21 @@ def demo_cmd(
                 "better? 1 / 2 / t(ie) / u(ndo) / q(uit)", type=click.Choice(["1", "2", "t", "u", "q"])
             )
         except click.Abort:  # end of input (a closed pipe, Ctrl+D): like q
-            click.echo("")
+            echo("")
             choice = "q"
         if choice == "q":
             break
         if choice == "u":
             if not session.undo():
-                click.echo("nothing to undo")
+                echo("nothing to undo")
             continue
         session.answer({"1": "left", "2": "right", "t": "tie"}[choice])
     best = session.best_index
-    click.echo("")
+    echo("")
     reason = session.stop_reason or "quit"
-    click.echo(
-        f"stopped ({reason}) after {len(session.history)} comparisons, P(best is best) = {session.confidence:.2f}"
-    )
+    echo(f"stopped ({reason}) after {len(session.history)} comparisons, P(best is best) = {session.confidence:.2f}")
     _show(f"Best answer (ROUGE-L vs the accepted answer: {demo.utilities[best]:.2f}):", cands[best].text)
     accepted = (
         "yes" if best == demo.best else f"no (the accepted answer ranks {session.ranking().index(demo.best) + 1})"
     )
-    click.echo(f"is it the accepted answer? {accepted}")
+    echo(f"is it the accepted answer? {accepted}")

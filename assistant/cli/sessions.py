@@ -7,20 +7,22 @@ from dataclasses import asdict
 
 import click
 
-from assistant.app.session import list_sessions
+from assistant.app.session import SessionStatus, list_sessions
+from assistant.cli.common import echo
 
 
 @click.command("sessions")
 @click.argument("name")
-@click.option("--status", type=click.Choice(["active", "finished", "failed"]), help="Only sessions with this status.")
+@click.option("--status", type=click.Choice([s.value for s in SessionStatus]), help="Only sessions with this status.")
 @click.option("--json", "as_json", is_flag=True)
 def sessions_command(name: str, status: str | None, as_json: bool) -> None:
     """List the saved sessions of domain NAME (resume one with `clarify ask NAME --resume ID`)."""
     rows = list_sessions(name, status)
     if as_json:
-        click.echo(json.dumps([asdict(r) for r in rows], indent=2))
+        echo(json.dumps([asdict(r) for r in rows], indent=2))
         return
     for r in rows:
-        click.echo(
-            f"{r.id:>5}  {r.status:<9} {r.updated_at}  {r.turns:>3} turns  {r.query[:60]}  -> {r.final_label or ''}"
+        echo(
+            f"{r.id:>5}  {SessionStatus(r.status).words:<12} {r.updated_at}  {r.entries:>3} steps  {r.query[:60]}  "
+            f"-> {r.final_label or ''}"
         )

@@ -5,7 +5,6 @@ session log (--domain, faq by default) and resumed with --resume ID."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
@@ -18,8 +17,8 @@ from assistant.app.summaries import (
     bundled_clusters,
     list_summary_sessions,
     load_topic,
+    open_knowledge_base,
     open_session_job,
-    open_session_log,
     plot_ndcg,
     resume_job,
     rl_summaries_job,
@@ -29,8 +28,9 @@ from assistant.app.summaries import (
     summaries_rating_job,
     summaries_rating_table,
 )
-from assistant.cli.common import SEED, check_output, run_with_progress
+from assistant.cli.common import SEED, SESSION_ID, check_output, echo, run_with_progress, terminal_text, write_json_file
 from assistant.errors import ConfigError
+from assistant.paths import write_output_file
 
 DOMAIN_OPTION = click.option(
     "--domain", default="faq", show_default=True, help="The (built) domain whose session log keeps the session."
@@ -59,8 +59,8 @@ def summarize() -> None:
 
 
 def _show(label: str, text: str, width: int = 100) -> None:
-    click.echo(click.style(label, bold=True))
-    click.echo(textwrap.fill(text, width=width, initial_indent="  ", subsequent_indent="  "))
+    click.echo(click.style(terminal_text(label), bold=True))
+    echo(textwrap.fill(text, width=width, initial_indent="  ", subsequent_indent="  "))
 
 
 def rl_settings(episodes: int) -> RLSettings:
@@ -71,10 +71,10 @@ def rl_settings(episodes: int) -> RLSettings:
 def compare_loop(session, better: bool = True, episodes: int = 2000) -> None:
     """The terminal comparison loop (also `clarify ask`'s "summarize these answers"): 1 / 2 / t / u / q, then
     the best summary, "write a better one", and accepting one of them."""
-    click.echo(f"{len(session.prepared.candidates)} candidate summaries of {len(session.prepared.table)} sentences")
+    echo(f"{len(session.prepared.candidates)} candidate summaries of {len(session.prepared.table)} sentences")
     while (pair := session.next_pair()) is not None:
         left, right = pair
-        click.echo(f"\ncomparison {session.comparisons + 1} (P(best is best) = {session.confidence:.2f})")
+        echo(f"\ncomparison {session.comparisons + 1} (P(best is best) = {session.confidence:.2f})")
         _show(f"[1] ({session.kind_of(left)})", session.text(left))
         _show(f"[2] ({session.kind_of(right)})", session.text(right))
         choice = click.prompt("better? 1 / 2 / t(ie) / u(ndo) / q(uit)", type=click.Choice(["1", "2", "t", "u", "q"]))
@@ -82,10 +82,10 @@ def compare_loop(session, better: bool = True, episodes: int = 2000) -> None:
             break
         if choice == "u":
             if not session.undo():
-                click.echo("nothing to undo")
+                echo("nothing to undo")
             continue
         session.answer({"1": "left", "2": "right", "t": "tie"}[choice])
-    click.echo(f"\nafter {session.comparisons} comparisons, P(best is best) = {session.confidence:.2f}")
+    echo(f"\nafter {session.comparisons} comparisons, P(best is best) = {session.confidence:.2f}")
     _show("Best summary:", session.best_text())
     if better and session.settings.acquisition != "unc" and session.rl_summary is None:
         text = run_with_progress(session.write_better(rl_settings(episodes)), "writing a better one")
@@ -96,15 +96,15 @@ def compare_loop(session, better: bool = True, episodes: int = 2000) -> None:
     choice = click.prompt(keys, type=click.Choice(options), default="q", show_default=False)
     if choice != "q":
         session.accept("rl" if choice == "r" else "best")
-        click.echo("accepted")
+        echo("accepted")
 
 
 def _sentence_mode(session) -> None:
     while not session.done:
         options = session.options()
-        click.echo("\nnext sentence? (Enter = let Clarify choose, u = undo, q = stop)")
+        echo("\nnext sentence? (Enter = let Clarify choose, u = undo, q = stop)")
         for k, text in enumerate(session.option_texts(), 1):
-            click.echo(textwrap.fill(text, 100, initial_indent=f" {k}. ", subsequent_indent="    "))
+            echo(textwrap.fill(text, 100, initial_indent=f" {k}. ", subsequent_indent="    "))
         choice = click.prompt("choice", default="", show_default=False)
         if choice == "q":
             break
@@ -112,7 +112,7 @@ def _sentence_mode(session) -> None:
             session.undo()
             continue
         if choice and (not choice.isdigit() or not 1 <= int(choice) <= len(options)):
-            click.echo(f"type 1-{len(options)}, Enter, u or q")
+            echo(f"type 1-{len(options)}, Enter, u or q")
             continue
         session.choose(options[int(choice) - 1] if choice else None)
     _show("Summary:", session.summary_text())
@@ -144,7 +144,9 @@ def _sentence_mode(session) -> None:
 )
 @click.option("--better/--no-better", default=True, show_default=True, help="Write a better one with RL at the end.")
 @click.option("--episodes", type=click.IntRange(1, 100000), default=2000, show_default=True)
-@click.option("--resume", type=int, default=None, help="Continue saved session ID (see `clarify summarize sessions`).")
+@click.option(
+    "--resume", type=SESSION_ID, default=None, help="Continue saved session ID (see `clarify summarize sessions`)."
+)
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @DOMAIN_OPTION
 def compare_cmd(
@@ -166,10 +168,10 @@ def compare_cmd(
     """Compare candidate summaries of FILES (text files or a folder of .txt): 1 / 2 pick, t tie, u undo, q quit."""
     if list_bundled:
         for name in bundled_clusters():
-            click.echo(name)
+            echo(name)
         return
     topic = None if resume is not None else load_topic(files, bundled, (), question)  # bad input fails first
-    open_session_log(domain).close()  # the log's domain must be built: say so before the long preparation
+    open_knowledge_base(domain).close()  # the log's domain must be built: say so before the long preparation
     if topic is None:
         session = run_with_progress(resume_job(domain, resume), "resuming")
         log = SummaryLog.attach(domain, resume, session)
@@ -182,12 +184,12 @@ def compare_cmd(
             )
             session = run_with_progress(open_session_job(topic, settings), "preparing candidates")
         log = SummaryLog.start(domain, session)
-    click.echo(f"session {log.id} (domain {domain})")
+    echo(f"session {log.id} (domain {domain})")
     if session.kind == "sentences":
         _sentence_mode(session)
     else:
         compare_loop(session, better, episodes)
-    click.echo(f"saved as session {log.id}: clarify summarize --domain {domain} --resume {log.id}")
+    echo(f"saved as session {log.id}: clarify summarize --domain {domain} --resume {log.id}")
 
 
 @summarize.command("sessions")
@@ -195,7 +197,7 @@ def compare_cmd(
 def sessions_cmd(domain) -> None:
     """List the saved summary sessions of a domain."""
     for s in list_summary_sessions(domain):
-        click.echo(f"{s.id:>5}  {s.kind:<9} {s.status:<9} {s.updated_at}  {s.turns:>3} actions  {s.query[:70]}")
+        echo(f"{s.id:>5}  {s.kind:<9} {s.status:<9} {s.updated_at}  {s.entries:>3} steps  {s.query[:70]}")
 
 
 @summarize.command("evaluate")
@@ -253,19 +255,20 @@ def evaluate_cmd(
         ),
         f"evaluating {dataset}",
     )
-    click.echo(
+    echo(
         f"{dataset}: {result['topics']} topics, {result['users']} simulated users, prior {prior}, "
         f"features {features}, t = {result['t']} ({result['rouge']})"
     )
-    click.echo(summaries_rating_table(result))
+    echo(summaries_rating_table(result))
     w = result["wilcoxon"]
-    click.echo(
+    echo(
         f"best at {w['interactions']}: {w['best']}; Wilcoxon p vs "
         + ", ".join(f"{e['row']} {e['ndcg1pct_p_value']:.3g}" for e in w["tests"])
     )
     _write(result, json_path)
     if plot_path:
-        click.echo(f"wrote {plot_ndcg(result, plot_path)}")
+        Path(plot_path).parent.mkdir(parents=True, exist_ok=True)
+        echo(f"wrote {write_output_file(plot_path, lambda tmp: plot_ndcg(result, tmp), '--plot')}")
 
 
 @summarize.command("rl")
@@ -339,7 +342,7 @@ def rlqa_tune_cmd(dataset, folds, seed, json_path, data_dir) -> None:
     for row in result["rows"]:
         name = row.get("system") or ", ".join(f"{k} {row[k]:g}" for k in ("learning_rate", "trace_decay", "epochs"))
         user = f"  with the simulated user {row['rouge2_user']:.4f}" if "rouge2_user" in row else ""
-        click.echo(f"{name}: ROUGE-2 {row['rouge2']:.4f}{user}")
+        echo(f"{name}: ROUGE-2 {row['rouge2']:.4f}{user}")
     _write(result, json_path)
 
 
@@ -351,15 +354,14 @@ def _numbers(text: str, option: str) -> list[int]:
 
 
 def _rows(result: dict) -> None:
-    click.echo(f"({result['rouge']})")
+    echo(f"({result['rouge']})")
     for row in result["rows"]:
         cells = "  ".join(f"{k} {v:.4f}" for k, v in row.items() if isinstance(v, float))
         extra = f" [{row['train_topics']} training topics]" if "train_topics" in row else ""
-        click.echo(f"{row['system']}{extra}: {cells}")
+        echo(f"{row['system']}{extra}: {cells}")
 
 
 def _write(result: dict, json_path: str | None) -> None:
     if json_path:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(json.dumps(result, indent=2))
-        click.echo(f"wrote {json_path}")
+        echo(f"wrote {write_json_file(json_path, result)}")

@@ -81,6 +81,7 @@ class EvaluationSetup:
     protocol: str = ""
     coverage: float = 0.0  # the compare-only-when-covered rule of the systems the learned policy stops
     shortlist_size: int = 5
+    answer_lists: bool = False  # ours also asks "Which of these is it?" (assistant.clarification.answer_list)
 
 
 def _rewards(episodes: Sequence[Episode], setup: EvaluationSetup) -> float:
@@ -258,6 +259,7 @@ def evaluate(
         ),
         "coverage": setup.coverage,
         "shortlist_size": setup.shortlist_size,
+        "answer_lists": setup.answer_lists,
     }
 
     # the systems the learned policy stops follow the compare-only-when-covered rule; the baselines do not
@@ -266,6 +268,8 @@ def evaluate(
 
     def rollouts(model: AnswerModel, stop: StopRule, strategy, specs=episodes, prior_scores=scores) -> list[Episode]:
         cfg = covered if stop in learned else config
+        if stop is setup.policy and model is setup.answer_model and isinstance(strategy, InformationGainQuestions):
+            cfg = replace(cfg, answer_lists=setup.answer_lists)  # ours as it ships
         clarifier = Clarifier(setup.domain, setup.prior, model, stop, strategy, setup.candidates, cfg)
         return [
             run_episode(clarifier, setup.user, spec, s, np.random.default_rng(spec.seed))

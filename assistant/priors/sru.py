@@ -34,6 +34,7 @@ species the evaluation draws its targets from, an artefact of the protocol rathe
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -271,6 +272,9 @@ def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False)
         temperature, centroid_weight = float(saved.get("temperature", 1.0)), float(saved.get("centroid_weight", 0.0))
         short = saved.get("short_temperature")  # None in checkpoints from before it existed
         short = None if short is None else float(short)
+        temperatures = (temperature,) if short is None else (temperature, short)
+        if not all(math.isfinite(t) and t > 0 for t in temperatures) or not math.isfinite(centroid_weight):
+            raise ValueError(f"temperatures {temperatures}, centroid weight {centroid_weight:g}")
     except (TypeError, ValueError) as exc:
         raise ModelMissingError(
             f"{path}.json is damaged ({exc}); retrain: `clarify train encoder {domain.name}`"

@@ -33,7 +33,7 @@ from assistant.ranking.acquisition import (
 from assistant.ranking.base import Comparisons, Posterior, PreferenceModel
 from assistant.ranking.bt import BradleyTerry
 from assistant.ranking.gppl import GPPL
-from assistant.ranking.oracle import NoisyOracle, RankingStopRule, probability_best
+from assistant.ranking.oracle import NoisyOracle, RankingStopReason, RankingStopRule, probability_best
 from assistant.ranking.ranking_session import Candidate, ComparisonRecord, RankingSession, candidates_from_labels
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "PreferenceModel",
     "RandomPairs",
     "RankingSession",
+    "RankingStopReason",
     "RankingStopRule",
     "ThompsonPairs",
     "Uncertainty",

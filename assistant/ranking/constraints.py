@@ -10,7 +10,12 @@ contradicts what the person just said. Here every stated preference is an order 
 - ``project_order`` moves the posterior mean the least (in squared distance) to satisfy them
   (Hildreth's dual coordinate ascent: a quadratic programme over a few constraints);
 - ``chance_best`` is each candidate's probability of being the best, over posterior draws that respect
-  the constraints (rejection; draws that keep failing are projected), among the candidates still in play.
+  the constraints (rejection; draws that keep failing are projected), among the candidates still in play;
+- ``chance_best_weighted`` is the same probability for a person who may err: draws of the utilities
+  *before* any answer, each weighted by the likelihood of every stated preference under ``PERSON_ERROR``.
+  No stated preference is certain, so two comparisons never make a candidate 100% sure, and with the same
+  draws a candidate that keeps winning never loses chance (every draw in which it is the best already
+  agrees with the answer; the others can only lose weight).
 
 Shapes: N candidates; edges [K, 2] int (winner, loser); draws [S, N].
 """
@@ -23,6 +28,8 @@ import numpy as np
 
 MARGIN = 1e-6
 _SWEEPS = 500
+# How often a person picks the worse of two answers (misreads, hurries): the stated preference's likelihood.
+PERSON_ERROR = 0.1
 
 
 def _reaches(edges: dict[int, set[int]], start: int, goal: int) -> bool:
@@ -150,3 +157,28 @@ def chance_best(
     winners = np.argmax(scores, axis=1)
     np.add.at(chances, winners, 1.0)
     return chances / max(len(pool), 1)
+
+
+def chance_best_weighted(
+    draws: np.ndarray, stated: Sequence[tuple[int, int]], in_play: np.ndarray, error: float = PERSON_ERROR
+) -> np.ndarray:
+    """[N] P(candidate is the best of those ``in_play``) given the (winner, loser) preferences ``stated``
+    (oldest first, contradictions included): ``draws`` [S, N] of the utilities before any answer, each
+    weighted by prod (1 - error) over the preferences it agrees with and ``error`` over the others."""
+    draws = np.asarray(draws, dtype=np.float64)
+    n = draws.shape[1]
+    in_play = np.asarray(in_play, dtype=bool)
+    chances = np.zeros(n)
+    if not in_play.any():
+        return chances
+    if in_play.sum() == 1:
+        chances[in_play] = 1.0
+        return chances
+    log_weights = np.zeros(len(draws))
+    agree, disagree = np.log1p(-error), np.log(error)
+    for winner, loser in stated:
+        log_weights += np.where(draws[:, winner] > draws[:, loser], agree, disagree)
+    weights = np.exp(log_weights - log_weights.max())
+    winners = np.argmax(np.where(in_play[None, :], draws, -np.inf), axis=1)
+    chances += np.bincount(winners, weights=weights, minlength=n)
+    return chances / weights.sum()

@@ -7,6 +7,8 @@ evaluated on a question faces the *same* oracle draws (answer k is "a" iff u_k <
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import numpy as np
 from scipy.special import expit
 
@@ -75,6 +77,25 @@ def probability_best(
     return best, float(np.mean(winners == best))
 
 
+class RankingStopReason(StrEnum):
+    """Why a ranking session stopped asking for comparisons: P(current best is best) passed the threshold;
+    the comparison budget is spent; no pair is left to show; there is one candidate; every candidate, or
+    every one but one, was ruled out ("neither is relevant"). Older names are read as today's."""
+
+    CONFIDENT = "confident"
+    BUDGET = "budget"
+    NO_PAIR_LEFT = "no_pair_left"
+    SINGLE_CANDIDATE = "single_candidate"
+    ALL_RULED_OUT = "all_ruled_out"
+    ONE_LEFT = "one_left"
+
+    @classmethod
+    def _missing_(cls, value: object) -> RankingStopReason | None:
+        legacy = {"exhausted": cls.NO_PAIR_LEFT, "single candidate": cls.SINGLE_CANDIDATE}
+        legacy |= {"all ruled out": cls.ALL_RULED_OUT, "one left": cls.ONE_LEFT}
+        return legacy.get(str(value))
+
+
 class RankingStopRule:
     """Stop when P(current best is best) > ``threshold`` or after ``budget`` comparisons."""
 
@@ -87,23 +108,32 @@ class RankingStopRule:
         self.budget = budget
         self.samples = samples
 
-    def should_stop(self, comparisons_made: int, confidence: float) -> str | None:
-        """The reason to stop ('confident', else 'budget'), or None to go on."""
+    def should_stop(self, comparisons_made: int, confidence: float) -> RankingStopReason | None:
+        """The reason to stop (confident, else budget), or None to go on."""
         if confidence > self.threshold:
-            return "confident"
+            return RankingStopReason.CONFIDENT
         if comparisons_made >= self.budget:
-            return "budget"
+            return RankingStopReason.BUDGET
         return None
 
 
 def ndcg_at_k(scores: np.ndarray, gains: np.ndarray, k: int = 5) -> float:
-    """NDCG@k of ranking candidates by ``scores`` (descending) with gold ``gains`` [N] (ties: stable order)."""
+    """NDCG@k (scikit-learn's ``ndcg_score``: discounts 1 / log2(rank + 1)) of ranking candidates by ``scores``
+    [N] (descending) with gold ``gains`` [N] >= 0; 0.0 when no gain is positive or k < 1. Tied scores keep their
+    order, the lower index first: scikit-learn gets the stable ranks instead of the scores, so it sees no ties."""
+    from sklearn.metrics import ndcg_score  # imported here: only evaluations score rankings, a session never
+
     gains = np.asarray(gains, dtype=np.float64)
-    order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")[:k]
-    discounts = 1.0 / np.log2(np.arange(2, len(order) + 2))
-    dcg = float(np.sum(gains[order] * discounts))
-    ideal = float(np.sum(np.sort(gains)[::-1][: len(order)] * discounts))
-    return dcg / ideal if ideal > 0 else 0.0
+    if np.any(gains < 0):
+        raise ConfigError("NDCG needs gold gains >= 0 (e.g. ROUGE scores or 0/1 labels)")
+    if k < 1:
+        return 0.0
+    if len(gains) < 2:  # scikit-learn wants two candidates; one is its own ideal ranking
+        return 1.0 if len(gains) == 1 and gains[0] > 0 else 0.0
+    order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+    ranks = np.empty(len(order))
+    ranks[order] = np.arange(len(order))
+    return float(ndcg_score(gains[None, :], -ranks[None, :], k=k, ignore_ties=True))
 
 
 def top1_accuracy(scores: np.ndarray, gains: np.ndarray) -> float:

@@ -17,8 +17,10 @@ every random choice is seeded by (seed, number of answers), so after an undo the
 it was, and a session rebuilt with ``from_dict(to_dict())`` continues identically.
 
 What the person said holds (``assistant.ranking.constraints``): after "a is better than b" the ranking
-shows a above b unless a later answer contradicts it, whatever the prior and the kernel make of it; the
-chance of each candidate being the best is computed over posterior draws that respect those answers.
+shows a above b unless a later answer contradicts it, whatever the prior and the kernel make of it. The
+chance of each candidate being the best allows for a person's slips (``PERSON_ERROR``): no answer makes a
+candidate certain, and a candidate that keeps winning never loses chance. Candidates with almost no chance
+left (``MIN_CHANCE``) are not shown again.
 "neither" (neither is relevant) rules both candidates out: they go to the bottom, are never shown again
 and cannot be the best while another candidate is in play. No pair is ever shown twice.
 """
@@ -42,28 +44,35 @@ from assistant.ranking.acquisition import (
 )
 from assistant.ranking.base import OUTCOME_OF, PREFERENCES, Comparisons, Posterior, PreferenceModel
 from assistant.ranking.bt import BradleyTerry
-from assistant.ranking.constraints import chance_best, project_order, standing_preferences
+from assistant.ranking.constraints import chance_best_weighted, project_order, standing_preferences
 from assistant.ranking.gppl import GPPL
-from assistant.ranking.oracle import RankingStopRule
+from assistant.ranking.oracle import RankingStopReason, RankingStopRule
 from assistant.store import Label
 
 SESSION_FORMAT = 1
 SESSION_MODELS: dict[str, type[PreferenceModel]] = {"gppl": GPPL, "bt": BradleyTerry}
 # What a person may answer to a pair: a preference (the model's), or "neither is relevant".
 ANSWERS: tuple[str, ...] = (*PREFERENCES, "neither")
-# Candidates whose chance of being the best is sampled (the rest are very unlikely to be it).
+# Candidates whose chance of being the best is sampled (the rest are very unlikely to be it), and how many
+# draws of their utilities before any answer (``assistant.ranking.constraints.chance_best_weighted``).
 CHANCE_POOL = 60
+CHANCE_SAMPLES = 2000
+# A candidate whose chance of being the best is below this is never shown in a pair again: the person's
+# time goes to the candidates still in question.
+MIN_CHANCE = 0.01
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One thing the user may pick: ``features`` [D] feed the preference model, ``prior`` is its prior score."""
+    """One thing the user may pick: ``features`` [D] feed the preference model, ``prior`` is its prior score;
+    ``label_key``: the label it answers, when it comes from one (``candidates_from_labels``)."""
 
     id: str
     title: str
     text: str
     features: np.ndarray = field(compare=False, repr=False)
     prior: float = 0.0
+    label_key: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "features", np.asarray(self.features, dtype=np.float64).reshape(-1))
@@ -103,20 +112,23 @@ def candidates_from_labels(
         raise ConfigError("the shortlist is empty: there is nothing to rank")
     if np.any(~np.isfinite(probs)) or np.any(probs < 0):
         raise ConfigError("label probabilities must be finite and non-negative")
-    rows: list[tuple[str, str, str, float]] = []
+    rows: list[tuple[str, str, str, str, float]] = []
     for label, p in zip(labels, probs):
         texts = candidate_texts(label)
         for k, text in enumerate(texts):
             cid = label.key if len(texts) == 1 else f"{label.key}#{k + 1}"
-            rows.append((cid, label.name, text, float(np.log(max(p, 1e-12)))))
+            rows.append((cid, label.key, label.name, text, float(np.log(max(p, 1e-12)))))
     if encoder is None:
         from models.pretrained import SentenceEncoder
 
         encoder = SentenceEncoder()
-    vectors = np.asarray(encoder.encode([query] + [r[2] for r in rows]), dtype=np.float64)
+    vectors = np.asarray(encoder.encode([query] + [r[3] for r in rows]), dtype=np.float64)
     q, x = vectors[0], vectors[1:]
     cos = (x @ q) / np.maximum(np.linalg.norm(x, axis=1) * np.linalg.norm(q), 1e-12)
-    return [Candidate(cid, title, text, x[i], log_p + cos[i]) for i, (cid, title, text, log_p) in enumerate(rows)]
+    return [
+        Candidate(cid, title, text, x[i], log_p + cos[i], label_key=key)
+        for i, (cid, key, title, text, log_p) in enumerate(rows)
+    ]
 
 
 class OrderedPosterior(Posterior):
@@ -178,6 +190,10 @@ class RankingSession:
         self.first_pair_heuristic = bool(first_pair_heuristic)
         self.features = np.stack([c.features for c in self.candidates])
         self.priors = np.array([c.prior for c in self.candidates])
+        # the utilities before any answer: what the chances weigh the person's answers against
+        prior_model = SESSION_MODELS[model](**self.model_options)
+        self._prior_posterior = prior_model.fit(self.features, self.priors, Comparisons.empty()).posterior()
+        self._prior_draws: dict[tuple[int, ...], np.ndarray] = {}
         self._history: list[ComparisonRecord] = []
         self._refresh()
 
@@ -193,10 +209,14 @@ class RankingSession:
         )
 
     def _seen(self) -> set[tuple[int, int]]:
-        """Pairs never to show (again): every pair shown so far, and every pair with a ruled-out candidate."""
+        """Pairs never to show (again): every pair shown so far, and every pair with a ruled-out candidate or
+        one whose chance of being the best fell below ``MIN_CHANCE`` (while two others are still in question)."""
         seen = {(min(r.left, r.right), max(r.left, r.right)) for r in self._history}
         n = len(self.candidates)
-        for i in np.flatnonzero(self._ruled_out):
+        unlikely = ~self._ruled_out & (self._chances < MIN_CHANCE)
+        if (~self._ruled_out & ~unlikely).sum() < 2:
+            unlikely[:] = False
+        for i in np.flatnonzero(self._ruled_out | unlikely):
             seen.update((min(int(i), j), max(int(i), j)) for j in range(n) if j != i)
         return seen
 
@@ -223,47 +243,49 @@ class RankingSession:
         self._utilities = project_order(model_posterior.mean, self._edges)
         self._posterior: Posterior = OrderedPosterior(model_posterior, self._utilities)
         in_play = ~self._ruled_out
-        self._chances = self._chance_best(model_posterior, in_play)
-        # best first: chance of being the best, then the utility that respects every stated preference;
-        # ruled-out candidates last
+        self._chances = self._chance_best(in_play)
+        # best first: chance of being the best, moved the least so that every standing preference holds (a
+        # slip is allowed for, but what the person said is shown: a winner is never less likely than its
+        # loser), then the utility that respects them too; ruled-out candidates last
+        self._chances = np.clip(project_order(self._chances, self._edges), 0.0, None)  # keeps the sum
         self._order = np.lexsort((-self._utilities, -np.round(self._chances, 9), self._ruled_out))
         self._best = int(self._order[0])
         self._confidence = float(self._chances[self._best])
         self._pending: tuple[int, int] | None = None
-        self.stop_reason: str | None = None
+        self.stop_reason: RankingStopReason | None = None
         if n < 2:
-            self.stop_reason = "single candidate"
+            self.stop_reason = RankingStopReason.SINGLE_CANDIDATE
         elif not in_play.any():
-            self.stop_reason = "all ruled out"
+            self.stop_reason = RankingStopReason.ALL_RULED_OUT
         elif in_play.sum() == 1:
-            self.stop_reason = "one left"
+            self.stop_reason = RankingStopReason.ONE_LEFT
         else:
             self.stop_reason = self.stop_rule.should_stop(len(self._history), self._confidence)
         if self.stop_reason is None:
             self._pending = self._choose_pair()
             if self._pending is None:
-                self.stop_reason = "exhausted"
+                self.stop_reason = RankingStopReason.NO_PAIR_LEFT
 
-    def _chance_best(self, posterior: Posterior, in_play: np.ndarray) -> np.ndarray:
-        """[N] P(each candidate in play is the best), over posterior draws that respect the stated preferences;
-        at many candidates only the likeliest ``CHANCE_POOL`` and those the answers name are sampled."""
+    def _chance_best(self, in_play: np.ndarray) -> np.ndarray:
+        """[N] P(each candidate in play is the best) given the answers, for a person who may err
+        (``chance_best_weighted`` over fixed draws of the utilities before any answer); at many candidates
+        only the likeliest ``CHANCE_POOL`` before any answer and those the answers name are drawn."""
         n = len(self.candidates)
+        stated = self._stated()
         if n <= CHANCE_POOL:
             pool = np.arange(n)
         else:
-            named = [i for edge in self._edges for i in edge]
-            pool = np.union1d(candidate_pool(posterior, CHANCE_POOL), np.asarray(named, dtype=np.int64))
+            named = [i for edge in stated for i in edge]
+            start = candidate_pool(self._prior_posterior, CHANCE_POOL)
+            pool = np.union1d(start, np.asarray(named, dtype=np.int64))
+        key = tuple(int(i) for i in pool)
+        if key not in self._prior_draws:
+            rng = np.random.default_rng([self.seed, 1, len(pool)])
+            self._prior_draws[key] = self._prior_posterior.sample(pool, CHANCE_SAMPLES, rng)
         local = {int(g): i for i, g in enumerate(pool)}
-        edges = [(local[w], local[lo]) for w, lo in self._edges if w in local and lo in local]
+        edges = [(local[w], local[lo]) for w, lo in stated if w in local and lo in local]
         chances = np.zeros(n)
-        chances[pool] = chance_best(
-            lambda size, rng: posterior.sample(pool, size, rng),
-            len(pool),
-            edges,
-            in_play[pool],
-            self._rng(1),
-            self.stop_rule.samples,
-        )
+        chances[pool] = chance_best_weighted(self._prior_draws[key], edges, in_play[pool])
         return chances
 
     def _choose_pair(self) -> tuple[int, int] | None:
@@ -293,6 +315,30 @@ class RankingSession:
         self._history.append(ComparisonRecord(left, right, preferred))
         self._refresh()
 
+    def answer_pair(self, left_id: str, right_id: str, preferred: str) -> None:
+        """Record the answer to the pair of candidates ``left_id`` and ``right_id`` (as shown: left, right),
+        pending or not, as long as it was never answered and neither side was ruled out (replaying a log by
+        the ids it recorded does not depend on which pair the ranker would choose next)."""
+        index = {c.id: i for i, c in enumerate(self.candidates)}
+        if left_id not in index or right_id not in index or left_id == right_id:
+            raise SessionStateError(f"{left_id!r} and {right_id!r} are not two of the candidates being compared")
+        if self._pending is not None and (
+            self.candidates[self._pending[0]].id,
+            self.candidates[self._pending[1]].id,
+        ) == (
+            left_id,
+            right_id,
+        ):
+            self.answer(preferred)
+            return
+        if preferred not in ANSWERS:
+            raise ConfigError(f"answer must be one of {', '.join(ANSWERS)}, not {preferred!r}")
+        left, right = index[left_id], index[right_id]
+        if (min(left, right), max(left, right)) in self._seen():
+            raise SessionStateError(f"{left_id!r} and {right_id!r} were compared already, or one was ruled out")
+        self._history.append(ComparisonRecord(left, right, preferred))
+        self._refresh()
+
     def undo(self) -> bool:
         """Take back the last answer (False when there is none); the state is exactly as before it."""
         if not self._history:
@@ -307,7 +353,8 @@ class RankingSession:
 
     @property
     def confidence(self) -> float:
-        """P(the current best is the best), Monte Carlo over posterior draws that respect the stated preferences."""
+        """P(the current best is the best) given every stated preference, for a person who may err
+        (``assistant.ranking.constraints.chance_best_weighted``)."""
         return self._confidence
 
     @property
@@ -347,7 +394,14 @@ class RankingSession:
         return {
             "format": SESSION_FORMAT,
             "candidates": [
-                {"id": c.id, "title": c.title, "text": c.text, "features": c.features.tolist(), "prior": c.prior}
+                {
+                    "id": c.id,
+                    "title": c.title,
+                    "text": c.text,
+                    "features": c.features.tolist(),
+                    "prior": c.prior,
+                    "label_key": c.label_key,
+                }
                 for c in self.candidates
             ],
             "model": self.model_name,
@@ -367,7 +421,7 @@ class RankingSession:
             raise ConfigError(f"not a saved ranking session of format {SESSION_FORMAT}")
         try:
             candidates = [
-                Candidate(c["id"], c["title"], c["text"], np.asarray(c["features"]), c["prior"])
+                Candidate(c["id"], c["title"], c["text"], np.asarray(c["features"]), c["prior"], c.get("label_key", ""))
                 for c in data["candidates"]
             ]
             session = cls(

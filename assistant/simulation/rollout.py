@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from assistant.clarification.answer_list import ANSWER_LIST
 from assistant.clarification.clarifier import Clarifier, Conversation
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.noise import NOT_SURE
@@ -34,7 +35,7 @@ class Episode:
     hit3_by_turn: list[bool] = field(default_factory=list)
     entropy_by_turn: list[float] = field(default_factory=list)  # bits, after 0, 1, ... answers
     stop_top: float | None = None  # the top probability when the agent stopped
-    stop_reason: str | None = None  # why it stopped (assistant.clarification.clarifier.STOP_REASONS)
+    stop_reason: str | None = None  # why it stopped (a StopReason)
 
     @property
     def early_stop(self) -> bool:
@@ -69,6 +70,15 @@ def give_answer(conversation: Conversation, question: int, option: int) -> None:
         conversation.answer(question, option)
 
 
+def user_answer(user: SimulatedUser, conversation: Conversation, question: int) -> int:
+    """What the simulated ``user`` answers to ``question`` of ``conversation`` (the domain's questions, or the
+    pending answer-list question over the labels it lists)."""
+    if question == ANSWER_LIST:
+        candidates = conversation.clarifier.candidates
+        return user.answer_list([int(candidates[i]) for i in conversation.pending_list.positions])
+    return user.answer(question)
+
+
 def run_episode(
     clarifier: Clarifier,
     user: SimulatedUser,
@@ -93,7 +103,7 @@ def run_episode(
 
     record()
     while (question := conversation.next_question()) is not None:
-        option = user.answer(question)
+        option = user_answer(user, conversation, question)
         give_answer(conversation, question, option)
         episode.questions.append(question)
         episode.answers.append(option)

@@ -15,17 +15,28 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from assistant.clarification.answer_list import LIST_ERROR
 from assistant.errors import ConfigError
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.noise import NOISE_STREAM, NOT_SURE, UserNoise, corrupt_answers
 from assistant.simulation.sampling import sample_answers
 
+# Seeds the uniforms of an episode's answer-list questions apart from its other answers.
+LIST_STREAM = 15485863
+
 
 class SimulatedUser:
     """Answers questions about its target by sampling ``answers`` [Q, R, Y] with common random numbers;
-    ``noise`` corrupts a share of the answers (``answer`` then may return ``NOT_SURE``)."""
+    ``noise`` corrupts a share of the answers (``answer`` then may return ``NOT_SURE``). An answer-list
+    question ("Which of these is it?") is answered as its exact answer model says, with ``list_error``."""
 
-    def __init__(self, answers: np.ndarray, option_mask: np.ndarray, noise: UserNoise | None = None) -> None:
+    def __init__(
+        self,
+        answers: np.ndarray,
+        option_mask: np.ndarray,
+        noise: UserNoise | None = None,
+        list_error: float = LIST_ERROR,
+    ) -> None:
         self.answers = np.asarray(answers, dtype=np.float64)
         self.option_mask = np.asarray(option_mask, dtype=bool)
         self.noise = noise or UserNoise()
@@ -34,9 +45,11 @@ class SimulatedUser:
             self.noise.other_answers(self.answers, self.option_mask) if self.noise.rate > 0 else self.answers
         )
         self._other_cdf = np.cumsum(self.other_answers, axis=1)
+        self.list_error = list_error
         self.target: int | None = None
         self._uniforms: np.ndarray | None = None
         self._noise_uniforms: np.ndarray | None = None
+        self._list_rng: np.random.Generator | None = None
 
     def start(self, episode: EpisodeSpec) -> str:
         """Begin an episode; returns the initial query."""
@@ -45,7 +58,22 @@ class SimulatedUser:
         self.target = episode.target
         self._uniforms = np.random.default_rng(episode.seed).random(self.answers.shape[0])
         self._noise_uniforms = np.random.default_rng([episode.seed, NOISE_STREAM]).random((self.answers.shape[0], 2))
+        self._list_rng = np.random.default_rng([episode.seed, LIST_STREAM])
         return episode.query
+
+    def answer_list(self, listed: Sequence[int]) -> int:
+        """The option the user picks on "Which of these is it?" over the labels ``listed`` (label indices, in
+        list order; option ``len(listed)`` is "none of these"): its own label if listed, else "none", except
+        with probability ``list_error`` another option."""
+        if self.target is None or self._list_rng is None:
+            raise ConfigError("call start(episode) before asking the simulated user")
+        listed = [int(i) for i in listed]
+        meant = listed.index(self.target) if self.target in listed else len(listed)
+        slip, other = self._list_rng.random(2)
+        if slip >= self.list_error:
+            return meant
+        others = [r for r in range(len(listed) + 1) if r != meant]
+        return others[min(int(other * len(others)), len(others) - 1)]
 
     def answer(self, question: int) -> int:
         """The option index the user picks for ``question`` (``NOT_SURE`` when the noise says so)."""

@@ -7,11 +7,13 @@
 - ``knowledge_base``: opening, migrating, reading a whole ``Domain``, writing labels/questions/annotations;
 - ``loading``: reading a whole ``Domain`` into arrays;
 - ``building``: writing a bundled data set's ``DomainData`` in one transaction;
-- ``session_log``: the conversation log (sessions and their turns).
+- ``session_log``: the session log (sessions and their entries), with its vocabulary (``EntryKind``,
+  ``SessionKind``, ``SessionStatus``);
+- ``reviews``: a desk's review of the questions (hidden, reworded), applied when a ``Domain`` is loaded.
 """
 
 from assistant.store import connection
-from assistant.store.building import DomainData, check_domain_data, write_domain
+from assistant.store.building import DomainData, check_domain_data, new_knowledge_base, write_domain
 from assistant.store.domain import (
     BINARY_OPTIONS,
     SOMETHING_ELSE,
@@ -24,8 +26,16 @@ from assistant.store.domain import (
     replace_counts,
 )
 from assistant.store.knowledge_base import KnowledgeBase, built_domains, utc_now
+from assistant.store.reviews import QuestionReview
 from assistant.store.schema import SCHEMA_VERSION
-from assistant.store.session_log import SessionLog, SessionRecord, SessionSummary
+from assistant.store.session_log import (
+    EntryKind,
+    SessionKind,
+    SessionLog,
+    SessionRecord,
+    SessionStatus,
+    SessionSummary,
+)
 
 __all__ = [
     "BINARY_OPTIONS",
@@ -34,16 +44,21 @@ __all__ = [
     "SPLITS",
     "Domain",
     "DomainData",
+    "EntryKind",
     "KnowledgeBase",
     "Label",
     "Question",
     "QuestionKind",
+    "QuestionReview",
+    "SessionKind",
     "SessionLog",
     "SessionRecord",
+    "SessionStatus",
     "SessionSummary",
     "built_domains",
     "check_domain_data",
     "connection",
+    "new_knowledge_base",
     "normalize_label_name",
     "replace_counts",
     "utc_now",

@@ -2,7 +2,8 @@
 set adapter's ``DomainData``, in one transaction.
 
 Rebuilding is idempotent and keeps what was imported since: crowd annotations and queries stay, and
-induced questions that crowd annotations replaced are not re-induced.
+induced questions that crowd annotations replaced are not re-induced. A first build is written under a
+temporary name and renamed into place (``new_knowledge_base``): a domain file exists only once it is built.
 
 With ``exact_labels`` (a desk's own FAQ, re-imported after edits) the data says exactly which of its
 ``label_source`` labels exist: one it no longer has is deleted with its queries and annotations (sessions
@@ -13,11 +14,66 @@ has keeps its row, its imported and learned queries and its place in the session
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from assistant import paths
 from assistant.errors import ConfigError
 from assistant.store.domain import Label, Question
 from assistant.store.knowledge_base import KnowledgeBase, utc_now
+from models.files import fsync_folder
+from models.locks import pid_alive
+
+BUILDING = ".building-"  # <name>.db.building-<pid>: a first build in progress (never matches *.db)
+SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
+
+
+@contextlib.contextmanager
+def new_knowledge_base(name: str) -> Iterator[KnowledgeBase]:
+    """The knowledge base to build domain ``name`` into.
+
+    A domain that exists is opened as it is (a rebuild is one transaction inside it). A new one is written
+    under a temporary name beside where it belongs and linked into place only when the block ends without
+    an error: a kill, a full disk or a failed check leaves no domain file at all, so the next launch builds
+    again, instead of an empty knowledge base that looks built. If another program built the domain
+    meanwhile, its file stays and this one is dropped.
+    """
+    final = paths.domain_db_path(name)
+    if final.exists():
+        with KnowledgeBase.create(name) as kb:
+            yield kb
+        return
+    _remove_abandoned_builds(final)
+    tmp = final.with_name(f"{final.name}{BUILDING}{os.getpid()}")
+    _remove(tmp)
+    try:
+        with KnowledgeBase(tmp, name) as kb:
+            yield kb
+        # closed: SQLite has moved the write-ahead log into the file and removed it
+        paths.fault_point("domain-build:before-rename")
+        with contextlib.suppress(FileExistsError):  # built by another program meanwhile: theirs stays
+            os.link(tmp, final)
+        fsync_folder(final.parent)
+    finally:
+        _remove(tmp)
+
+
+def _remove(db: Path) -> None:
+    for suffix in SQLITE_SIDE_FILES:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{db}{suffix}")
+
+
+def _remove_abandoned_builds(final: Path) -> None:
+    """Remove the temporary files of first builds whose process is gone (killed, or the machine stopped)."""
+    for path in final.parent.glob(f"{final.name}{BUILDING}*"):
+        owner = path.name.removeprefix(f"{final.name}{BUILDING}").split("-")[0]
+        if owner.isdigit() and not pid_alive(int(owner)):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
 
 
 @dataclass

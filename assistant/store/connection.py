@@ -16,12 +16,13 @@ with a message for the person.
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import sqlite_utils
+import tenacity
 
 from assistant.errors import StoreBusyError, StoreError
 
@@ -55,33 +56,48 @@ def damaged_message(path: Path, name: str, detail: str) -> str:
     )
 
 
+def _primary_code(exc: sqlite3.Error) -> int | None:
+    """SQLite's primary result code of ``exc`` (its extended code's low byte: SQLITE_IOERR_SHORT_READ is an
+    SQLITE_IOERR); None for errors that did not come from SQLite."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Another connection holds the lock this one needs (SQLITE_BUSY, SQLITE_LOCKED)."""
+    return isinstance(exc, sqlite3.OperationalError) and _primary_code(exc) in (
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+    )
+
+
 def store_error(exc: sqlite3.Error, path: Path, name: str) -> StoreError:
     """The person's version of a SQLite error on ``path`` (what went wrong and what to do)."""
     text = str(exc)
-    lowered = text.lower()
-    if "locked" in lowered or "busy" in lowered:
+    code = _primary_code(exc)
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return StoreBusyError(
             f"the knowledge base {path} is busy: another program (an import, a session) is writing to it; "
             "nothing was written: try again when it has finished"
         )
-    if "disk is full" in lowered or "database or disk is full" in lowered:
+    if code == sqlite3.SQLITE_FULL:
         return StoreError(
             f"the disk holding {path} is full; nothing was written: free some space (or set CLARIFY_HOME to a "
             "folder on another disk) and try again"
         )
-    if "readonly" in lowered or "read-only" in lowered:
+    if code == sqlite3.SQLITE_READONLY:
         return StoreError(
             f"cannot write {path}: the file or its folder is read-only; make it writable or set CLARIFY_HOME to "
             "a writable folder"
         )
-    if "unable to open" in lowered:
+    if code == sqlite3.SQLITE_CANTOPEN:
         return StoreError(
             f"cannot open {path} ({text}): check that its folder exists and is writable, or set CLARIFY_HOME to "
             "a writable folder"
         )
-    if "malformed" in lowered or "not a database" in lowered or "corrupt" in lowered:
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
         return StoreError(damaged_message(path, name, text))
-    if "disk i/o error" in lowered:
+    if code == sqlite3.SQLITE_IOERR:
         return StoreError(f"reading or writing {path} failed ({text}): check the disk, then try again")
     return StoreError(f"the knowledge base {path} failed: {text}")
 
@@ -120,14 +136,13 @@ def open_database(path: Path, name: str) -> sqlite_utils.Database:
 
 
 def _enable_wal(db: sqlite_utils.Database) -> None:
-    deadline = time.monotonic() + WRITE_WAIT_SECONDS
-    while True:
-        try:
+    # switching needs a moment alone with the file: retry while another connection holds it (each try waits
+    # BUSY_TIMEOUT_MS inside SQLite), then let the busy error go to the caller
+    for attempt in tenacity.Retrying(
+        retry=tenacity.retry_if_exception(is_busy), stop=tenacity.stop_after_delay(WRITE_WAIT_SECONDS), reraise=True
+    ):
+        with attempt:
             db.enable_wal()
-            return
-        except sqlite3.OperationalError as exc:  # switching needs a moment alone with the file
-            if not _is_busy(exc) or time.monotonic() > deadline:
-                raise
 
 
 def check_integrity(db: sqlite_utils.Database, path: Path, name: str) -> None:
@@ -143,32 +158,28 @@ def check_integrity(db: sqlite_utils.Database, path: Path, name: str) -> None:
     _checked[key] = stamp
 
 
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text
-
-
 def begin_immediate(
     conn: sqlite3.Connection, path: Path, on_busy: BusyListener | None, wait: float | None = None
 ) -> None:
     """Start a write transaction holding the write lock, waiting up to ``wait`` seconds (default
-    ``WRITE_WAIT_SECONDS``) for another program's; ``on_busy`` hears ``BUSY_MESSAGE`` once when waiting."""
-    wait = WRITE_WAIT_SECONDS if wait is None else wait
-    start = time.monotonic()
-    told = False
-    while True:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as exc:
-            if not _is_busy(exc):
-                raise
-            waited = time.monotonic() - start
-            if waited >= wait:
-                raise StoreBusyError(
-                    f"the knowledge base {path} stayed busy for {waited:.0f} s (another program, such as an import, "
-                    "is writing to it); nothing was written: try again when it has finished"
-                ) from exc
-            if on_busy is not None and not told:
-                told = True
-                on_busy(BUSY_MESSAGE)
+    ``WRITE_WAIT_SECONDS``) for another program's; ``on_busy`` hears ``BUSY_MESSAGE`` once when waiting.
+    Each try waits ``BUSY_TIMEOUT_MS`` inside SQLite, so the retries themselves do not sleep."""
+
+    def tell(state: tenacity.RetryCallState) -> None:
+        if on_busy is not None and state.attempt_number == 1:
+            on_busy(BUSY_MESSAGE)
+
+    def give_up(state: tenacity.RetryCallState) -> NoReturn:
+        busy = state.outcome.exception() if state.outcome is not None else None
+        raise StoreBusyError(
+            f"the knowledge base {path} stayed busy for {state.seconds_since_start or 0.0:.0f} s (another program, "
+            "such as an import, is writing to it); nothing was written: try again when it has finished"
+        ) from busy
+
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_exception(is_busy),
+        stop=tenacity.stop_after_delay(WRITE_WAIT_SECONDS if wait is None else wait),
+        before_sleep=tell,
+        retry_error_callback=give_up,
+    )
+    retrying(conn.execute, "BEGIN IMMEDIATE")

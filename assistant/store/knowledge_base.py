@@ -11,7 +11,6 @@ on; every statement is parameterised. Opening an older file migrates it after co
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -23,6 +22,7 @@ from assistant.errors import DomainNotFoundError, StoreError
 from assistant.store.connection import BusyListener, begin_immediate, open_database, translated_errors
 from assistant.store.domain import SPLITS, Domain, Label, Question
 from assistant.store.loading import read_domain
+from assistant.store.reviews import QuestionReview, read_reviews, write_review
 from assistant.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
@@ -106,14 +106,23 @@ class KnowledgeBase:
                 self.db.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)", [version, utc_now()])
 
     def backup(self, target: str | Path) -> Path:
-        """Copy the whole database (consistently, via SQLite's backup API) to ``target``."""
+        """Copy the whole database (consistently, via SQLite's backup API) to ``target``, atomically."""
+        from models.errors import CheckpointError
+        from models.files import atomic_write
+
+        def write(tmp: str) -> None:
+            dest = sqlite3.connect(tmp)
+            try:
+                with dest:
+                    self.db.conn.backup(dest)
+            finally:
+                dest.close()
+
         target = Path(target)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        with sqlite3.connect(tmp) as dest:
-            self.db.conn.backup(dest)
-        dest.close()
-        shutil.move(tmp, target)
+        try:
+            atomic_write(target, write)
+        except CheckpointError as exc:
+            raise StoreError(str(exc)) from exc
         return target
 
     @contextmanager
@@ -338,6 +347,10 @@ class KnowledgeBase:
             )
         ]
 
+    def is_empty(self) -> bool:
+        """Whether the knowledge base holds no labels (a file created but never built or imported into)."""
+        return self.db.execute("SELECT 1 FROM labels LIMIT 1").fetchone() is None
+
     def lacks_heldout_answers(self) -> bool:
         """Whether the domain has induced questions but no held-out answers for the simulated user (built by a
         Clarify from before schema 2: rebuilding a bundled domain adds them and keeps everything else)."""
@@ -363,9 +376,19 @@ class KnowledgeBase:
         tables = ("labels", "questions", "annotations", "queries", "imports", "sessions")
         return {t: int(self.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in tables}
 
-    def load_domain(self) -> Domain:
-        """Read the whole domain into arrays (a handful of queries, no per-row round trips)."""
-        return read_domain(self)
+    def load_domain(self, reviewed: bool = True) -> Domain:
+        """Read the whole domain into arrays (a handful of queries, no per-row round trips). ``reviewed``: as the
+        desk reviewed its questions (hidden ones left out, rewordings applied; assistant.store.reviews)."""
+        return read_domain(self, reviewed)
+
+    def question_reviews(self) -> dict[str, QuestionReview]:
+        """The desk's review of each reviewed question, by tag."""
+        return read_reviews(self.db)
+
+    def save_question_review(self, review: QuestionReview) -> None:
+        """Store the review of one question (all-or-nothing)."""
+        with self.transaction():
+            write_review(self.db, review, utc_now())
 
     def stats(self) -> dict:
         """The figures `clarify domain stats` prints."""

@@ -10,6 +10,7 @@ import numpy as np
 
 from assistant.errors import StoreError
 from assistant.store.domain import Domain, Label, Question
+from assistant.store.reviews import read_reviews, reviewed, visible
 
 
 class DomainSource(Protocol):
@@ -25,8 +26,10 @@ class DomainSource(Protocol):
     def get_meta(self) -> dict[str, str]: ...
 
 
-def read_domain(kb: DomainSource) -> Domain:
-    """``kb``'s whole domain (see the module docstring); StoreError, saying what to do, for what cannot be used."""
+def read_domain(kb: DomainSource, reviewed: bool = True) -> Domain:
+    """``kb``'s whole domain (see the module docstring); StoreError, saying what to do, for what cannot be used.
+    ``reviewed``: as the desk's review wants it (hidden questions left out, texts and options as reworded;
+    assistant.store.reviews); False: every stored question as stored (crowd exports and imports)."""
     labels = kb.labels()
     questions = kb.questions()
     if not labels:
@@ -70,6 +73,8 @@ def read_domain(kb: DomainSource) -> Domain:
             r = option_pos[q].get(answer)
             if r is not None:
                 heldout[q, r, label_pos[lid]] = probability
+    if reviewed:
+        questions, counts, heldout = _apply_reviews(kb, questions, counts, heldout)
     meta = kb.get_meta()
     return Domain(
         name=kb.name,
@@ -86,3 +91,16 @@ def read_domain(kb: DomainSource) -> Domain:
         out_of_scope_texts=[text for text, _ in out_of_scope],
         out_of_scope_splits=np.array([split for _, split in out_of_scope], dtype="<U5"),
     )
+
+
+def _apply_reviews(kb: DomainSource, questions: list[Question], counts: np.ndarray, heldout: np.ndarray | None):
+    """The questions, counts and held-out answers without hidden questions, with reworded texts and options."""
+    reviews = read_reviews(kb.db)
+    if not reviews:
+        return questions, counts, heldout
+    keep = visible(questions, reviews)
+    kept = [reviewed(questions[q], reviews.get(questions[q].tag)) for q in keep]
+    r_max = max((len(q.options) for q in kept), default=2)
+    counts = counts[keep][:, :r_max]
+    heldout = None if heldout is None else heldout[keep][:, :r_max]
+    return kept, counts, heldout

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 _SCHEMA_V1 = [
@@ -163,10 +163,24 @@ def _migrate_to_4(db: sqlite_utils.Database) -> None:
 
 
 def _migrate_to_5(db: sqlite_utils.Database) -> None:
+    # A desk's review of the questions (issue 26): a question hidden (never asked), its text reworded, its
+    # options renamed ({stored option: shown option}). Keyed by tag, not by question id, so that a review
+    # outlives rebuilds and imports that delete and re-create induced questions.
+    db.execute(
+        """CREATE TABLE question_reviews (
+            tag TEXT PRIMARY KEY,
+            hidden INTEGER NOT NULL DEFAULT 0 CHECK (hidden IN (0, 1)),
+            text TEXT,
+            options TEXT NOT NULL DEFAULT '{}',
+            updated_at TEXT NOT NULL
+        )"""
+    )
+
+
+def _migrate_to_6(db: sqlite_utils.Database) -> None:
     # The inbox (issue 25): what a person did with a question Clarify could not answer (a session that ended
     # out of scope, was handed on, or whose answers were rejected). A session without a row is still open;
     # 'assigned' gave it an existing label (``label_key``), 'new_entry' made a new one, 'dismissed' set it aside.
-    # (Numbered 6 in the issue's plan: another branch takes 5; renumber on merge.)
     db.execute(
         """CREATE TABLE inbox (
             session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
@@ -184,5 +198,6 @@ MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     3: _migrate_to_3,
     4: _migrate_to_4,
     5: _migrate_to_5,
+    6: _migrate_to_6,
 }
 assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))

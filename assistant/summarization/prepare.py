@@ -24,6 +24,7 @@ from assistant.summarization.features import BigramSpace, TermStats, bigram_plus
 from assistant.summarization.priors import PRIORS, ReaperStats, minilm_prior, reaper_prior
 from assistant.summarization.rouge import CandidateRouge, normalise
 from assistant.summarization.text import SentenceTable, tokenize
+from models.checkpoint import write_npz_atomic
 
 CACHE_VERSION = 2
 
@@ -152,10 +153,7 @@ def cached_embeddings(dataset: str, topic: Topic, texts: list[str], encoder=None
 
         encoder = SentenceEncoder()
     vectors = np.asarray(encoder.encode(texts), dtype=np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    np.savez(tmp, vectors=vectors)
-    tmp.replace(path)
+    write_npz_atomic(path, vectors=vectors)
     return vectors
 
 
@@ -200,10 +198,7 @@ def cached_topic(
             "offsets": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
             "gold": prepared.gold,
         }
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.stem + ".tmp.npz")
-        np.savez(tmp, **out)
-        tmp.replace(path)
+        write_npz_atomic(path, **out)
     return prepared
 
 

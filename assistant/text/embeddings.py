@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Generator, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from assistant.progress import Progress, run_job
+from models.checkpoint import write_npz_atomic
 from models.pretrained import EMBEDDING_DIM, SentenceEncoder
 
 
@@ -57,13 +59,30 @@ class CachingSentenceEncoder:
         return run_job(self.encode_job(texts))
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.stem + ".tmp.npz")
         keys = sorted(self._vectors)
         vectors = np.stack([self._vectors[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
-        np.savez(tmp, keys=np.array(keys), vectors=vectors.astype(np.float32))
-        tmp.replace(self.path)
+        write_npz_atomic(self.path, keys=np.array(keys), vectors=vectors.astype(np.float32))
 
     def warm(self, texts: list[str]) -> None:
         """Encode and cache ``texts`` now (e.g. all answers of a domain, in a background job)."""
         self.encode(texts)
+
+
+@lru_cache(maxsize=1)
+def _phrase_encoder() -> SentenceEncoder:
+    return SentenceEncoder()
+
+
+def phrase_vectors(phrases: Sequence[str]) -> np.ndarray:
+    """[N, D] unit-length pooled MiniLM vectors of short phrases (facet values: "delete", "exchange rate"),
+    not cached on disk: question induction compares a few hundred of them once per build."""
+    if not phrases:
+        return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a few words per text: one thread is several times faster on a busy 2-core machine
+    try:
+        return _phrase_encoder().encode(list(phrases)).astype(np.float32)
+    finally:
+        torch.set_num_threads(threads)

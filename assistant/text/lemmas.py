@@ -92,3 +92,8 @@ def inflect(word: str, tag: str) -> str:
     where the lexicon has no form."""
     forms = lemminflect.getInflection(word, tag=tag)
     return forms[0] if forms else word
+
+
+def plural_forms(word: str) -> frozenset[str]:
+    """Every plural the lexicon gives a noun ("person" -> {"persons", "people"}); empty when it has none."""
+    return frozenset(lemminflect.getAllInflections(word, upos="NOUN").get("NNS", ()))

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from models.checkpoint import atomic_write
+from models.files import atomic_write
 
 
 def resume_path(checkpoint: Path) -> Path:

@@ -185,6 +185,29 @@ def bad_argument_cases(work: Path, domain: str = "bank", trained: str | None = N
         Case("rank evaluate --json below a file", ("rank", "evaluate", "beer", "--json", str(w / "empty.csv" / "x"))),
         Case("rank evaluate --plot a folder", ("rank", "evaluate", "beer", "--plot", str(w))),
     ]
+    too_big = "9223372036854775808"  # 2**63: no SQLite integer (issue 27)
+    cases += [
+        Case("ask --resume 2**63", ("ask", model_domain, "--resume", too_big)),
+        Case("summarize --resume 2**63", ("summarize", "compare", "--domain", domain, "--resume", too_big)),
+    ]
+    for seed in ("-5", "99999999999999999999"):
+        cases += [
+            Case(f"learn update --seed {seed[:10]}", ("learn", "update", model_domain, "--seed", seed)),
+            Case(
+                f"learn suggest --seed {seed[:10]}",
+                ("learn", "suggest", model_domain, "--out", str(w / "s.csv"), "--seed", seed),
+            ),
+        ]
+    if trained:
+        cases += [
+            Case("ask a query that is not UTF-8", ("ask", trained, "pass\udcffword"), "q\n"),
+            Case(
+                "ask then add 1 MB of words",
+                ("ask", trained, "my card", "--json-lines"),
+                "a " + "word " * 200_000 + "\nq\n",
+                exit_codes=(0,),
+            ),
+        ]
     queries = {
         "missing": str(w / "none.tsv"),
         "folder": str(w),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from assistant.app.session import Phase
 from benchmarks.reliability.environment import write_lock_held
 
 
@@ -32,16 +33,16 @@ class Figures:
 def _answer_until_done(session, rng: np.random.Generator, limit: int = 40) -> int:
     """Answer ``session`` as a quick person would; returns the number of actions."""
     actions = 0
-    while session.phase not in ("finished", "failed") and actions < limit:
-        if session.phase == "out_of_scope" and session.handed_off:
+    while session.phase not in (Phase.FINISHED, Phase.FAILED) and actions < limit:
+        if session.phase == Phase.OUT_OF_SCOPE and session.handed_off:
             break  # handed on to a person: the session is over
-        if session.phase == "clarifying":
+        if session.phase == Phase.CLARIFYING:
             session.answer(int(rng.integers(0, len(session.question.options))))
-        elif session.phase == "comparing":
+        elif session.phase == Phase.COMPARING:
             session.prefer(str(rng.choice(["left", "right", "tie"])))
-        elif session.phase == "out_of_scope" and rng.random() < 0.5:  # "nothing fits": the closest answers
+        elif session.phase == Phase.OUT_OF_SCOPE and rng.random() < 0.5:  # "nothing fits": the closest answers
             session.show_closest()
-        elif session.phase == "out_of_scope":  # or hand it on
+        elif session.phase == Phase.OUT_OF_SCOPE:  # or hand it on
             session.hand_off("")
         else:
             session.accept()

@@ -1,7 +1,8 @@
 """Adapters from the bundled real data sets to knowledge bases.
 
 Each adapter reads its raw files and returns an ``assistant.store.DomainData``; ``build_domain`` writes it
-into the domain's SQLite file in one transaction (``assistant.store.write_domain``).
+into the domain's SQLite file in one transaction (``assistant.store.write_domain``); a first build goes into a
+file of its own, renamed into place when it is complete (``assistant.store.new_knowledge_base``).
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from collections.abc import Callable, Generator
 
 import numpy as np
 
+from assistant import paths
 from assistant.errors import DomainNotFoundError
 from assistant.progress import Progress
-from assistant.store import DomainData, KnowledgeBase, write_domain
+from assistant.store import DomainData, new_knowledge_base, write_domain
 
 
 def label_rng(key: str, salt: str = "") -> np.random.Generator:
@@ -68,12 +70,14 @@ def build_domain(name: str) -> Generator[Progress, None, dict]:
             "with `clarify import csv FILE --domain NAME --kind labels`"
         )
     yield Progress(0, 3, f"reading the bundled {name} files")
-    with KnowledgeBase.create(name) as kb:  # first: a damaged file or an unusable CLARIFY_HOME stops us before work
+    # opened first: a damaged file or an unusable CLARIFY_HOME stops us before work; a first build is written
+    # under a temporary name and appears (renamed into place) only once it is complete
+    with new_knowledge_base(name) as kb:
         data = adapters[name]()
         yield Progress(1, 3, f"writing {len(data.labels)} labels and {len(data.questions)} questions")
         write_domain(kb, data)
         yield Progress(2, 3, "checking the result")
         kb.load_domain()  # fails loudly if what was written is inconsistent
-        stats = kb.stats()
+        stats = {**kb.stats(), "path": str(paths.domain_db_path(name))}  # where it is once renamed into place
     yield Progress(3, 3, f"built {name}")
     return stats

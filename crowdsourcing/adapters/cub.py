@@ -19,11 +19,13 @@ import csv
 import json
 import re
 from collections import defaultdict
+from dataclasses import replace
 
 import numpy as np
 
 from assistant.errors import ConfigError
 from assistant.store import BINARY_OPTIONS, DomainData, Label, Question
+from assistant.text.grammar import agree
 from crowdsourcing.bundled import bundled_file
 from crowdsourcing.templates import TemplateSet, display_text
 
@@ -108,6 +110,9 @@ def load() -> DomainData:
                     annotations.append((key, tag, "yes", yes))
                     annotations.append((key, tag, "no", float(n_images[y] - yes)))
 
+    # "Is its underparts white?" -> "Are its underparts white?": the verb agrees with the part (a parser decides)
+    texts = agree([q.text for q in questions])
+    questions = [replace(q, text=text) for q, text in zip(questions, texts)]
     labels = [Label(key=key, name=species_name(key), text=_summary(matrix[y], groups)) for y, key in enumerate(keys)]
     return DomainData(
         name="birds",

@@ -7,12 +7,15 @@ model over *all* of the label's queries, with its own fit (assistant.simulation.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping, Sequence
 
 from assistant.store import Label, Question
-from crowdsourcing.induction import InducedQuestion, InductionConfig, induce_questions, question_from_tag
+from assistant.text.grammar import agree
+from crowdsourcing.induction import InducedQuestion, InductionConfig, induce_questions, make_gate, question_from_tag
 from crowdsourcing.person_model import fit_person_model, mention_evidence, person_answers
 from crowdsourcing.templates import TemplateSet
+from crowdsourcing.wording import action_coverage, question_problems
 
 # Pseudo-annotators per option of a question: the induced answer distribution (the fitted person model) is
 # stored as counts of this many imaginary workers per option, so that the agent's add-one smoothing (one per
@@ -39,21 +42,32 @@ def induced_questions(
     person model's answers as pseudo-counts) and meta entries saying which person model was fitted.
     ``groups``: named groups of label indices that get facets of their own (CLINC150's areas)."""
     titles = [label.name for label in labels]
-    induced = induce_questions(texts_by_label, titles, config, groups)
+    config = config or InductionConfig()
+    gate = make_gate(titles, texts_by_label) if config.wording_gate else None
+    induced = induce_questions(texts_by_label, titles, config, groups, gate)
     evidence = mention_evidence(induced, titles, texts_by_label, groups)
     model, loglik = fit_person_model(induced, evidence, dev_texts_by_label or [[] for _ in labels], max_error)
     answers = person_answers(induced, evidence, model)
     templates = TemplateSet.builtin("induced")
+    texts = [templates.question_text(q.tag, "choice" if q.facet else "binary") for q in induced]
+    if gate is not None:  # the last check: the whole question as a person reads it
+        texts = agree(texts)
+        problems = question_problems(texts)
+        gate.report.rejected["question"] += sum(1 for found in problems if found)
+        keep = [q for q, found in enumerate(problems) if not found]
+        induced, answers, texts = [induced[q] for q in keep], [answers[q] for q in keep], [texts[q] for q in keep]
     questions, annotations = [], []
-    for question, dist in zip(induced, answers):
+    for question, dist, text in zip(induced, answers, texts):
         kind = "choice" if question.facet else "binary"
-        text = templates.question_text(question.tag, kind)
         questions.append(Question(question.tag, text, kind, question.group, question.options, induced=True))
         for y, label in enumerate(labels):
             for r, option in enumerate(question.options):
                 count = pseudo_count(len(question.options)) * dist[r, y]
                 annotations.append((label.key, question.tag, option, round(float(count), 4)))
     meta = {"induced_error_rate": f"{model.error:g}", "induced_saturation": f"{model.saturation:g}"}
+    if gate is not None:
+        covered, asking = action_coverage(gate, induced, groups)
+        meta["wording_gate"] = json.dumps({**gate.report.to_dict(), "action_coverage": [covered, asking]})
     if loglik == loglik:  # not NaN: there were dev observations
         meta["induced_dev_loglik"] = f"{loglik:.4f}"
     return questions, annotations, meta

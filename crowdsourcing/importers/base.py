@@ -20,6 +20,7 @@ import hashlib
 import io
 import os
 import stat
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,6 +160,7 @@ UTF8_HINT = "save it as UTF-8 (in Excel: 'Save as' > 'CSV UTF-8'; in a text edit
 MAX_FILE_BYTES = 256 * 1024 * 1024  # crowd exports are megabytes; anything bigger is the wrong file
 READ_CHUNK_BYTES = 1024 * 1024
 MAX_FIELD_CHARS = 128 * 1024  # the csv module's default limit, kept for every format
+MAX_COLUMNS = 2000  # an MTurk results file has a few dozen; 200,000 is a damaged or hostile file
 FIELD_HINT = (
     f"a field longer than {MAX_FIELD_CHARS // 1024} KiB is not a crowd answer: check the file (an unclosed quote "
     "swallows the rest of the file into one field) or shorten the field"
@@ -169,10 +171,19 @@ def read_bytes(path: Path, problems: Problems, limit: int = MAX_FILE_BYTES, too_
     """The bytes of the regular file ``path``, read in bounded chunks; None (with a problem) for a missing,
     unreadable or oversized file and for anything that is not a regular file (a folder, a FIFO, a device such
     as /dev/zero: those could block or never end). ``too_large``: what to tell a person whose file is over
-    ``limit`` (default: the crowd-export advice)."""
+    ``limit`` (default: the crowd-export advice). A symbolic link is refused: a file named like an export
+    could point at a secret, and the problems would quote its first line."""
+    if os.path.islink(path):
+        problems.add(
+            None,
+            None,
+            f"{path} is a symbolic link: Clarify imports only regular files; give the path of the exported file itself",
+        )
+        return None
     try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then says what was opened
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then says what was opened. O_NOFOLLOW:
+        # a link put in place after the check above is refused too (ELOOP).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         problems.add(None, None, f"file not found: {path} does not exist; check the path and the current folder")
         return None
@@ -292,7 +303,15 @@ def read_csv(text: str, problems: Problems, delimiter: str = ",") -> Table | Non
             continue
         if header is None:
             header = [f.strip() for f in fields]
-            repeated = sorted({h for h in header if header.count(h) > 1})
+            if len(header) > MAX_COLUMNS:
+                problems.add(
+                    start,
+                    None,
+                    f"the header has {len(header):,} columns; a crowd export has at most {MAX_COLUMNS:,}: check that "
+                    "this is the right file (a data dump, or one long line without line breaks?)",
+                )
+                return None
+            repeated = sorted(h for h, n in Counter(header).items() if n > 1)
             if repeated:
                 problems.add(start, None, f"the header repeats column(s) {', '.join(map(repr, repeated))}")
             continue

@@ -12,10 +12,10 @@ import math
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QCheckBox,
-    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -28,13 +28,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.app.session import Phase
 from gui.controller import SessionController
+from gui.options import OPTION_KEYS, OptionArea, OptionButton, option_key
 from gui.qt_models import PosteriorModel
 from gui.snapshot import OutOfScopeView, SessionSnapshot
 from gui.transcript import transcript_html
 from gui.widgets import Card, make_table, stretch_column
 
-OPTION_COLUMNS = 4
 LN2 = math.log(2.0)
 
 
@@ -74,7 +75,11 @@ def nothing_fits_text(view: OutOfScopeView, handed_off: bool) -> str:
     if view.did_you_mean:
         lines.append("Did you mean: " + "; ".join(f"{name} ({p:.0%})" for name, p in view.did_you_mean) + "?")
     if handed_off:
-        lines.append("Handed on: it is on the list of unanswered questions (clarify export unanswered).")
+        lines.append(
+            "Handed on: your question (and your note, if you wrote one) is saved in this domain's list of "
+            "unanswered questions, which the people who look after its answers read to add new ones. "
+            "Nothing more happens here: type a new question above to go on."
+        )
     return "\n".join(lines)
 
 
@@ -128,14 +133,13 @@ class AskPage(QWidget):
         self.question_text.setAccessibleName("Current question")
         self.question_text.setWordWrap(True)
         self.question_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        font = self.question_text.font()
-        font.setPointSizeF(font.pointSizeF() * 1.35)
-        self.question_text.setFont(font)
-        self.answer_buttons = QWidget(self.card)
-        self.answer_buttons.setObjectName("answerButtons")
-        self.answer_buttons.setAccessibleName("Answers")
-        self.answer_grid = QGridLayout(self.answer_buttons)
-        self.answer_grid.setContentsMargins(0, 0, 0, 0)
+        # a question reads large; longer messages (the out-of-scope ending) in the normal size
+        self.message_font = self.question_text.font()
+        self.question_font = self.question_text.font()
+        self.question_font.setPointSizeF(self.question_font.pointSizeF() * 1.35)
+        self.question_text.setFont(self.question_font)
+        self.answer_area = OptionArea(self.card)
+        self.answer_buttons = self.answer_area.buttons_widget
         self.probably = QCheckBox("&Probably (I am not certain)", self.card)
         self.probably.setObjectName("probablyCheck")
         self.probably.setAccessibleName("Give the next answer as probably")
@@ -171,9 +175,9 @@ class AskPage(QWidget):
         )
         self.closest_button.clicked.connect(self.controller.show_closest)
         self.hand_off_button = self._button(
-            "&Hand it on to a person", "handOffButton", "Add the question to the list of unanswered questions"
+            "Hand it on to a &person", "handOffButton", "Add the question to the list of unanswered questions"
         )
-        self.hand_off_button.clicked.connect(lambda: self.controller.hand_off(self.words_input.text().strip()))
+        self.hand_off_button.clicked.connect(self._hand_off)
         self.compare_button = self._button("Go to &comparisons →", "goCompareButton", "Show the Compare page")
         self.compare_button.clicked.connect(self.compareRequested)
         secondary = QHBoxLayout()
@@ -195,7 +199,7 @@ class AskPage(QWidget):
         words_row.addWidget(self.words_button)
         self.card.body.addWidget(self.question_text)
         self.card.body.addWidget(self.stop_note)
-        self.card.body.addWidget(self.answer_buttons)
+        self.card.body.addWidget(self.answer_area)
         self.card.body.addLayout(secondary)
         self.card.body.addLayout(words_row)
         self.card.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -226,14 +230,14 @@ class AskPage(QWidget):
         right_layout.addWidget(posterior_box, 3)
         right_layout.addWidget(why_box, 2)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.setObjectName("askSplitter")
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setChildrenCollapsible(False)
-        splitter.setSizes([740, 500])
+        self._split = False  # the split is set at the first show, when the page knows its width
         right.setMinimumWidth(380)
 
         layout = QVBoxLayout(self)
@@ -245,6 +249,13 @@ class AskPage(QWidget):
         controller.busyChanged.connect(self._busy)
         self.render(None)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._split and self.splitter.width() > 0:
+            self._split = True
+            width = self.splitter.width()
+            self.splitter.setSizes([width * 3 // 5, width - width * 3 // 5])  # the answers' names need room
+
     def _button(self, text: str, name: str, tip: str) -> QPushButton:
         button = QPushButton(text, self.card)
         button.setObjectName(name)
@@ -254,20 +265,29 @@ class AskPage(QWidget):
         return button
 
     def _shortcuts(self) -> None:
-        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
-        for digit in range(1, 10):
-            shortcut = QShortcut(QKeySequence(str(digit)), self.card, context=context)
-            shortcut.activated.connect(lambda d=digit: self._option_key(d - 1))
-        for key, slot in (
-            ("N", self.not_sure_button.click),
-            ("V", self.not_visible_button.click),
-            ("P", self.probably.toggle),
-        ):
-            QShortcut(QKeySequence(key), self.card, context=context).activated.connect(slot)
+        """The answer keys work wherever the focus is in the window while this page shows (also after a click
+        on the conversation), except in a text field: a field takes the keys it can type (Qt asks the focused
+        widget first, and a line edit claims printable keys), so "1" typed in "Add words" stays a "1"."""
+        context = Qt.ShortcutContext.WindowShortcut
+        self.shortcuts: list[QShortcut] = []
+        for index, key in enumerate(OPTION_KEYS):
+            shortcut = QShortcut(QKeySequence(key), self.card, context=context)
+            shortcut.activated.connect(lambda i=index: self._option_key(i))
+            self.shortcuts.append(shortcut)
+        for key, button in (("N", self.not_sure_button), ("V", self.not_visible_button), ("P", self.probably)):
+            shortcut = QShortcut(QKeySequence(key), self.card, context=context)
+            shortcut.activated.connect(lambda button=button: self._press(button))
+            self.shortcuts.append(shortcut)
+
+    @staticmethod
+    def _press(button: QAbstractButton) -> None:
+        """A key of a button: only while the button is shown and enabled (a hidden button's key does nothing)."""
+        if button.isVisible() and button.isEnabled():
+            button.click()
 
     def _option_key(self, index: int) -> None:
-        if 0 <= index < len(self.option_buttons) and self.option_buttons[index].isEnabled():
-            self.option_buttons[index].click()
+        if 0 <= index < len(self.option_buttons):
+            self._press(self.option_buttons[index])
 
     # ---- actions ---------------------------------------------------------------------------------------
     def _ask(self) -> None:
@@ -281,6 +301,17 @@ class AskPage(QWidget):
         words = self.words_input.text().strip()
         if words and self.controller.add_words(words):
             self.words_input.clear()
+
+    def _option_button(self, index: int, option: str) -> OptionButton:
+        button = OptionButton(option, option_key(index), self.answer_buttons)
+        button.setObjectName(f"option{index + 1}Button")
+        button.setAutoDefault(False)
+        button.clicked.connect(lambda _=False, i=index: self._answer(i))
+        return button
+
+    def _hand_off(self) -> None:
+        if self.controller.hand_off(self.words_input.text().strip()):
+            self.words_input.clear()  # the note went with the question
 
     def _answer(self, option: int) -> None:
         kind = "probably" if self.probably.isChecked() else "option"
@@ -316,52 +347,41 @@ class AskPage(QWidget):
         bar.setValue(bar.maximum())
 
     def _render_question(self, snapshot: SessionSnapshot | None) -> None:
-        for button in self.option_buttons:
-            self.answer_grid.removeWidget(button)
-            button.setParent(None)
-            button.deleteLater()
-        self.option_buttons = []
         question = snapshot.question if snapshot else None
+        self.option_buttons = self.answer_area.set_options(question.options if question else (), self._option_button)
+        self.question_text.setFont(
+            self.question_font if question is not None or snapshot is None else self.message_font
+        )
         if question is not None:
-            self.card.title.setText(f"Question {question.turn}")
+            self.card.title.setText(f"Question {question.number}")
             self.question_text.setText(question.text)
-            for i, option in enumerate(question.options):
-                button = QPushButton(option, self.answer_buttons)
-                button.setObjectName(f"option{i + 1}Button")
-                button.setAccessibleName(f"Answer {option}")
-                button.setToolTip(f"Answer “{option}” (key {i + 1})" if i < 9 else f"Answer “{option}”")
-                button.setAutoDefault(False)
-                button.setMinimumHeight(34)
-                button.clicked.connect(lambda _=False, i=i: self._answer(i))
-                self.answer_grid.addWidget(button, i // OPTION_COLUMNS, i % OPTION_COLUMNS)
-                button.show()
-                self.option_buttons.append(button)
-            self.option_buttons[0].setFocus()
+            if self.option_buttons:
+                self.option_buttons[0].setFocus()
         elif snapshot is None:
             self.card.title.setText("Start")
             self.question_text.setText("Type what you are looking for above and press Ask.")
-        elif snapshot.phase == "comparing":
+        elif snapshot.phase == Phase.COMPARING:
             self.card.title.setText("Shortlist ready")
             self.question_text.setText(
                 f"After {snapshot.questions_answered} question(s) the assistant has a shortlist: "
                 "compare the candidates two at a time, or ask it for more questions."
             )
-        elif snapshot.phase == "out_of_scope" and snapshot.nothing_fits is not None:
+        elif snapshot.phase == Phase.OUT_OF_SCOPE and snapshot.nothing_fits is not None:
             self.card.title.setText("Nothing here fits" + (": handed on" if snapshot.handed_off else ""))
             self.question_text.setText(nothing_fits_text(snapshot.nothing_fits, snapshot.handed_off))
-        elif snapshot.phase == "decided":
+        elif snapshot.phase == Phase.DECIDED:
             self.card.title.setText("Answer proposed")
             self.question_text.setText("The assistant proposes an answer: accept or reject it on the Compare page.")
-        elif snapshot.phase == "rejected":
+        elif snapshot.phase == Phase.REJECTED:
             self.card.title.setText("Answer rejected")
             self.question_text.setText(
                 "On the Compare page: take another answer, answer more questions without it, or give up."
             )
         else:
-            self.card.title.setText("Finished" if snapshot.phase == "finished" else "Ended without an answer")
+            self.card.title.setText("Finished" if snapshot.phase == Phase.FINISHED else "Ended without an answer")
             self.question_text.setText("Type a new question above (Ctrl+N) to start again, or Undo.")
         clarifying = question is not None
-        self.answer_buttons.setVisible(clarifying)
+        self.answer_area.setVisible(clarifying)
         self.probably.setVisible(clarifying)
         self.not_sure_button.setVisible(clarifying)
         self.not_visible_button.setVisible(clarifying and question.allows_not_visible)
@@ -373,8 +393,10 @@ class AskPage(QWidget):
         why = snapshot.stop_explanation if snapshot is not None and not clarifying else None
         self.stop_note.setText(why or "")
         self.stop_note.setVisible(bool(why))
-        self.compare_button.setVisible(snapshot is not None and snapshot.phase in ("comparing", "decided", "rejected"))
-        ending = snapshot is not None and snapshot.phase == "out_of_scope"
+        self.compare_button.setVisible(
+            snapshot is not None and snapshot.phase in (Phase.COMPARING, Phase.DECIDED, Phase.REJECTED)
+        )
+        ending = snapshot is not None and snapshot.phase == Phase.OUT_OF_SCOPE
         self.closest_button.setVisible(ending)
         self.hand_off_button.setVisible(ending)
         self.hand_off_button.setEnabled(ending and not snapshot.handed_off)
@@ -385,5 +407,9 @@ class AskPage(QWidget):
         )
         self.undo_button.setVisible(snapshot is not None)
         self.undo_button.setEnabled(snapshot is not None and snapshot.can_undo)
-        if snapshot is not None and not clarifying and snapshot.phase in ("comparing", "decided", "rejected"):
+        if (
+            snapshot is not None
+            and not clarifying
+            and snapshot.phase in (Phase.COMPARING, Phase.DECIDED, Phase.REJECTED)
+        ):
             self.compare_button.setFocus()

@@ -28,21 +28,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.session import FinalAnswer
+from assistant.app.session import FinalAnswer, Phase, ProposalReason
 from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
 from gui.snapshot import CandidateView, SessionSnapshot
 from gui.widgets import Card, make_table, stretch_column
+from gui.words import decided_words
 
-DECIDED_REASONS = {
-    "confident": "Clarify is sure enough of this answer",
-    "budget": "That was the last comparison",
-    "exhausted": "Every pair has been compared",
-    "single candidate": "Only one answer fits what you said",
-    "one left": "You ruled out the others",
-    "user": "You are done comparing",
-}
 CONFIDENCE_TIP = (
     "How likely Clarify thinks its current best (★) is the best of the compared answers. It starts from "
     "what your answers to the questions made likely and learns from every comparison; the comparisons "
@@ -161,21 +154,26 @@ class FinalAnswerCard(Card):
 
     def show_answer(self, snapshot: SessionSnapshot) -> None:
         answer: FinalAnswer | None = snapshot.final or snapshot.proposed
-        decided = snapshot.phase == "decided"
+        decided = snapshot.phase == Phase.DECIDED
         if answer is None:
             self.title.setText("No answer")
             self.text.setHtml("")
         else:
-            prefix = {"decided": "Proposed answer", "finished": "Answer"}.get(snapshot.phase, "No answer")
+            prefix = {Phase.DECIDED: "Proposed answer", Phase.FINISHED: "Answer"}.get(snapshot.phase, "No answer")
             self.title.setText(f"{prefix}: {answer.label_name}")
             self.text.setHtml(candidate_html(answer.text))
         questions = f"{snapshot.questions_answered} question(s), {snapshot.comparisons} comparison(s)"
+        best_answer = decided and snapshot.decided_reason == ProposalReason.BEST_ANSWER
         if decided:
-            why = DECIDED_REASONS.get(snapshot.decided_reason or "", "The comparisons are done")
+            why = decided_words(snapshot.decided_reason)
             status = f"{why} after {questions}."
+            if answer is not None and answer.answer_number is not None:
+                status += f" It is answer {answer.answer_number} of {answer.answers} to this question."
             if answer is not None and answer.chance is not None:
                 status += f" Clarify is {_percent(answer.chance)} sure this is the best of the compared answers."
-        elif snapshot.phase == "finished":
+            elif answer is not None:
+                status += f" Clarify is {_percent(answer.probability)} sure this is the right question."
+        elif snapshot.phase == Phase.FINISHED:
             status = f"Accepted after {questions}. Saved as session {snapshot.session_id}."
         else:
             status = f"You gave up after {questions}: saved as unanswered (session {snapshot.session_id})."
@@ -187,6 +185,12 @@ class FinalAnswerCard(Card):
         self._reason_for = shown if decided else None
         for widget in (self.reason, self.accept_button, self.reject_button, self.question):
             widget.setVisible(decided)
+        # one question left: "Did this answer it?" (its other answers come only after a no)
+        self.question.setText(
+            "Did this answer it? (If not, reject it to see its other answers.)"
+            if best_answer
+            else "Accept this answer?"
+        )
         self.summarize_button.setVisible(snapshot.answers_to_summarize is not None)
         self.undo_button.setEnabled(snapshot.can_undo)
         if decided:
@@ -318,7 +322,9 @@ class ComparePage(QWidget):
         layout.addLayout(bottom)
         layout.addWidget(shortlist_box)
 
-        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        # window-wide while the pair shows (the shortcuts belong to the comparison panel, which is visible only
+        # then), wherever the focus is, except in a text field (a field claims the keys it can type)
+        context = Qt.ShortcutContext.WindowShortcut
         keys = (
             ("L", self.prefer_left),
             ("Left", self.prefer_left),
@@ -330,7 +336,7 @@ class ComparePage(QWidget):
         )
         self.shortcuts = []
         for key, button in keys:
-            shortcut = QShortcut(QKeySequence(key), self, context=context)
+            shortcut = QShortcut(QKeySequence(key), comparison, context=context)
             shortcut.activated.connect(lambda button=button: self._press(button))
             self.shortcuts.append(shortcut)
         controller.snapshotChanged.connect(self.render)
@@ -361,13 +367,13 @@ class ComparePage(QWidget):
         if snapshot is None or snapshot.session_id != previous:  # a new session starts at the top of the list
             self.shortlist_view.scrollToTop()
         query = f"Your question: “{escape(snapshot.query)}”" if snapshot else ""
-        if snapshot is not None and snapshot.ruled_out_labels and snapshot.phase in ("comparing", "decided"):
+        if snapshot is not None and snapshot.ruled_out_labels and snapshot.phase in (Phase.COMPARING, Phase.DECIDED):
             left_out = ", ".join(f"“{escape(name)}”" for name in snapshot.ruled_out_labels)
             query += f" <span style='color:#666'>· not compared, since your answers rule them out: {left_out}</span>"
         if snapshot is not None and snapshot.stop_explanation:
             query += f"<br>{escape(snapshot.stop_explanation)}"
         self.query_label.setText(query)
-        confidence = snapshot.confidence if snapshot and snapshot.phase in ("comparing", "decided") else None
+        confidence = snapshot.confidence if snapshot and snapshot.phase in (Phase.COMPARING, Phase.DECIDED) else None
         self.confidence.setValue(int(1000 * (confidence or 0.0)))
         self.confidence.setFormat(
             f"{_percent(confidence)} sure (stops at {_percent(snapshot.threshold)})"
@@ -380,7 +386,7 @@ class ComparePage(QWidget):
             else ""
         )
         self.new_button.setVisible(snapshot is not None and not snapshot.active)
-        if snapshot is None or snapshot.phase in ("clarifying", "out_of_scope"):
+        if snapshot is None or snapshot.phase in (Phase.CLARIFYING, Phase.OUT_OF_SCOPE):
             self.heading.setText(
                 "Which answer is better?" if snapshot is None or snapshot.nothing_fits is None else "Nothing here fits"
             )
@@ -398,7 +404,7 @@ class ComparePage(QWidget):
                 )
             self.stack.setCurrentWidget(self.empty)
             return
-        if snapshot.phase == "comparing" and snapshot.pair is not None:
+        if snapshot.phase == Phase.COMPARING and snapshot.pair is not None:
             self.heading.setText("Which answer is better?")
             left, right = snapshot.pair
             self.left.show_candidate(left)
@@ -408,11 +414,11 @@ class ComparePage(QWidget):
             self.stack.setCurrentIndex(1)
             self.prefer_left.setFocus()
             return
-        if snapshot.phase == "rejected":
+        if snapshot.phase == Phase.REJECTED:
             self.heading.setText("Not this answer")
             self.rejected.show_rejection(snapshot)
             self.stack.setCurrentWidget(self.rejected)
             return
-        self.heading.setText("The answer" if snapshot.phase != "decided" else "Is this your answer?")
+        self.heading.setText("The answer" if snapshot.phase != Phase.DECIDED else "Is this your answer?")
         self.final.show_answer(snapshot)
         self.stack.setCurrentWidget(self.final)

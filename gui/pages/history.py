@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from assistant.app.session import SessionStatus
 from gui.controller import SessionController
 from gui.qt_models import SessionListModel
 from gui.widgets import make_table, stretch_column
@@ -28,7 +29,9 @@ class HistoryPage(QWidget):
         self.status = QComboBox(self)
         self.status.setObjectName("historyStatus")
         self.status.setAccessibleName("Show sessions with status")
-        self.status.addItems(["all", "active", "finished", "failed"])
+        self.status.addItem("all", None)
+        for status in SessionStatus:
+            self.status.addItem(status.words, status)
         self.status.currentTextChanged.connect(lambda _: self._filter())
         self.refresh_button = QPushButton("&Refresh", self)
         self.refresh_button.setObjectName("refreshHistoryButton")
@@ -64,15 +67,13 @@ class HistoryPage(QWidget):
         self._filter()
 
     def _filter(self) -> None:
-        wanted = self.status.currentText()
-        rows = [s for s in self.sessions if wanted == "all" or s.status == wanted]
+        wanted = self.status.currentData()
+        rows = [s for s in self.sessions if wanted is None or s.status == wanted]
         self.model.set_records(rows)
-        counts = {k: sum(s.status == k for s in self.sessions) for k in ("active", "finished", "failed")}
+        counts = {status: sum(s.status == status for s in self.sessions) for status in SessionStatus}
+        parts = ", ".join(f"{n} {status.words}" for status, n in counts.items() if n)
         domain = self.controller.domain or "no domain"
-        self.summary.setText(
-            f"{domain}: {len(self.sessions)} sessions ({counts['active']} active, {counts['finished']} finished, "
-            f"{counts['failed']} failed)"
-        )
+        self.summary.setText(f"{domain}: {len(self.sessions)} sessions" + (f" ({parts})" if parts else ""))
         if rows:
             self.view.selectRow(0)
 

@@ -51,7 +51,7 @@ class RejectedPanel(Card):
         split.addWidget(self.list)
         split.addWidget(self.preview)
         split.setStretchFactor(1, 1)
-        self.choose_button = self._button("&Use this answer", "chooseButton", "Take the selected answer instead")
+        self.choose_button = self._button("Use &this answer", "chooseButton", "Take the selected answer instead")
         self.choose_button.clicked.connect(self.choose)
         self.more_button = self._button(
             "Ask &more questions", "rejectedMoreButton", "Back to the questions, without the rejected answer's topic"

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -32,6 +34,7 @@ from PySide6.QtWidgets import (
 from assistant.app import summaries as jobs
 from assistant.app.summaries import SummarySettings, bundled_clusters
 from gui.widgets import Card
+from gui.words import SUMMARY_SESSIONS, cluster_words, status_words, summary_maker, summary_title
 from gui.workers import JobWorker, ProgressPanel, WorkerPool, is_running
 
 ErrorHandler = Callable[[str, BaseException, str], None]
@@ -69,8 +72,12 @@ class SummarizePage(QWidget):
         self.source.setAccessibleName("Documents")
         self.source.addItem("Pasted texts", "paste")
         self.source.addItem("A folder of .txt files…", "folder")
-        for name in bundled_clusters():
-            self.source.addItem(f"Bundled: {name}", name)
+        self.clusters = bundled_clusters()
+        for name in self.clusters:
+            self.source.addItem(cluster_words(name), name)
+        # as wide as a short entry, not the longest (the row must fit a 1366 px screen); the list shows all
+        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.source.setMinimumContentsLength(24)
         self.source.currentIndexChanged.connect(self._source_changed)
         self.paste = QPlainTextEdit(self)
         self.paste.setObjectName("summaryPaste")
@@ -97,6 +104,8 @@ class SummarizePage(QWidget):
         self.saved = QComboBox(self)
         self.saved.setObjectName("summarySaved")
         self.saved.setAccessibleName("Saved summary sessions")
+        self.saved.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.saved.setMinimumContentsLength(30)
         self.resume_button = self._button("Resume", "summaryResumeButton", self.resume)
         self.saved_status = QLabel(self)
         self.saved_status.setObjectName("summarySavedStatus")
@@ -113,9 +122,12 @@ class SummarizePage(QWidget):
         sides = QHBoxLayout()
         sides.addWidget(self.left, 1)
         sides.addWidget(self.right, 1)
-        self.prefer_left = self._button("◀  Left is better", "summaryLeftButton", lambda: self.answer("left"))
-        self.tie = self._button("Equally good", "summaryTieButton", lambda: self.answer("tie"))
-        self.prefer_right = self._button("Right is better  ▶", "summaryRightButton", lambda: self.answer("right"))
+        self.prefer_left = self._button("◀  &Left is better", "summaryLeftButton", lambda: self.answer("left"))
+        self.tie = self._button("E&qually good", "summaryTieButton", lambda: self.answer("tie"))
+        self.prefer_right = self._button("&Right is better  ▶", "summaryRightButton", lambda: self.answer("right"))
+        self.prefer_left.setToolTip("The left summary is better (L or ←)")
+        self.tie.setToolTip("Both are equally good (E or =)")
+        self.prefer_right.setToolTip("The right summary is better (R or →)")
         self.undo_button = self._button("Undo", "summaryUndoButton", self.undo)
         self.better_button = self._button("Write me a better one", "summaryBetterButton", self.write_better)
         self.accept_button = self._button("Use the best summary", "summaryAcceptButton", lambda: self.accept("best"))
@@ -146,6 +158,20 @@ class SummarizePage(QWidget):
         cl.addLayout(choices)
         cl.addLayout(bottom)
         cl.addWidget(self.best, 2)
+        # the Compare page's keys, window-wide while the pair shows (the shortcuts belong to this panel, which is
+        # visible only then), except in a text field such as the question (a field claims what it can type)
+        self.shortcuts = []
+        for key, button in (
+            ("L", self.prefer_left),
+            ("Left", self.prefer_left),
+            ("R", self.prefer_right),
+            ("Right", self.prefer_right),
+            ("E", self.tie),
+            ("=", self.tie),
+        ):
+            shortcut = QShortcut(QKeySequence(key), compare, context=Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(lambda button=button: self._press(button))
+            self.shortcuts.append(shortcut)
 
         # ---- sentence mode -------------------------------------------------------------------------------------
         sentences = QWidget(self)
@@ -189,6 +215,11 @@ class SummarizePage(QWidget):
         self._source_changed()
         self.render()
 
+    @staticmethod
+    def _press(button: QPushButton) -> None:
+        if button.isVisible() and button.isEnabled():
+            button.click()
+
     def _panel(self, side: str, name: str) -> Card:
         card = Card(side, self, name)
         text = QTextBrowser(card)
@@ -216,8 +247,10 @@ class SummarizePage(QWidget):
         self.saved.clear()
         sessions = jobs.list_summary_sessions(self.domain) if self.domain is not None else []
         for s in sessions:
-            kind = "compare" if s.kind == "summary" else "sentences"
-            self.saved.addItem(f"#{s.id} {kind}, {s.status}, {s.turns} actions: {s.query[:70]}", s.id)
+            kind = SUMMARY_SESSIONS.get(s.kind, "summary")
+            steps = f"{s.entries} step{'s' if s.entries != 1 else ''}"
+            title = summary_title(s.query, self.clusters)[:70]
+            self.saved.addItem(f"#{s.id} · {kind} · {status_words(s.status)} · {steps}: {title}", s.id)
         self.render()
 
     # ---- jobs ---------------------------------------------------------------------------------------------------
@@ -360,7 +393,7 @@ class SummarizePage(QWidget):
         pair = s.next_pair()
         for card, index in zip((self.left, self.right), pair or (None, None)):
             side = card.objectName().removeprefix("summary")
-            card.title.setText(f"{side} ({s.kind_of(index)})" if index is not None else "")
+            card.title.setText(f"{side}: {summary_maker(s.kind_of(index))}" if index is not None else "")
             card.text.setHtml(
                 _html(s.text(index)) if index is not None else "<p><i>No more comparisons: see the best below.</i></p>"
             )
@@ -375,13 +408,15 @@ class SummarizePage(QWidget):
         self.confidence.setFormat(f"{100 * s.confidence:.0f}% after {s.comparisons} comparison(s)")
         state = "accepted, " if s.accepted else ""
         self.best.title.setText(
-            f"Best summary so far ({state}{s.kind_of(s.best_index())}, {100 * s.confidence:.0f}% confident)"
+            f"Best summary so far ({state}{summary_maker(s.kind_of(s.best_index()))}; Clarify is "
+            f"{100 * s.confidence:.0f}% sure it is the best)"
         )
         self.best_text.setHtml(_html(s.best_text()))
         scores = s.rl_score()
         self.rl_text.setVisible(scores is not None)
         if scores is not None:
             self.rl_text.setHtml(
-                f"<p><b>Written for you (RL on what you preferred; learned reward {scores[0]:.2f}, best candidate "
-                f"{scores[1]:.2f}):</b></p>{_html(s.rl_text)}"
+                "<p><b>Written for you from what you preferred</b> (it scores "
+                f"{scores[0]:.2f} by your preferences; the best compared summary scores {scores[1]:.2f})</p>"
+                f"{_html(s.rl_text)}"
             )

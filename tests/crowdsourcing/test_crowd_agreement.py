@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from assistant.errors import ConfigError
@@ -48,6 +50,25 @@ def test_fleiss_wikipedia_example():
 def test_cohen_textbook_examples(table, expected):
     a, b = two_raters(*table)
     assert cohen_kappa(a, b) == pytest.approx(expected, abs=1e-4)
+
+
+def reference_cohen_kappa(first: list, second: list) -> float | None:
+    """The hand-written Cohen's kappa ``cohen_kappa`` was before scikit-learn."""
+    n = len(first)
+    observed = sum(a == b for a, b in zip(first, second)) / n
+    expected = sum(first.count(c) * second.count(c) for c in set(first)) / (n * n)
+    return None if expected >= 1 - 1e-12 else (observed - expected) / (1 - expected)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cohen_matches_the_formula_it_replaced(seed):
+    rng = random.Random(seed)
+    categories = ["yes", "no", 3, ("a", 1)][: rng.randint(1, 4)]  # any hashable, not sortable together
+    first = [rng.choice(categories) for _ in range(rng.randint(1, 60))]
+    second = [c if rng.random() < 0.6 else rng.choice(categories) for c in first]
+    expected = reference_cohen_kappa(first, second)
+    found = cohen_kappa(first, second)
+    assert (found is None) == (expected is None) and (found is None or found == pytest.approx(expected, abs=1e-12))
 
 
 def test_fleiss_with_varying_numbers_of_raters_by_hand():

@@ -10,6 +10,7 @@ import torch
 
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
+from assistant.clarification.explanation import explain
 from assistant.clarification.questions import RandomQuestions, information_gain
 from assistant.clarification.stopping import FixedTurns, LearnedPolicy, ThresholdStop, policy_features
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
@@ -134,7 +135,7 @@ def test_random_strategy_is_reproducible(tiny_domain):
 def test_explain_reports_ig_and_outcomes(tiny_domain):
     conversation = make_clarifier(tiny_domain).start("bird")
     q = conversation.next_question()
-    info = conversation.explain(q)
+    info = explain(conversation, q)
     assert info["rank"] == 1
     assert info["information_gain"] > 0
     assert [o["option"] for o in info["outcomes"]] == list(tiny_domain.questions[q].options)

@@ -30,8 +30,12 @@ QUESTIONS = [
 
 def test_each_answer_settles_the_questions_that_would_repeat_it():
     implied = implied_questions(QUESTIONS)
-    # archive in the Gmail facet: "Is it about archiving?" and the other action facet
-    assert implied[0][0] == (1, 2)
+    # archive in the Gmail facet: "Is it about archiving?", the other action facet, and "Is it about sending?"
+    # (the person chose archive over send, issue 26)
+    assert implied[0][0] == (1, 2, 3)
+    # send in the general facet: "Is it about sending?", the Gmail facet; download was offered but has no
+    # binary question
+    assert implied[1][0] == (0, 3)
     # "something else": the binary questions on the values offered ("archiving?", "sending?")
     assert implied[0][2] == (2, 3)
     # "yes" to "sending?": the action facets that offer "send"; "no" settles nothing

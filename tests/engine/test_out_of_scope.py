@@ -64,6 +64,39 @@ def test_the_prior_fit_learns_that_a_flat_prior_means_out_of_scope():
         fit_prior(peaked, flat[:0])
 
 
+def newton_logistic_regression(x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, l2: float) -> np.ndarray:
+    """The hand-written fit ``fit_prior`` used before scikit-learn: Newton's method on the weighted log-loss
+    plus l2 / 2 |weights|^2, the bias (last entry of the result) unpenalised."""
+    design = np.concatenate([x, np.ones((len(x), 1))], axis=1)
+    theta = np.zeros(design.shape[1])
+    penalty = np.full(design.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(design @ theta)))
+        grad = design.T @ (sample_weight * (p - y)) + penalty * theta
+        hess = (design * (sample_weight * p * (1 - p))[:, None]).T @ design + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return theta
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_prior_fit_minimises_the_same_objective_as_newtons_method(seed):
+    rng = np.random.default_rng(seed)
+    labels = int(rng.integers(2, 30))
+    peaked = rng.normal(size=(int(rng.integers(5, 200)), labels)) * rng.uniform(1, 4)
+    peaked[:, 0] += 3
+    flat = rng.normal(size=(int(rng.integers(3, 100)), labels)) * rng.uniform(0.1, 2)
+    weights, bias = fit_prior(peaked, flat)
+    x = np.concatenate([prior_features(peaked), prior_features(flat)])
+    y = np.concatenate([np.zeros(len(peaked)), np.ones(len(flat))])
+    sample_weight = np.where(y == 1, 0.5 / len(flat), 0.5 / len(peaked))
+    expected = newton_logistic_regression(x, y, sample_weight, l2=1e-2)
+    np.testing.assert_allclose([*weights, bias], expected, rtol=0, atol=1e-6)
+
+
 def test_features_and_answer_table_shapes():
     feats = prior_features(np.log(np.array([0.5, 0.25, 0.25])))
     np.testing.assert_allclose(feats, [0.5, 1.5 * math.log(2) / math.log(3), 0.25])
@@ -99,10 +132,13 @@ def test_something_else_raises_it_a_fitting_answer_lowers_it_and_undo_restores()
     assert conversation.out_of_scope_probability() < start
 
 
-def test_a_person_who_says_something_else_and_no_ends_out_of_scope():
+def test_a_person_who_says_something_else_and_is_not_sure_ends_out_of_scope():
     conversation = clarifier(tiny_desk(), MODEL, ThresholdStop(0.9)).start("hello there")
     while (question := conversation.next_question()) is not None:
-        conversation.answer(question, 2 if question == 0 else 1)
+        if question == 0:
+            conversation.answer(question, 2)  # something else
+        else:
+            conversation.answer(question, None, "not_sure")
     assert conversation.out_of_scope and conversation.stop_reason == "out_of_scope"
     assert conversation.out_of_scope_probability() >= MODEL.threshold
 
@@ -131,9 +167,28 @@ def test_it_asks_before_turning_anyone_away_on_the_first_words_alone():
     conversation = clarifier(tiny_desk(), certain, ThresholdStop(0.9)).start("hello there")
     assert conversation.out_of_scope_probability() > certain.threshold
     first = conversation.next_question()
-    assert first is not None and not conversation.out_of_scope  # a question can still tell: ask it
-    conversation.answer(first, 2 if first == 0 else 1)  # "something else" / "no"
+    assert first == 0 and not conversation.out_of_scope  # a question can still tell: ask it
+    conversation.answer(first, 2)  # "something else"
+    second = conversation.next_question()  # one "something else" is an answer, not a verdict
+    assert second is not None and not conversation.out_of_scope
+    conversation.answer(second, None, "not_sure")
     assert conversation.next_question() is None and conversation.out_of_scope
+
+
+def test_something_else_does_not_end_a_conversation_while_a_label_holds_half_of_the_belief():
+    """Issue 26: "I don't have an answer (75% sure)" beside "Did you mean ...? (96%)". Sure that nothing fits,
+    yet one label holds most of what fits: the person is shown it instead of being turned away."""
+    certain = OutOfScopeModel(weights=(0.0, 0.0, 0.0), bias=9.0, threshold=0.7, doubt=0.3)
+    conversation = clarifier(tiny_desk(), certain, ThresholdStop(0.6)).start("hello there")
+    conversation.answer(0, 2)  # something else
+    conversation.answer(1, 1)  # no, not a card: "Book a flight" now holds most of what fits
+    assert conversation.out_of_scope_probability() > 0.7 and conversation.probs.max() > 0.5
+    assert conversation.next_question() is None and not conversation.out_of_scope
+    assert conversation.shortlist(1)[0].label.key == "flight"
+    flat = clarifier(tiny_desk(), certain, ThresholdStop(0.6)).start("hello there")
+    flat.answer(0, 2)
+    flat.answer(1, None, "not_sure")  # nothing points anywhere: nothing fits
+    assert flat.probs.max() < 0.5 and flat.next_question() is None and flat.out_of_scope
 
 
 def test_settings_round_trip_and_bad_settings_are_refused():

@@ -35,7 +35,7 @@ def _old_file(path, version: int) -> None:
 
 
 def _check_out_of_scope_schema(kb: KnowledgeBase) -> None:
-    assert kb.schema_version == SCHEMA_VERSION >= 4
+    assert kb.schema_version == SCHEMA_VERSION >= 4  # later migrations keep what schema 4 made
     assert list(kb.db.execute("SELECT session_id, kind FROM turns")) == [(7, "query")]
     kb.db.execute("UPDATE sessions SET status = 'out_of_scope' WHERE id = 7")
     with pytest.raises(sqlite3.IntegrityError):

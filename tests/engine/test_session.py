@@ -29,7 +29,7 @@ def compare_three(agents, config=CONFIG) -> Session:
 
 def test_a_whole_session_is_logged_turn_by_turn(agents):
     session = Session.start(agents, "bird", CONFIG)
-    assert session.phase == "clarifying" and session.question.turn == 1
+    assert session.phase == "clarifying" and session.question.number == 1
     session.answer(kind="not_sure")
     session.answer(kind="not_sure")
     assert session.phase == "comparing"
@@ -45,7 +45,7 @@ def test_a_whole_session_is_logged_turn_by_turn(agents):
     assert kinds == ["query", "answer", "answer", "stop", "compare", "compare", "decided", "accept"]
     with KnowledgeBase.open("tiny") as kb:
         [summary] = Session.list(kb)
-    assert (summary.status, summary.final_label, summary.turns) == ("finished", final.label_key, 8)
+    assert (summary.status, summary.final_label, summary.entries) == ("finished", final.label_key, 8)
 
 
 def test_undo_steps_back_through_every_phase(agents):
@@ -59,7 +59,7 @@ def test_undo_steps_back_through_every_phase(agents):
     session.undo()  # the comparison
     assert session.phase == "comparing" and session.comparisons == 0
     session.undo()  # the stop: back to the second question
-    assert session.phase == "clarifying" and session.question.turn == 2
+    assert session.phase == "clarifying" and session.question.number == 2
     session.undo()  # the first answer
     assert session.question.index == first_question
     np.testing.assert_array_equal(session.conversation.probs, start_probs)
@@ -93,7 +93,7 @@ def test_skip_and_more_questions_before_the_first_comparison(agents):
     session.skip_to_shortlist()
     assert session.phase in ("comparing", "decided") and session.stop_reason == "user"
     session.undo()  # back to the skipped question
-    assert session.phase == "clarifying" and session.question.turn == 1
+    assert session.phase == "clarifying" and session.question.number == 1
     assert not session.can_ask_more  # still clarifying
     session.answer(kind="not_sure")
     session.skip_to_shortlist()
@@ -138,7 +138,7 @@ def test_reject_offers_another_answer_more_questions_or_giving_up_with_undo_afte
     # 2. ask more questions: the rejected label is excluded from then on
     session.ask_more()
     assert session.phase == "clarifying" and session.question is not None
-    assert proposal.label_key not in {it.label.key for it in session.posterior(4)}
+    assert proposal.label_key not in {it.label.key for it in session.top_labels(4)}
     session.undo()
     assert session.phase == "rejected"
     # 3. give up
@@ -170,7 +170,7 @@ def test_neither_rules_both_out_and_all_ruled_out_goes_back_to_the_questions(age
     session.prefer("neither")  # every candidate is ruled out now
     assert session.phase == "clarifying" and remaining is not None
     assert [t["kind"] for t in session.transcript()][-1] == "back"
-    assert keys.isdisjoint({it.label.key for it in session.posterior(4)})
+    assert keys.isdisjoint({it.label.key for it in session.top_labels(4)})
     resumed = Session.resume(agents, session.id)
     assert resumed.phase == "clarifying" and resumed.question.index == session.question.index
 
@@ -199,6 +199,6 @@ def test_undo_after_an_instant_proposal_returns_to_the_questions(agents):
     assert session.phase == "decided" and session.comparisons == 0
     assert session.can_undo
     session.undo()
-    assert session.phase == "clarifying" and session.question.turn == 2
+    assert session.phase == "clarifying" and session.question.number == 2
     session.undo()
     assert not session.can_undo

@@ -26,7 +26,7 @@ def test_kinds_are_listed_apart_and_a_summary_session_is_not_resumed_as_a_conver
         summary_id = log.create("docs: a.txt", {"topic": {}}, kind="summary")
         log.append(summary_id, "compare", {"left": 0, "right": 1, "preferred": "left"}, "active", None)
         assert [s.id for s in log.list()] == [conversation.id]  # the History page lists conversations only
-        assert [(s.id, s.kind, s.turns) for s in log.list(kind="summary")] == [(summary_id, "summary", 1)]
+        assert [(s.id, s.kind, s.entries) for s in log.list(kind="summary")] == [(summary_id, "summary", 1)]
         assert {s.kind for s in log.list(kind=None)} == {"clarify", "summary"}
         assert log.record(summary_id).kind == "summary"
         with pytest.raises(ValueError):

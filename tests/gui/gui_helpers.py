@@ -88,3 +88,71 @@ def activate(qtbot, window) -> None:
     window.raise_()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=TIMEOUT_MS)
+
+
+# ---- a domain whose first question has eleven options (the keys 1-9, 0, and one without a key) ----------
+ELEVEN_OPTIONS = (
+    "search",
+    "create",
+    "send",
+    "add",
+    "download",
+    "delete",
+    "disable",
+    "link",
+    "remove",
+    "share with a colleague in another team",
+    "something else",
+)
+
+
+def make_many_options_domain():
+    """11 labels ("faq-001" ...), one question with 11 options, each option pointing at its own label, so the
+    question is the most informative one and every option is a different answer."""
+    import numpy as np
+
+    from assistant.store import BINARY_OPTIONS, Domain, Label, Question
+
+    n = len(ELEVEN_OPTIONS)
+    labels = [Label(f"faq-{i + 1:03d}", f"How do I {o} things?") for i, o in enumerate(ELEVEN_OPTIONS)]
+    questions = [
+        Question("action", "What do you want to do?", "choice", "action", ELEVEN_OPTIONS),
+        Question("tag::mail", "Is it about mail?", "binary", "tag::mail", BINARY_OPTIONS),
+    ]
+    counts = np.ones((2, n, n), dtype=np.float32)
+    counts[0] += 20 * np.eye(n, dtype=np.float32)
+    counts[1, 2:] = 0
+    counts[1, 0, : n // 2] = 8
+    texts = [f"{o} things" for o in ELEVEN_OPTIONS]
+    return Domain(
+        name="many",
+        title="Many options",
+        labels=labels,
+        questions=questions,
+        counts=counts,
+        query_texts=texts,
+        query_labels=np.arange(n),
+        query_splits=np.array(["train"] * n),
+    )
+
+
+class ManyOptionsAgents(TinyAgents):
+    """TinyAgents over ``make_many_options_domain``."""
+
+    def __init__(self, turns: int = 2, name: str = "many") -> None:
+        from assistant.store import KnowledgeBase
+        from tests.support import WordHashEncoder
+
+        self.name = name
+        self.domain = make_many_options_domain()
+        self.text_encoder = WordHashEncoder()
+        self.turns = turns
+        with KnowledgeBase.create(self.name) as kb:
+            kb.upsert_labels(self.domain.labels, "test")
+
+
+def many_options_loader(name: str) -> Generator[Progress, None, ManyOptionsAgents]:
+    yield Progress(0, 1, f"preparing {name}")
+    agents = ManyOptionsAgents(turns=2, name=name)
+    yield Progress(1, 1, "ready")
+    return agents

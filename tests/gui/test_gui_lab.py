@@ -16,6 +16,8 @@ from assistant.progress import run_job
 from assistant.simulation.episodes import sample_episodes
 from assistant.simulation.user import SimulatedUser
 from assistant.training.policy import PolicyConfig, train_policy
+from gui.qt_models import VALUE_ROLE
+from gui.words import system_words
 from tests.engine.conftest import KeywordPrior, make_tiny_domain
 from tests.support import HashingEncoder
 
@@ -70,10 +72,11 @@ def test_evaluation_results_plot_table_and_exports(qtbot, tiny_window, tmp_path)
     panel.on_result(report)
     table = panel.findChild(QTableView, "evaluationTable").model()
     assert table.rowCount() == len(report.rows)
-    assert table.index(0, 0).data() == report.rows[0]["system"]
+    assert table.index(0, 0).data(VALUE_ROLE) == report.rows[0]["system"]
+    assert table.index(0, 0).data() == system_words(report.rows[0])  # words, not the engine's name
     curves = [item for item in panel.plot.getPlotItem().listDataItems()]
     assert len(curves) >= len(report.curves)
-    assert "Ours: Acc@1" in panel.summary.text()
+    assert "Clarify: Acc@1" in panel.summary.text()
     assert all(b.isEnabled() for b in exports)
     for name, export in (("r.csv", panel.export_csv), ("r.png", panel.export_png), ("r.json", panel.export_json)):
         assert wait_for(qtbot, export(tmp_path / name)) == "succeeded"
@@ -116,8 +119,10 @@ def test_ranking_evaluation_in_the_lab(qtbot, tiny_window, tmp_path):
     assert worker.last_progress.total == 3 and "coffee" in worker.last_progress.message
     result = panel.result
     table = panel.findChild(QTableView, "rankingTable").model()
-    keys = {(table.index(r, 0).data(), table.index(r, 1).data()) for r in range(table.rowCount())}
+    keys = {(table.index(r, 0).data(VALUE_ROLE), table.index(r, 1).data(VALUE_ROLE)) for r in range(table.rowCount())}
     assert keys == {("prior", "none"), ("gppl", "imp"), ("gppl", "random"), ("bt", "unc"), ("bt", "random")}
+    shown = {(table.index(r, 0).data(), table.index(r, 1).data()) for r in range(table.rowCount())}
+    assert ("Gaussian process (GPPL)", "Expected improvement") in shown and ("Bradley–Terry", "Closest scores") in shown
     assert all(table.index(r, 2).data() in ("0", "3") for r in range(table.rowCount()))
     assert "coffee" in panel.summary.text() and "3 questions" in panel.summary.text()
     assert wait_for(qtbot, panel.export_csv(tmp_path / "rank.csv")) == "succeeded"

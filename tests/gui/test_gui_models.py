@@ -57,7 +57,7 @@ def test_posterior_model_shows_probabilities_bars_and_changes(qtbot):
     # another session: no changes to show
     model.update(top(("crow", 0.6)), ("tiny", 2), 1)
     assert cells(model)[0][3] == ""
-    assert model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole) == "Crow (crow)"
+    assert model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole) == "Crow"  # the whole name, never the key
     assert model.index(0, 2).data(Qt.ItemDataRole.AccessibleTextRole) == "Probability: 60.0 %"
     assert model.index(5, 0).data() is None and model.rowCount(model.index(0, 0)) == 0
 
@@ -83,9 +83,10 @@ def test_shortlist_and_results_models():
         ]
     )
     assert cells(evaluation) == [
-        ["ours", "75.0 %", "4.0 %", "90.0 %", "3.21", "100"],
-        ["fixed_turns (2 turns)", "50.0 %", "", "70.0 %", "2.00", "100"],
+        ["Clarify (learned stop)", "75.0 %", "4.0 %", "90.0 %", "3.21", "100"],
+        ["Always 2 questions", "50.0 %", "", "70.0 %", "2.00", "100"],
     ]
+    assert [evaluation.index(r, 0).data(VALUE_ROLE) for r in range(2)] == ["ours", "fixed_turns"]
     assert evaluation.index(0, 1).data(BAR_ROLE) == 0.75
 
     ranking = RankingResultsModel()
@@ -101,9 +102,10 @@ def test_shortlist_and_results_models():
         }
     )
     assert cells(ranking) == [
-        ["prior", "none", "0", "40.0 %", "50.0 %", "2.00"],
-        ["gppl", "imp", "2", "60.0 %", "50.0 %", "2.00"],
+        ["No comparisons (prior only)", "—", "0", "40.0 %", "50.0 %", "2.00"],
+        ["Gaussian process (GPPL)", "Expected improvement", "2", "60.0 %", "50.0 %", "2.00"],
     ]
+    assert ranking.index(1, 1).data(VALUE_ROLE) == "imp"
 
 
 def test_session_preview_and_problem_models():
@@ -115,7 +117,7 @@ def test_session_preview_and_problem_models():
             SessionSummary(6, "gmail", "active", "2026-11-21T09:00:00", "2026-11-21T09:01:00", None, 2),
         ]
     )
-    assert cells(sessions)[0] == ["7", "red bird", "finished", "9", "Cardinal", "2026-11-21 10:05:00"]
+    assert cells(sessions)[0] == ["7", "red bird", "answered", "9", "Cardinal", "2026-11-21 10:05:00"]
     assert cells(sessions)[1][4] == ""
     assert sessions.index(0, 2).data(Qt.ItemDataRole.ForegroundRole).color().name() == "#1b7f3b"
 

@@ -6,7 +6,7 @@ import dataclasses
 import math
 
 from assistant.app.crowd import ImportReport
-from assistant.app.session import FinalAnswer
+from assistant.app.session import EntryKind, FinalAnswer
 from gui.import_wizard import guess_format, report_html
 from gui.pages.ask import explanation_html
 from gui.pages.compare import candidate_html
@@ -61,16 +61,29 @@ def test_the_transcript_shows_every_step_as_a_chat():
     assert "cross out &lt;text&gt;" in html  # escaped
     assert "Is it about gmail?" in html and "<b>yes</b>" in html
     assert "Not sure" in html and "undo" in html and "Probably <b>no</b>" in html
-    assert "“Fonts in Gmail” is better than “Strikethrough in Gmail”" in html
+    assert "“Fonts in Gmail” is better than answer 1 of “Strikethrough in Gmail”" in html
+    # two answers of one FAQ are told apart by their number (it read "X is better than X")
+    same = event_html({"kind": "compare", "left": "f#2", "right": "f#5", "preferred": "left"}, {"f#2": "X", "f#5": "X"})
+    assert "Answer 2 of “X” is better than answer 5 of “X”." in same
     assert "are equally good" in html and "Answer accepted: Strikethrough in Gmail" in html
     assert "conversation will appear here" in transcript_html(None)
     assert "Not this one. (wrong)" in event_html({"kind": "reject", "reason": "wrong"}, {})
-    assert "Neither “A” nor “x” is relevant" in event_html(
-        {"kind": "compare", "left": "a", "right": "x", "preferred": "neither"}, {"a": "A"}
-    )
-    for kind in ("done", "choose", "give_up", "back", "exhausted"):  # every entry a session logs reads as words
+    # an id is never shown: a candidate (or label) the titles do not know reads as gone
+    gone = event_html({"kind": "compare", "left": "a", "right": "x", "preferred": "neither"}, {"a": "A"})
+    assert "Neither “A” nor “an answer no longer in this domain” is relevant" in gone
+    # "ask me more" names the rejected label by its name (it once read: not "faq-042")
+    more = event_html({"kind": "more", "exclude": ["faq-042"]}, {"faq-042": "How can I measure distance?"})
+    assert "Ask me more questions (not “How can I measure distance?”)" in more and "faq-042" not in more
+    # every entry a session logs reads as words (also under the names older logs used)
+    for kind in ("done", "choose", "give_up", "back", "nothing_left", "exhausted", "show_closest", "hand_off"):
         assert kind not in event_html({"kind": kind, "candidate": "a"}, {"a": "A"}).replace("give up", "")
-    assert "faq-1#2" in event_html({"kind": "compare", "left": "faq-1#2", "right": "x", "preferred": "left"}, {})
+    assert "faq-1" not in event_html({"kind": "compare", "left": "faq-1#2", "right": "x", "preferred": "left"}, {})
+    # every kind of entry has its words: none shows its internal name, nor the fallback note
+    for kind in EntryKind:
+        shown = event_html({"kind": kind, "left": "a", "right": "a", "candidate": "a", "text": "t"}, {"a": "A"})
+        assert "does not show" not in shown, kind
+        if "_" in kind:
+            assert kind not in shown, kind
 
 
 def test_why_this_question_in_bits():
@@ -137,3 +150,15 @@ def test_import_reports_and_format_guessing(tmp_path):
     plain.write_text("label,tag,answer\n")
     assert guess_format(str(mturk)) == "mturk" and guess_format(str(plain)) == "csv"
     assert guess_format(str(tmp_path / "x.json")) == "labelstudio" and guess_format("x.jsonl") == "csv"
+
+
+def test_the_hand_off_says_what_happens_in_the_app():
+    """Handed on, the person reads what happens to the question, not a terminal command."""
+    from assistant.app.session import OutOfScopeView
+    from gui.pages.ask import nothing_fits_text
+
+    view = OutOfScopeView(0.8, "Nothing here fits.", ("Gmail",), (("How do I archive mail?", 0.1),))
+    text = nothing_fits_text(view, handed_off=True)
+    assert "list of unanswered questions" in text and "people who look after" in text
+    assert "clarify " not in text and "export" not in text
+    assert "Handed on" not in nothing_fits_text(view, handed_off=False)

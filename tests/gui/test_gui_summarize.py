@@ -3,7 +3,7 @@ the domain's log and resumed, and the FAQ's "Summarize these answers"."""
 
 from __future__ import annotations
 
-from assistant.app.session import open_session_log
+from assistant.app.session import open_knowledge_base
 from assistant.store import KnowledgeBase, SessionLog
 from gui.pages.summarize import SummarizePage
 from gui.workers import WorkerPool, is_running
@@ -45,18 +45,18 @@ def test_compare_mode_answers_undo_write_better_and_saves_each_step(qtbot):
     assert page.session.comparisons == 2 and page.undo_button.isEnabled()
     page.undo_button.click()
     assert page.session.comparisons == 1
-    assert "confident" in page.best.title.text()
+    assert "sure it is the best" in page.best.title.text()
     page.better_button.click()
     _wait(qtbot, page, lambda: page.rl_text.isVisibleTo(page))  # rendered in the GUI thread once the job is done
     assert "Written for you" in page.rl_text.toPlainText() and page.accept_rl_button.isVisibleTo(page)
     page.accept_rl_button.click()
     assert page.session.accepted and not page.accept_button.isEnabled()
-    with open_session_log("scratch") as kb:
+    with open_knowledge_base("scratch") as kb:
         log = SessionLog(kb)
         [saved] = log.list(kind="summary")
         assert saved.status == "finished"
         assert [k for k, _ in log.entries(saved.id)] == ["compare", "compare", "undo", "better", "accept"]
-    assert page.saved.count() == 1 and "#1 compare, finished" in page.saved.itemText(0)
+    assert page.saved.count() == 1 and "#1 · comparing summaries · answered" in page.saved.itemText(0)
 
 
 def test_a_saved_session_resumes_where_it_stopped(qtbot):
@@ -73,7 +73,7 @@ def test_a_saved_session_resumes_where_it_stopped(qtbot):
     assert other.session.comparisons == 2 and other.session.best_index() == best
     assert other.session.next_pair() == pending and other.log.id == page.log.id
     other.prefer_left.click()
-    with open_session_log("scratch") as kb:
+    with open_knowledge_base("scratch") as kb:
         assert [k for k, _ in SessionLog(kb).entries(page.log.id)] == ["compare", "compare", "compare"]
 
 

@@ -173,7 +173,7 @@ def test_the_arrow_keys_compare(qtbot, tiny_window):
         compares = [e["preferred"] for e in window.controller.snapshot.transcript if e["kind"] == "compare"]
         assert compares == ["left", "right"]
     window.show_help()
-    assert "← or L" in window.help_dialog.findChild(QWidget, "helpText").toPlainText()  # what F1 promises
+    assert "L or ←" in window.help_dialog.findChild(QWidget, "helpText").toPlainText()  # what F1 promises
     window.help_dialog.close()
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.app.comparison import RANKER_OPTIONS, take_in_turn
-from assistant.ranking import Candidate, RankingSession
+from assistant.app.comparison import RANKER_OPTIONS
+from assistant.ranking import Candidate, RankingSession, RankingStopReason
 from assistant.ranking.constraints import project_order, standing_preferences
 
 ANSWER = st.sampled_from(["left", "right", "left", "right", "tie", "neither"])
@@ -109,7 +109,23 @@ def test_no_pair_is_ever_shown_twice_and_ruled_out_candidates_never_again(seed, 
         assert not session.ruled_out[list(pair)].any()
         session.answer(step)
     if session.ruled_out.all():
-        assert session.stop_reason == "all ruled out" and session.next_pair() is None
+        assert session.stop_reason == RankingStopReason.ALL_RULED_OUT and session.next_pair() is None
+
+
+def take_in_turn(candidates: list, limit: int) -> list:
+    """At most ``limit`` candidates: each label's best (by prior) in turn, likeliest label first."""
+    by_label: dict[str, list] = {}
+    for c in candidates:
+        by_label.setdefault(c.label_key, []).append(c)
+    queues = sorted(
+        (sorted(group, key=lambda c: -c.prior) for group in by_label.values()), key=lambda group: -group[0].prior
+    )
+    picked: list = []
+    depth = 0
+    while len(picked) < min(limit, len(candidates)):
+        picked += [group[depth] for group in queues if depth < len(group)][: limit - len(picked)]
+        depth += 1
+    return picked
 
 
 @SETTINGS
@@ -119,10 +135,11 @@ def test_no_pair_is_ever_shown_twice_and_ruled_out_candidates_never_again(seed, 
     winner=st.integers(0, 100),
     coin=st.randoms(use_true_random=False),
 )
-def test_a_consistent_winner_reaches_the_stop_within_the_budget(seed, answers, winner, coin):
+def test_a_consistent_winner_is_proposed_and_gains_confidence_with_every_win(seed, answers, winner, coin):
     """The person's settings: at most budget + 1 candidates, taken in turn from the likeliest labels' answers,
     with the clarifier's belief as the prior. One candidate wins every comparison it is in (the others are
-    decided at random); once it is the ranker's best, the ranker is sure of it before the budget runs out."""
+    decided at random): once shown it is the ranker's best, every win keeps it the best without lowering its
+    chance of being the best, and no answer makes the ranker certain of it."""
     rng = np.random.default_rng(seed)
     belief = np.sort(rng.dirichlet(np.ones(len(answers))))[::-1]
     candidates = []
@@ -130,22 +147,34 @@ def test_a_consistent_winner_reaches_the_stop_within_the_budget(seed, answers, w
         centre = rng.normal(size=16)
         for k in range(count):
             x = centre + 0.7 * rng.normal(size=16)
-            candidates.append(Candidate(f"L{label}#{k + 1}", f"L{label}", "t", x, np.log(p) + 0.2 * rng.random()))
+            prior = np.log(p) + 0.2 * rng.random()
+            candidates.append(Candidate(f"L{label}#{k + 1}", f"L{label}", "t", x, prior, label_key=f"L{label}"))
     budget = 8
     candidates = take_in_turn(candidates, budget + 1)
     w = winner % len(candidates)
     session = RankingSession(candidates, seed=seed, budget=budget, threshold=0.9, model_options=RANKER_OPTIONS)
     while (pair := session.next_pair()) is not None:
+        before = session.confidence if session.best_index == w else None
         if w in pair:
             session.answer("left" if pair[0] == w else "right")
+            if before is not None:  # it won again: its chance of being the best did not fall
+                assert session.best_index == w and session.confidence >= before - 1e-12
         else:
             session.answer(coin.choice(["left", "right"]))
+        assert session.confidence < 0.999
     shown = any(w in (r.left, r.right) for r in session.history)
     if shown:
         assert session.best_index == w  # it beat everything it met: nothing it beat is proposed
-    if session.best_index == w:
-        assert session.stop_reason in ("confident", "single candidate")
-        assert session.confidence > 0.9
+
+
+def test_two_comparisons_of_three_answers_make_nobody_certain():
+    rng = np.random.default_rng(0)
+    candidates = [Candidate(f"a{i}", "A", "t", rng.normal(size=8), 0.0, label_key="A") for i in range(3)]
+    session = RankingSession(candidates, seed=0, budget=8, threshold=0.99, model_options=RANKER_OPTIONS)
+    for _ in range(2):
+        left, _ = session.next_pair()
+        session.answer("left" if session.best_index == left else "right")
+    assert 0.5 < session.confidence < 0.95  # before: "100% sure it is the best one" after two comparisons
 
 
 def test_projection_moves_the_least_and_keeps_what_already_holds():

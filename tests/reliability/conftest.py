@@ -1,4 +1,4 @@
-"""The reliability tests (marker ``reliability``): a test per defect of issue 12 and a quick slice of the
+"""The reliability tests (marker ``reliability``): a test per defect of issues 12 and 27 and a quick slice of the
 reliability probe (``benchmarks.reliability``; the full run is ``make soak``)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the same parts at a few seconds' size, with the same targets."""
 
 from __future__ import annotations
 
-from benchmarks.reliability import arguments, files, writers
+from benchmarks.reliability import arguments, files, outputs, swaps, writers
 from benchmarks.reliability.environment import build_crowd_domain
 
 
@@ -31,3 +31,20 @@ def test_a_sample_of_bad_arguments_gives_one_line_errors(tmp_path):
     summary = figures.summary()
     assert summary["bad_arguments"] >= 12
     assert (summary["tracebacks"], summary["hangs"], summary["wrong_exit_or_message"]) == (0, 0, 0), summary
+
+
+def test_model_set_changes_killed_at_any_moment_leave_one_whole_set_serving(tmp_path):
+    figures = swaps.probe_model_sets(tmp_path, kills=4, seed=1).summary()
+    assert figures["model_set_kills"] >= 2 and figures["mixed_sets"] == 0, figures["failures"]
+
+
+def test_printed_texts_written_files_a_closed_pipe_and_a_wide_header(tmp_path, fresh_clarify_home):
+    build_crowd_domain("bank")
+    figures = outputs.Figures()
+    outputs.probe_terminal(tmp_path / "terminal", "bank", figures=figures)
+    outputs.probe_output_targets(tmp_path / "outputs", "bank", figures)
+    outputs.probe_closed_pipe(fresh_clarify_home, "bank", figures)
+    outputs.probe_wide_header(tmp_path, "bank", figures=figures)
+    summary = figures.summary()
+    assert summary["terminal_checks"] >= 5 and summary["output_targets"] >= 13 and summary["wide_header_refused"]
+    assert (summary["raw_escapes"], summary["outputs_replaced"], summary["closed_pipe_errors"]) == (0, 0, 0), summary

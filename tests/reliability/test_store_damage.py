@@ -143,3 +143,21 @@ def test_a_read_only_clarify_home(tmp_path, fresh_clarify_home):
         for folder in folders:
             make_writable(folder)
         getattr(paths, "_usable", set()).clear()  # a fresh process checks the folder again
+
+
+def test_sqlite_errors_are_told_apart_by_their_code_not_their_words(tmp_path):
+    from assistant.errors import StoreBusyError
+    from assistant.store.connection import is_busy, store_error
+
+    conn = sqlite3.connect(tmp_path / "x.db")
+    with pytest.raises(sqlite3.OperationalError) as missing:
+        conn.execute("SELECT * FROM locked_busy_table")  # 'no such table: locked_busy_table' is no lock
+    assert not is_busy(missing.value) and not isinstance(store_error(missing.value, tmp_path, "x"), StoreBusyError)
+    holder = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    waiter = sqlite3.connect(tmp_path / "x.db", timeout=0, isolation_level=None)
+    with pytest.raises(sqlite3.OperationalError) as locked:
+        waiter.execute("BEGIN IMMEDIATE")
+    assert is_busy(locked.value) and isinstance(store_error(locked.value, tmp_path, "x"), StoreBusyError)
+    for connection in (holder, waiter, conn):
+        connection.close()

@@ -25,6 +25,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import pearsonr
 
 from assistant.errors import ConfigError
 from assistant.progress import Job, Progress, metrics_of, run_job
@@ -44,7 +45,8 @@ CHECKPOINTS = (0, 10, 20, 50, 100)
 def ndcg_at_percent(scores: np.ndarray, gold: np.ndarray, percent: float = 1.0) -> float:
     """NDCG of the top ``percent`` % of the candidates ranked by ``scores`` (gains = gold), as BO computes it
     (their ``rank_metrics.ndcg_at_k``, method 0: discounts 1, 1, 1/log2(3), 1/log2(4), ...; k = int(N * percent
-    / 100))."""
+    / 100)). Hand-written: scikit-learn's ``ndcg_score`` has only the discounts 1, 1/log2(3), ... (their method 1),
+    which would change BO Table 5's figures."""
     gold = np.asarray(gold, dtype=np.float64)
     scores = np.asarray(scores, dtype=np.float64)
     k = max(1, int(len(gold) * percent / 100))
@@ -57,9 +59,12 @@ def ndcg_at_percent(scores: np.ndarray, gold: np.ndarray, percent: float = 1.0) 
 
 
 def pearson(scores: np.ndarray, gold: np.ndarray) -> float:
-    s, g = scores - scores.mean(), gold - gold.mean()
-    denom = np.sqrt((s * s).sum() * (g * g).sum())
-    return float((s * g).sum() / denom) if denom > 0 else 0.0
+    """Pearson r of ``scores`` and ``gold`` [N] (scipy); 0.0 where r is undefined: fewer than two candidates, or
+    either side constant."""
+    scores, gold = np.asarray(scores, dtype=np.float64), np.asarray(gold, dtype=np.float64)
+    if len(scores) < 2 or np.all(scores == scores[0]) or np.all(gold == gold[0]):
+        return 0.0
+    return float(pearsonr(scores, gold).statistic)
 
 
 def dialogue(

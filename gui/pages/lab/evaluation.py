@@ -20,7 +20,9 @@ from assistant.app.research import (
 )
 from gui.pages.lab.panel import LabContext, LabPanel
 from gui.qt_models import EvaluationResultsModel
-from gui.widgets import AccuracyPlot, make_table, stretch_column
+from gui.widgets import AccuracyPlot, fill_combo, make_table, stretch_column
+from gui.words import CANDIDATE_TIPS, CANDIDATES, QUERY_SETS, SYSTEM_TIPS, system_words
+from gui.words import SYSTEMS as SYSTEM_WORDS
 from gui.workers import JobWorker
 
 
@@ -30,10 +32,10 @@ class EvaluationPanel(LabPanel):
     def __init__(self, lab: LabContext) -> None:
         super().__init__(lab, "evaluation", "&Run evaluation")
 
-        self.candidates = self.add_field("Candidates:", QComboBox(self), "evalCandidates")
-        self.candidates.addItems(["all", "captioned"])
+        self.candidates = self.add_field("Answers:", QComboBox(self), "evalCandidates")
+        fill_combo(self.candidates, CANDIDATES, CANDIDATE_TIPS)
         self.queries = self.add_field("First queries:", QComboBox(self), "evalQueries")
-        self.queries.addItems(["crowd", "vague"])
+        fill_combo(self.queries, QUERY_SETS)
         self.queries.setToolTip(
             "The crowd's held-out queries, or vague versions of them (short, not naming the answer)"
         )
@@ -50,10 +52,11 @@ class EvaluationPanel(LabPanel):
         grid = QGridLayout(systems_box)
         self.systems: dict[str, QCheckBox] = {}
         for i, name in enumerate(SYSTEMS):
-            box = QCheckBox(name, systems_box)
+            box = QCheckBox(SYSTEM_WORDS.get(name, name), systems_box)
             box.setObjectName(f"system_{name}")
+            box.setToolTip(SYSTEM_TIPS.get(name, ""))
             box.setChecked(True)
-            grid.addWidget(box, i // 2, i % 2)
+            grid.addWidget(box, i, 0)
             self.systems[name] = box
         self.form.addRow(systems_box)
         self.plot = AccuracyPlot(self)
@@ -79,13 +82,13 @@ class EvaluationPanel(LabPanel):
             return None
         args = dict(
             registry=domain,
-            candidates=self.candidates.currentText(),
+            candidates=self.candidates.currentData(),
             episodes=self.episodes.value(),
             seed=self.seed.value(),
             systems=self.chosen_systems(),
             max_turns=self.max_turns.value(),
             dev_episodes=self.lab.dev_episodes,
-            queries=self.queries.currentText(),
+            queries=self.queries.currentData(),
         )
         args.update(overrides)
         return self.start(f"Evaluating {domain}", lambda: evaluate_job(**args))
@@ -97,11 +100,11 @@ class EvaluationPanel(LabPanel):
         meta = report.meta
         best = max(report.rows, key=lambda r: r["acc1"]) if report.rows else None
         ours = next((r for r in report.rows if r["system"] == "ours"), None)
-        text = f"{meta['domain']}: {meta['episodes']} episodes, {meta['candidates']} candidates, {meta['seconds']} s."
+        text = f"{meta['domain']}: {meta['episodes']} episodes, {meta['candidates']} possible answers, {meta['seconds']} s."
         if ours is not None:
-            text += f"\nOurs: Acc@1 {100 * ours['acc1']:.1f}% in {ours['mean_turns']:.2f} questions on average."
+            text += f"\nClarify: Acc@1 {100 * ours['acc1']:.1f}% in {ours['mean_turns']:.2f} questions on average."
         if best is not None:
-            text += f"\nBest Acc@1: {best['system']} {100 * best['acc1']:.1f}%."
+            text += f"\nBest Acc@1: {system_words(best)} {100 * best['acc1']:.1f}%."
         if ours is not None and "early_stop_share" in ours:
             text += f" Early stops (top < 30% with a useful question left): {100 * ours['early_stop_share']:.1f}%."
         if "threshold" in meta:

@@ -22,13 +22,14 @@ class LearningPanel(LabPanel):
 
     def __init__(self, lab) -> None:
         super().__init__(lab, "learning", "&Suggest queries to label…")
-        self.k = self.add_field("Queries to label:", QSpinBox(self), "learnK")
+        self.k = self.add_field("Questions to label:", QSpinBox(self), "learnK")
         self.k.setRange(1, 100_000)
         self.k.setValue(50)
-        self.labels = self.add_field("Labels offered:", QSpinBox(self), "learnLabels")
+        self.labels = self.add_field("Answers offered:", QSpinBox(self), "learnLabels")
         self.labels.setRange(1, 20)
         self.labels.setValue(5)
-        self.samples = self.add_field("MC passes:", QSpinBox(self), "learnSamples")
+        self.samples = self.add_field("Dropout passes:", QSpinBox(self), "learnSamples")
+        self.samples.setToolTip("How many Monte Carlo dropout passes estimate how unsure the text model is")
         self.samples.setRange(2, 1000)
         self.samples.setValue(20)
         self.seed = self.add_field("Seed:", QSpinBox(self), "learnSeed")
@@ -43,9 +44,10 @@ class LearningPanel(LabPanel):
         self.update_button.clicked.connect(lambda: self.run_update())
         self.form.addRow(self.update_button)
         note = QLabel(
-            "Suggest writes an MTurk batch of the session queries whose labels would help most; import its "
-            "results with File > Import (kind: queries). Update retrains the text prior on the stored queries "
-            "plus accepted and pseudo-labelled session queries, and keeps it only if it is better on dev.",
+            "Suggest writes an MTurk batch of the session questions whose answers would help most; import its "
+            "results with File > Import crowd data (contents: example questions). Update retrains the text model "
+            "on the stored questions plus accepted and pseudo-labelled session questions, and keeps it only if it "
+            "is better on the development questions.",
             self,
         )
         note.setWordWrap(True)
@@ -101,7 +103,7 @@ class LearningPanel(LabPanel):
         if "before" in result:
             b, a = result["before"], result["after"]
             kept = (
-                "the new text prior" if result["kept"] == "new" else "the old text prior (the new one was not better)"
+                "the new text model" if result["kept"] == "new" else "the old text model (the new one was not better)"
             )
             self.figures.setText(
                 "<table cellpadding='4'><tr><th></th><th>before</th><th>after</th></tr>"
@@ -110,7 +112,7 @@ class LearningPanel(LabPanel):
                 f"<p>Learned from {result['labelled_sessions']} accepted and {result['pseudo_labelled']} "
                 f"pseudo-labelled session queries; kept {kept}.</p>"
             )
-            self.summary.setText(f"Update done: kept {result['kept']} model.")
+            self.summary.setText(f"Update done: kept {'the new' if result['kept'] == 'new' else 'the old'} text model.")
             if result["kept"] == "new" and self.lab.domain:
                 self.lab.modelsChanged.emit(self.lab.domain)
         else:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.progress import Progress
+from gui.widgets import VerticalScrollArea
 from gui.workers import JobWorker, ProgressPanel, WorkerPool, is_running
 
 ErrorHandler = Callable[[str, BaseException, str], None]
@@ -61,14 +62,16 @@ class LabPanel(QWidget):
         left_layout.addWidget(self.summary)
         left_layout.addStretch(1)
         left_layout.addLayout(self.exports)
-        left.setMinimumWidth(300)
-        left.setMaximumWidth(400)
+        # the form scrolls on a short screen (a 1366x768 laptop) instead of making the window taller
+        scroll = VerticalScrollArea(left, self)
+        scroll.setObjectName(f"{name}Form")
+        scroll.setMaximumWidth(480)
         self.results = QVBoxLayout()
         right = QWidget(self)
         right.setLayout(self.results)
         self.results.setContentsMargins(0, 0, 0, 0)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(left)
+        splitter.addWidget(scroll)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         splitter.setChildrenCollapsible(False)

@@ -28,6 +28,8 @@ from assistant.app.research import (
 from gui.pages.lab.panel import LabContext, LabPanel
 from gui.qt_models import RankingResultsModel
 from gui.widgets import RankingPlot, make_table, stretch_column
+from gui.words import PAIR_CHOICE_TIPS, PAIR_CHOICES, RANKING_MODEL_TIPS, ranking_words
+from gui.words import RANKING_MODELS as RANKER_WORDS
 from gui.workers import JobWorker
 
 RANKING_CSV_FIELDS = ("model", "strategy", "interactions", "accuracy", "ndcg5", "seconds_per_interaction", "questions")
@@ -56,7 +58,7 @@ class RankingPanel(LabPanel):
         self.questions = self.add_field("Questions (0 = all):", QSpinBox(self), "rankQuestions")
         self.questions.setRange(0, 100_000)
         self.questions.setValue(20)
-        self.interactions = self.add_field("Interactions:", QSpinBox(self), "rankInteractions")
+        self.interactions = self.add_field("Comparisons:", QSpinBox(self), "rankInteractions")
         self.interactions.setRange(0, 200)
         self.interactions.setValue(10)
         self.candidates = self.add_field("Candidates per question:", QSpinBox(self), "rankCandidates")
@@ -70,23 +72,28 @@ class RankingPanel(LabPanel):
         self.split.addItems(["test", "dev", "train", "all"])
         self.seed = self.add_field("Seed:", QSpinBox(self), "rankSeed")
         self.seed.setRange(0, 1_000_000)
-        boxes = QGroupBox("Models and strategies", self)
+        boxes = QGroupBox("Rankers", self)
         grid = QGridLayout(boxes)
+        pair_boxes = QGroupBox("How the next pair is chosen", self)
+        pair_grid = QGridLayout(pair_boxes)
         self.models: dict[str, QCheckBox] = {}
         self.strategies: dict[str, QCheckBox] = {}
         for i, name in enumerate(RANKING_MODELS):
-            box = QCheckBox(name, boxes)
+            box = QCheckBox(RANKER_WORDS.get(name, name), boxes)
             box.setObjectName(f"model_{name}")
+            box.setToolTip(RANKING_MODEL_TIPS.get(name, ""))
             box.setChecked(name in ("gppl", "bt"))
             grid.addWidget(box, i, 0)
             self.models[name] = box
         for i, name in enumerate(RANKING_STRATEGIES):
-            box = QCheckBox(name, boxes)
+            box = QCheckBox(PAIR_CHOICES.get(name, name), pair_boxes)
             box.setObjectName(f"strategy_{name}")
+            box.setToolTip(PAIR_CHOICE_TIPS.get(name, ""))
             box.setChecked(name in ("imp", "unc", "random"))
-            grid.addWidget(box, i % 4, 1 + i // 4)
+            pair_grid.addWidget(box, i, 0)
             self.strategies[name] = box
         self.form.addRow(boxes)
+        self.form.addRow(pair_boxes)
         self.plot = RankingPlot(self)
         self.model = RankingResultsModel(self)
         self.table = make_table("rankingTable", "Ranking results", self)
@@ -127,7 +134,7 @@ class RankingPanel(LabPanel):
             f"{result['dataset']} ({result['split']}): {result['questions']} questions, "
             f"{result['candidates_per_question']:.0f} candidates each, t = {result['t']}."
             + (
-                f"\nBest after {result['interactions']} interactions: {best.get('model')}+{best.get('strategy')}."
+                f"\nBest after {result['interactions']} comparisons: {ranking_words(best.get('model'), best.get('strategy'))}."
                 if best
                 else ""
             )

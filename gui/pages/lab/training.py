@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
 from assistant.app.training_jobs import PolicyConfig, train_encoder_job, train_policy_job
 from assistant.progress import Progress
 from gui.pages.lab.panel import LabContext, LabPanel
-from gui.widgets import LearningCurve, curve_records
+from gui.widgets import LearningCurve, curve_records, fill_combo
+from gui.words import CANDIDATE_TIPS, CANDIDATES, VARIANTS
 from gui.workers import JobWorker
 
 
@@ -32,10 +33,10 @@ class TrainingPanel(LabPanel):
         self.what = self.add_field("Model:", QComboBox(self), "trainWhat")
         self.what.addItems(["stop policy", "text encoder"])
         self.what.currentTextChanged.connect(self._what_changed)
-        self.candidates = self.add_field("Candidates:", QComboBox(self), "trainCandidates")
-        self.candidates.addItems(["all", "captioned"])
-        self.variant = self.add_field("Variant:", QComboBox(self), "trainVariant")
-        self.variant.addItems(["learned", "lambda_1"])
+        self.candidates = self.add_field("Answers:", QComboBox(self), "trainCandidates")
+        fill_combo(self.candidates, CANDIDATES, CANDIDATE_TIPS)
+        self.variant = self.add_field("Answer model:", QComboBox(self), "trainVariant")
+        fill_combo(self.variant, VARIANTS)
         self.iterations = self.add_field("Iterations:", QSpinBox(self), "trainIterations")
         self.iterations.setRange(1, 100_000)
         self.iterations.setValue(300)
@@ -76,12 +77,12 @@ class TrainingPanel(LabPanel):
             else:
                 args = dict(
                     registry=domain,
-                    candidates=self.candidates.currentText(),
-                    variant=self.variant.currentText(),
+                    candidates=self.candidates.currentData(),
+                    variant=self.variant.currentData(),
                     config=PolicyConfig(iterations=self.iterations.value(), turn_reward=self.turn_reward.value()),
                     seed=self.seed.value(),
                 )
-                title = f"Training the {domain} policy ({args['candidates']}, {args['variant']})"
+                title = f"Training the {domain} stop policy ({self.candidates.currentText().lower()}, {self.variant.currentText().lower()})"
                 make_job = lambda: train_policy_job(**args)  # noqa: E731
         else:
             title = "Training"

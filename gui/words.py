@@ -1,0 +1,250 @@
+"""The words a person reads for the engine's internal names, in one place.
+
+The engine names things for code and logs (``gppl``, ``imp``, ``fixed_turns``, ``lexrank``, ``no_pair_left``);
+every page shows them through the tables and functions here instead. Each table maps a name to a short label
+for buttons, combos and table cells; ``*_TIPS`` say what the choice means, for tooltips.
+``INTERNAL_NAMES`` lists the names that must never reach the screen as they are (a test walks the pages for
+them). Nothing here decides anything.
+"""
+
+from __future__ import annotations
+
+from assistant.app.registry import PACE_TURN_BUDGET
+from assistant.app.session import AnswerKind, ProposalReason, RankingStopReason, SessionStatus, StopReason
+
+# ---- the conversation ----------------------------------------------------------------------------------
+STOP_REASONS = {
+    StopReason.CONFIDENT: "I think I know enough",
+    StopReason.NO_INFORMATIVE_QUESTION: "no question I have would tell these apart",
+    StopReason.NO_QUESTION: "I have no questions left",
+    StopReason.USER: "you asked for the shortlist",
+    StopReason.MAX_TURNS: "that was my last question",
+    StopReason.OUT_OF_SCOPE: "nothing here seems to fit",
+    StopReason.CLOSEST: "you asked for the closest answers",
+}
+# Why an answer is proposed (the ranker's stop reason, or the person's own "done": StopReason.USER).
+DECIDED_REASONS = {
+    RankingStopReason.CONFIDENT: "Clarify is sure enough of this answer",
+    RankingStopReason.BUDGET: "That was the last comparison",
+    RankingStopReason.NO_PAIR_LEFT: "Every pair has been compared",
+    RankingStopReason.SINGLE_CANDIDATE: "Only one answer fits what you said",
+    RankingStopReason.ONE_LEFT: "You ruled out the others",
+    RankingStopReason.ALL_RULED_OUT: "You ruled out every answer",
+}
+ANSWER_KINDS = {
+    AnswerKind.OPTION: "an answer",
+    AnswerKind.PROBABLY: "probably",
+    AnswerKind.NOT_SURE: "not sure",
+    AnswerKind.NOT_VISIBLE: "not visible",
+}
+
+
+def stop_words(reason: str | None) -> str:
+    """Why the questions stopped, as Clarify says it in the conversation."""
+    try:
+        return STOP_REASONS[StopReason(reason)]
+    except (ValueError, KeyError):
+        return "I stopped asking"
+
+
+def decided_words(reason: str | None) -> str:
+    """Why an answer is proposed, for a person."""
+    if reason == ProposalReason.USER:
+        return "You are done comparing"
+    if reason == ProposalReason.BEST_ANSWER:
+        return "The answer that fits your question best"
+    try:
+        return DECIDED_REASONS[RankingStopReason(reason)]
+    except (ValueError, KeyError):
+        return "The comparisons are done"
+
+
+def status_words(status: str) -> str:
+    """A saved session's status ("answered", "nothing fits", ...)."""
+    try:
+        return SessionStatus(status).words
+    except ValueError:
+        return "unknown"
+
+
+# ---- session settings -------------------------------------------------------------------------------------
+PACE_DEFAULT = "domain default"  # what the settings store for "the domain's own pace"
+PACES = {
+    PACE_DEFAULT: "The domain's own pace",
+    "quick": "Quick: fewer questions",
+    "thorough": "Thorough: more questions when they help",
+}
+PACE_TIPS = {
+    PACE_DEFAULT: "The pace chosen for this domain on its development questions",
+    "quick": f"Asks fewer questions (about {PACE_TURN_BUDGET['quick']:g} at most on average); the comparisons "
+    "then do more of the work",
+    "thorough": f"Keeps asking while a question still helps (about {PACE_TURN_BUDGET['thorough']:g} at most on "
+    "average)",
+}
+CANDIDATES = {"all": "Every answer", "captioned": "Only answers with example questions"}
+CANDIDATE_TIPS = {
+    "all": "Clarify may propose any answer of the domain",
+    "captioned": "Clarify only proposes answers for which people wrote example questions",
+}
+
+# ---- the pairwise ranker (Settings, the Lab's ranking evaluation) -------------------------------------------
+RANKING_MODELS = {
+    "gppl": "Gaussian process (GPPL)",
+    "bt": "Bradley–Terry",
+    "mcd": "Neural net, MC dropout",
+    "deep": "Neural net",
+    "swag": "Neural net, SWAG",
+    "pairwisegp": "BoTorch pairwise GP",
+    "prior": "No comparisons (prior only)",
+}
+RANKING_MODEL_TIPS = {
+    "gppl": "Gaussian-process preference learning: knows how sure it is of every answer's score (Clarify's default)",
+    "bt": "Bradley–Terry: one score per answer, fitted to the comparisons, without a measure of doubt",
+    "mcd": "A neural ranker whose doubt comes from Monte Carlo dropout",
+    "deep": "A neural ranker, one score per answer (no measure of doubt)",
+    "swag": "A neural ranker whose doubt comes from stochastic weight averaging (SWAG)",
+    "pairwisegp": "BoTorch's PairwiseGP, for comparison with a published implementation",
+}
+PAIR_CHOICES = {
+    "imp": "Expected improvement",
+    "tp": "Thompson sampling",
+    "eig": "Information gain",
+    "unpa": "Most uncertain pair",
+    "unc": "Closest scores",
+    "random": "Random pairs",
+    "eubo": "BoTorch: best-option utility",
+    "botorch_ei": "BoTorch: expected improvement",
+    "none": "—",
+}
+PAIR_CHOICE_TIPS = {
+    "imp": "The current best against the answer most likely to beat it by the most (IMP)",
+    "tp": "A random draw from the ranker's belief picks one answer, information gain its partner (TP)",
+    "eig": "The pair whose outcome would teach the ranker the most (EIG)",
+    "unpa": "The pair whose outcome the ranker can least predict (UNPA)",
+    "unc": "The two answers with the closest scores (UNC; for rankers without a measure of doubt)",
+    "random": "A random pair not compared before",
+    "eubo": "BoTorch's expected utility of the best option (EUBO)",
+    "botorch_ei": "BoTorch's expected improvement over the current best",
+}
+
+
+def ranking_words(model: str | None, strategy: str | None) -> str:
+    """A ranker with its way of choosing pairs, e.g. "Gaussian process (GPPL), expected improvement"."""
+    ranker = RANKING_MODELS.get(model or "", model or "")
+    if strategy in (None, "", "none"):
+        return ranker
+    return f"{ranker}, {PAIR_CHOICES.get(strategy, strategy).lower()}"
+
+
+# ---- the Lab's clarifier evaluation and training ----------------------------------------------------------
+SYSTEMS = {
+    "ours": "Clarify (learned stop)",
+    "threshold": "Stop at a tuned probability",
+    "fixed_turns": "Always the same number of questions",
+    "lambda_1": "Crowd answers only (λ = 1)",
+    "static_ig": "Questions blind to the query",
+    "random": "Random questions",
+    "no_interaction_neural": "No questions: text model",
+    "no_interaction_bm25": "No questions: BM25 search",
+    "ig": "Best questions, fixed number",
+}
+SYSTEM_TIPS = {
+    "ours": "The most informative questions; a learned policy decides when to stop",
+    "threshold": "The same questions; stops when the top answer reaches a probability tuned on dev questions",
+    "fixed_turns": "The same questions, always k of them (one row per k)",
+    "lambda_1": "Like Clarify, but trusting only the crowd's answers to the questions (λ = 1)",
+    "static_ig": "Questions chosen without looking at the person's words; the learned policy stops",
+    "random": "Random questions; the learned policy stops",
+    "no_interaction_neural": "The text model's first guess, without any question",
+    "no_interaction_bm25": "A BM25 keyword search's first guess, without any question",
+}
+VARIANTS = {"learned": "Learned answer model", "lambda_1": "Crowd answers only (λ = 1)"}
+QUERY_SETS = {"crowd": "The crowd's questions", "vague": "Vague versions of them"}
+METRICS = {
+    "reward": "reward",
+    "accuracy": "accuracy",
+    "turns": "questions",
+    "lambda": "λ (trust in the text)",
+    "loss": "loss",
+    "dev_acc1": "dev Acc@1",
+    "dev_acc3": "dev Acc@3",
+    "dev_acc1_seen": "dev Acc@1 (seen labels)",
+    "dev_mrr": "dev MRR",
+}
+
+
+def system_words(row: dict) -> str:
+    """An evaluation row's system, with its number of questions where it has one."""
+    name = SYSTEMS.get(row["system"], row["system"])
+    turns = row.get("turns")
+    if row["system"] == "fixed_turns" and turns not in (None, ""):
+        return f"Always {turns} question{'s' if int(turns) != 1 else ''}"
+    return name
+
+
+# ---- summaries ------------------------------------------------------------------------------------------------
+SUMMARY_MAKERS = {
+    "lead": "the opening sentences",
+    "mmr": "relevant sentences that do not repeat",
+    "lexrank": "the most central sentences",
+    "textrank": "central sentences (by links)",
+    "random": "sentences picked at random",
+}
+SUMMARY_SESSIONS = {"summary": "comparing summaries", "sentences": "sentence by sentence"}
+
+
+def cluster_words(name: str) -> str:
+    """A bundled document set as a person reads it: "opinosis/battery-life_amazon_kindle" is "Reviews: battery
+    life, amazon kindle", "multiling/M000" is "News articles (MultiLing set M000)". (Where the aspect ends
+    and the product begins is not marked in every name: "gas_mileage_toyota_camry_2007".)"""
+    source, _, rest = name.partition("/")
+    if source == "opinosis" and rest:
+        aspect, _, product = rest.partition("_")
+        words = f"{aspect.replace('-', ' ')}, {product.replace('_', ' ')}" if product else aspect.replace("-", " ")
+        return f"Reviews: {words}"
+    if source == "multiling" and rest:
+        return f"News articles (MultiLing set {rest})"
+    return name
+
+
+def summary_title(title: str, clusters: list[str] | tuple[str, ...]) -> str:
+    """A saved summary session's title, with a bundled set's name in words ("<set>: <set's topic>" becomes the
+    set's words alone)."""
+    head = title.split(": ", 1)[0]
+    return cluster_words(head) if head in clusters else title
+
+
+def summary_maker(kind: str) -> str:
+    """How a candidate summary was made, in a few words."""
+    return SUMMARY_MAKERS.get(kind, "a generated summary")
+
+
+# ---- names that must never reach the screen ------------------------------------------------------------------
+# Names that are no English a person would use (the pages test looks for them as whole words). Ordinary words
+# that are also names ("random", "lead", "all", "confident") are not listed.
+_CODE_LIKE = {
+    "gppl",
+    "bt",
+    "mcd",
+    "swag",
+    "pairwisegp",
+    "imp",
+    "tp",
+    "eig",
+    "unpa",
+    "unc",
+    "eubo",
+    "lexrank",
+    "textrank",
+}
+INTERNAL_NAMES = frozenset(
+    name
+    for table in (RANKING_MODELS, PAIR_CHOICES, SYSTEMS, VARIANTS, METRICS, SUMMARY_MAKERS)
+    for name in table
+    if "_" in name or name in _CODE_LIKE
+) | frozenset(
+    str(member)
+    for enum in (StopReason, RankingStopReason, SessionStatus, AnswerKind)
+    for member in enum
+    if "_" in member
+)
