@@ -60,6 +60,11 @@ class InductionConfig:
     min_product_mentions: int = 2
     min_group_labels: int = 6
     min_group_value_labels: int = 1
+    # an object or action facet value named by the texts of more than this share of the labels says what the
+    # whole domain is about ("library" in a library's FAQ): a person whose entry's title happens to name it
+    # still answers "something else" (1.0: no limit, as the bundled domains are built; products are names
+    # people recognise and stay)
+    max_facet_label_fraction: float = 1.0
     # candidates per label handed to the wording gate (crowdsourcing.wording) for its ``tags_per_label``
     gate_candidates_per_label: int = 12
     wording_gate: bool = True
@@ -296,15 +301,18 @@ def induce_questions(
     rare = {i for i in label_freq if label_freq[i] < config.min_facet_labels} - {
         i for ids in title_idents for i in ids if i[0] == "action"
     }
+    common = {
+        i for i in label_freq if i[0] != "product" and label_freq[i] > config.max_facet_label_fraction * num_labels
+    }
     for kind in FACET_KINDS:
-        values = facet_values(kind, everyone, 1, rare)
+        values = facet_values(kind, everyone, 1, rare | common)
         if len(values) >= 3:
             questions.append(
                 InducedQuestion(kind, kind, tuple(shown(v) for v in values), tuple(v[1] for v in values), facet=True)
             )
     for within, members in _facet_groups(titles, products, config, groups).items():
         for kind in FACET_KINDS[1:]:  # what to do and what about, within a product or an area
-            values = facet_values(kind, members, config.min_group_value_labels, set())
+            values = facet_values(kind, members, config.min_group_value_labels, common)
             if len(values) >= 3:
                 questions.append(
                     InducedQuestion(

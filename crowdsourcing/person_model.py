@@ -137,9 +137,12 @@ def fit_person_model(
     questions: Sequence[InducedQuestion],
     evidence: MentionEvidence,
     observed_texts: Sequence[Sequence[str]],
+    max_error: float | None = None,
 ) -> tuple[PersonModel, float]:
     """The error rate and saturation that best predict the facet values that ``observed_texts`` (dev
-    queries, per label) name, one value alone; returns (model, mean log-likelihood per observation)."""
+    queries, per label) name, one value alone; returns (model, mean log-likelihood per observation).
+    ``max_error``: the largest error rate to consider (few, noisy observations, e.g. synthesized queries,
+    otherwise pull it to the grid's ceiling)."""
     index = _value_index(questions)
     facets = {q for q, question in enumerate(questions) if question.facet}
     rows: list[tuple[int, int, int]] = []  # (question, option, label)
@@ -157,7 +160,7 @@ def fit_person_model(
     if not rows:
         return PersonModel(), float("nan")
     best, best_ll = PersonModel(), -np.inf
-    for error in ERROR_GRID:
+    for error in [e for e in ERROR_GRID if max_error is None or e <= max_error]:
         for saturation in SATURATION_GRID:
             model = PersonModel(error, saturation)
             answers = person_answers(questions, evidence, model)

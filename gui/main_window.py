@@ -22,6 +22,7 @@ from gui import APP_NAME, ORGANIZATION
 from gui.controller import SessionController
 from gui.dialogs import HelpDialog, SettingsDialog, open_about, session_config, show_error, show_exception
 from gui.domain_picker import DomainPicker
+from gui.faq_actions import FaqActions
 from gui.model_updates import ModelUpdater
 from gui.pages.ask import AskPage
 from gui.pages.compare import ComparePage
@@ -187,6 +188,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.refresh_action)
         file_menu.addAction(questions_action(self))
         file_menu.addAction(self.update_action)
+        self.faq = FaqActions(self)  # New domain from my FAQ…, Inbox…, learning from use
+        self.faq.install(file_menu, self.refresh_action)
         file_menu.addSeparator()
         file_menu.addAction(self.settings_action)
         file_menu.addSeparator()
@@ -371,6 +374,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message)
         if phase in (Phase.FINISHED, Phase.FAILED, Phase.OUT_OF_SCOPE):
             self.history_page.refresh()
+            self.faq.session_ended(phase)
 
     def _busy_changed(self, busy: bool) -> None:
         snapshot = self.controller.snapshot

@@ -101,7 +101,8 @@ class RecordTableModel(QAbstractTableModel):
         if role == VALUE_ROLE:
             return column.value(record)
         if role == BAR_ROLE:
-            return float(column.value(record)) if column.bar else None
+            value = column.value(record) if column.bar else None
+            return None if value is None else float(value)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return column.align
         if role == Qt.ItemDataRole.ToolTipRole and column.tooltip is not None:
@@ -216,7 +217,9 @@ class ShortlistModel(RecordTableModel):
             lambda r: r.chance,
             align=RIGHT,
             bar=True,
-            display=lambda r: "not relevant" if r.ruled_out else percent(r.chance),
+            display=lambda r: (
+                "not relevant" if r.ruled_out else ("not compared" if r.chance is None else percent(r.chance))
+            ),
             tooltip=lambda r: (
                 "you said it is not relevant"
                 if r.ruled_out

@@ -46,7 +46,7 @@ class ShortlistRow:
     id: str
     title: str
     text: str
-    chance: float
+    chance: float | None  # None before the first comparison
     best: bool
     ruled_out: bool = False
 
@@ -102,7 +102,8 @@ def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
     ranking = getattr(session, "ranking", None)
     if ranking is None:
         return ()
-    chances = ranking.chances()
+    # before any comparison the chances only restate the answer prior: shown as not compared yet
+    chances = ranking.chances() if int(session.comparisons) > 0 else None
     ruled_out = ranking.ruled_out
     best = ranking.best_index
     return tuple(
@@ -111,7 +112,7 @@ def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
             str(c.id),
             str(session.candidate_title(c)),
             str(c.text),
-            float(chances[i]),
+            None if chances is None else float(chances[i]),
             i == best,
             bool(ruled_out[i]),
         )

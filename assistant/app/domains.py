@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from assistant import paths
+from assistant.app.cold_start import cold_start_policy_config, cold_start_prepare
 from assistant.app.model_sets import domain_lock
 from assistant.app.out_of_scope import tune_out_of_scope_job
+from assistant.app.own_faq import is_own_faq
+from assistant.app.prior_choice import chosen_text_prior
 from assistant.app.registry import ModelRegistry
 from assistant.app.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
 from assistant.app.training_jobs import fit_prior_job, train_encoder_job, train_policy_job, tune_coverage_job
@@ -29,6 +32,7 @@ __all__ = [
     "DomainLoader",
     "available_domains",
     "build_job",
+    "create_from_faq_job",
     "domain_stats",
     "open_domain",
     "prepare",
@@ -76,13 +80,15 @@ def prepare(
     name: str,
     candidate_settings: tuple[str, ...] | None = None,
     seed: int = 0,
-    text_prior: str = "sru",
+    text_prior: str | None = None,
     use_release: bool = True,
     release_dir: Path = RELEASE_DIR,
 ) -> Generator[Progress, None, list[str]]:
     """Build the domain if needed, install the release models shipped with Clarify when they fit
     (``assistant.app.release``; ``use_release``), and train whatever is still missing; returns what was done
-    ('release models', 'encoder', 'policy-all-learned-quick', ...).
+    ('release models', 'encoder', 'policy-all-learned-quick', ...). ``text_prior`` None: the domain's (SRU,
+    or what the cold start chose). A domain made from a desk's FAQ that has no models yet takes the cold-start
+    path (``assistant.app.cold_start``: from the texts alone), and says so.
 
     Two programs preparing the same domain (two first launches) take turns (``model_sets.domain_lock``): the
     second then finds the domain built and the models there. A bundled domain whose first build was cut
@@ -98,7 +104,7 @@ def _prepare(
     name: str,
     candidate_settings: tuple[str, ...] | None,
     seed: int,
-    text_prior: str,
+    text_prior: str | None,
     use_release: bool,
     release_dir: Path,
 ) -> Generator[Progress, None, list[str]]:
@@ -108,6 +114,10 @@ def _prepare(
         yield from build_domain(name)
     elif name in BUNDLED_DOMAINS and _built_by_an_older_clarify(name):
         yield from build_domain(name)  # idempotent: keeps imports and sessions, adds what is new
+    if text_prior is None and chosen_text_prior(name) is None and is_own_faq(name):
+        yield Progress(0, 0, f"{name} was made from a FAQ: preparing it from its texts alone (cold start)")
+        done = yield from cold_start_prepare(name, seed)
+        return ["cold start", *done]
     registry = ModelRegistry(name, text_prior=text_prior)
     if candidate_settings is None:
         has_uncaptioned = registry.domain.labels_with_queries("train").size < registry.domain.num_labels
@@ -139,13 +149,26 @@ def _prepare(
             yield from tune_out_of_scope_job(registry, cands, pace, seed=seed)
         else:
             _, cands, variant, pace = item.split("-", 3)
-            yield from train_policy_job(registry, cands, variant, seed=seed, pace=pace)
+            config = cold_start_policy_config(pace) if is_own_faq(name) else None  # a FAQ's: as its cold start's
+            yield from train_policy_job(registry, cands, variant, config, seed=seed, pace=pace)
         trained.append(item)
     from assistant.app.updates import update_models_job
 
     plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
     trained += [f"{u.model} ({u.mode})" for u in plan.updates]
     return trained
+
+
+def create_from_faq_job(
+    name: str, source: str | Path, fmt: str = "auto", title: str = "", seed: int = 0
+) -> Generator[Progress, None, dict]:
+    """*New domain from my FAQ*: create the domain from the FAQ (nothing written while it has a problem), then
+    prepare it from its texts alone; returns {"report": FaqDomainReport, "prepared": what was done}."""
+    from assistant.app.own_faq import create_domain_job
+
+    report = yield from create_domain_job(name, source, fmt, title)
+    prepared = yield from prepare(name, seed=seed)
+    return {"report": report, "prepared": prepared}
 
 
 def _built_by_an_older_clarify(name: str) -> bool:
@@ -171,7 +194,7 @@ def text_encoder_op() -> Generator[Progress, None, str]:
         yield Progress(0, 0, message)
 
 
-def ready_registry(name: str, candidates: str = "all", text_prior: str = "sru") -> Generator[Progress, None, Any]:
+def ready_registry(name: str, candidates: str = "all", text_prior: str | None = None) -> Generator[Progress, None, Any]:
     """The ``ModelRegistry`` of ``name`` with its models for ``candidates``, preparing the domain first when it
     is not built or lacks them (`clarify ask` on a fresh home).
 

@@ -307,6 +307,36 @@ def _commit(domain_name: str, labelled: list[tuple[str, int]], pseudo: list[tupl
         kb.set_meta(**{UPDATES_META: updates})
 
 
+# Accepted sessions that make a training round worth it (a desk's domain learns from use; issue 25)
+LEARN_AFTER_SESSIONS = 20
+
+
+def pending_sessions(domain_name: str) -> int:
+    """How many accepted sessions' queries are not training queries yet (``collect_sessions``' labelled)."""
+    with KnowledgeBase.open(domain_name) as kb:
+        return len(collect_sessions(kb, kb.load_domain()).labelled)
+
+
+def learn_from_use_job(domain_name: str, min_new: int = LEARN_AFTER_SESSIONS, seed: int = 0) -> Job[dict]:
+    """Learning from use, the simple way: once at least ``min_new`` accepted sessions are new, store each as a
+    (query, entry) training pair (source ``SESSION_SOURCE``, train split; never a dev or test text), which
+    makes the models older than the data, and bring them up to date with ``prepare`` (what no longer fits
+    the data is fitted again, what is merely stale is fine-tuned: ``assistant.app.updates``); a conversation
+    keeps the models it started with meanwhile. Returns {"stored", "pending", "updated"}."""
+    yield Progress(0, 0, f"reading the accepted sessions of {domain_name}")
+    with KnowledgeBase.open(domain_name) as kb, kb.transaction():
+        data = collect_sessions(kb, kb.load_domain())
+        stored = 0
+        if data.labelled and len(data.labelled) >= min_new:
+            ids = list(kb.label_ids().values())
+            stored = kb.add_queries([(ids[y], t, "train", SESSION_SOURCE, "") for t, y in data.labelled])
+    if not stored:
+        return {"stored": 0, "pending": len(data.labelled), "updated": []}
+    yield Progress(0, 0, f"{stored} accepted sessions became training pairs: updating the models")
+    updated = yield from prepare(domain_name, seed=seed)
+    return {"stored": stored, "pending": 0, "updated": updated}
+
+
 def suggest_batch_job(
     domain: str, out: Path, k: int = 50, labels: int = 5, samples: int = 20, seed: int = 0, layout: Path | None = None
 ) -> Job[dict]:
@@ -327,12 +357,15 @@ def suggest_batch_job(
 
 __all__ = [
     "DATASETS",
+    "LEARN_AFTER_SESSIONS",
     "PSEUDO_SOURCE",
     "SESSION_SOURCE",
     "EncoderTrainConfig",
     "EvaluationConfig",
     "collect_sessions",
     "evaluate_learning",
+    "learn_from_use_job",
+    "pending_sessions",
     "plot_learning_curves",
     "suggest",
     "suggest_batch_job",

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant import paths
+from assistant.app.prior_choice import chosen_text_prior
 from assistant.clarification.answer_list import answer_lists_suit
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
@@ -112,8 +113,9 @@ class ModelRegistry:
     (``assistant.app.research``) that use a registry; the registry itself never trains."""
 
     def __init__(
-        self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str = "sru", allow_stale: bool = True
+        self, domain_name: str, seed: int = PROTOCOL_SEED, text_prior: str | None = None, allow_stale: bool = True
     ) -> None:
+        text_prior = text_prior or chosen_text_prior(domain_name) or "sru"  # None: the domain's own choice
         if text_prior not in TEXT_PRIORS:
             raise ConfigError(f"unknown text prior {text_prior!r}: use one of {', '.join(TEXT_PRIORS)}")
         self.name = domain_name

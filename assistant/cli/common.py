@@ -208,9 +208,9 @@ PRIOR_OPTION = click.option(
     "--prior",
     "text_prior",
     type=click.Choice(TEXT_PRIORS),
-    default="sru",
-    show_default=True,
-    help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies).",
+    default=None,
+    help="Text prior: the trained SRU encoder, or pooled MiniLM (no training; its own policies). Default: the "
+    "domain's (sru; for your own FAQ, what `clarify prepare` chose).",
 )
 
 

@@ -1,4 +1,4 @@
-"""`clarify domain list|build|stats`."""
+"""`clarify domain list|build|stats|create|update`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ import click
 
 from assistant.app import questions as reviews
 from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
+from assistant.app.own_faq import FORMATS, create_domain_job, preview_faq
 from assistant.app.release import RELEASE_DIR, compare_releases
 from assistant.cli.common import echo, echo_json, run_with_progress
+from assistant.cli.crowd import _report_problems
+from assistant.errors import ValidationError
 
 
 @click.group()
@@ -110,16 +113,14 @@ def questions(name: str, as_json: bool, hide, show, reword, reword_option, reset
     for message, change in changes:
         entry = change()
         if not as_json:
-            click.echo(
-                f"{message}: {entry.text}" + (f" [{' / '.join(entry.options)}]" if entry.kind == "choice" else "")
-            )
+            echo(f"{message}: {entry.text}" + (f" [{' / '.join(entry.options)}]" if entry.kind == "choice" else ""))
     if changes and not as_json:
         return
     entries = reviews.list_questions(name)
     if as_json:
         echo_json([entry.to_dict() for entry in entries])
         return
-    click.echo(render_questions(entries))
+    echo(render_questions(entries))
 
 
 def render_questions(entries) -> str:
@@ -177,3 +178,89 @@ def release_models(names: tuple[str, ...], into: Path, compare_with: Path | None
             echo(f"{name}: {same} to {compare_with / name}")
     if any(differing.values()):
         raise click.ClickException("the same seeds gave other weights than " + str(compare_with))
+
+
+def _faq_options(command):
+    options = [
+        click.argument("name"),
+        click.option(
+            "--from",
+            "source",
+            required=True,
+            type=click.Path(path_type=Path),
+            help="The FAQ: a .csv/.tsv/.jsonl table, a Markdown file, or a folder of help articles.",
+        ),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["auto", *FORMATS]),
+            default="auto",
+            show_default=True,
+            help="How the FAQ is written (auto: a folder is articles, a file goes by its suffix).",
+        ),
+        click.option("--check", is_flag=True, help="Only read the FAQ and list what it holds; write nothing."),
+        click.option("--json", "as_json", is_flag=True, help="Print the report (or the problems) as JSON."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _run_faq(name: str, source: Path, fmt: str, check: bool, as_json: bool, update: bool, title: str = "") -> None:
+    if check:
+        parsed = preview_faq(source, fmt)
+        if parsed.problems or not parsed.entries:
+            from assistant.errors import Problem
+
+            problems = parsed.problems or [Problem(source.name, None, None, "the FAQ has no entries")]
+            raise ValidationError(problems, "fix them in the FAQ and run the command again")
+        if as_json:
+            echo_json({"entries": len(parsed.entries), "read": parsed.describe(), "ignored": parsed.ignored})
+        else:
+            echo(f"{source}: {parsed.describe()}; nothing written (--check)")
+            for entry in parsed.entries[:5]:
+                echo(f"  {entry.key}: {entry.title}")
+            if len(parsed.entries) > 5:
+                echo(f"  ... {len(parsed.entries) - 5} more")
+        return
+    verb = "updating" if update else "creating"
+    report = run_with_progress(create_domain_job(name, source, fmt, title, update), f"{verb} {name}")
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    stats = report.stats
+    q = stats["questions"]
+    echo(f"read {report.source}: {report.read}")
+    if report.ignored:
+        echo(f"  ignored: {', '.join(report.ignored[:8])}{' ...' if len(report.ignored) > 8 else ''}")
+    if update:
+        echo(f"entries: {report.changes.describe()} (unchanged entries keep their sessions and learned data)")
+    echo(
+        f"{'updated' if update else 'created'} {name}: {stats['labels']} entries, {q['binary']} yes/no + "
+        f"{q['choice']} multiple-choice questions induced from the texts, {stats['queries']['train']} + "
+        f"{stats['queries']['dev']} queries synthesized from them (train + dev) -> {stats['path']}"
+    )
+    echo(f'next: clarify prepare {name}   (then: clarify ask {name} "your question")')
+
+
+@domain.command("create")
+@_faq_options
+@click.option("--title", default="", help="A title for the domain (default: the FAQ's own, or NAME).")
+@_report_problems
+def create(name: str, source: Path, fmt: str, check: bool, as_json: bool, title: str) -> None:
+    """Create domain NAME from your own FAQ: no crowd data needed.
+
+    The FAQ is a table (CSV/TSV/JSONL with a title and an answer column; optional key, description,
+    category, answer 2, ...), a Markdown file (headings are the questions) or a folder of help articles.
+    Nothing is written while it has a problem; every problem is listed with its line.
+    """
+    _run_faq(name, source, fmt, check, as_json, update=False, title=title)
+
+
+@domain.command("update")
+@_faq_options
+@_report_problems
+def update(name: str, source: Path, fmt: str, check: bool, as_json: bool) -> None:
+    """Update domain NAME from the edited FAQ: entries are matched by key (added, edited, removed); the
+    entries that stay keep their sessions and what was learned from them."""
+    _run_faq(name, source, fmt, check, as_json, update=True)

@@ -9,9 +9,11 @@ import click
 
 from assistant.app.learning import (
     DATASETS,
+    LEARN_AFTER_SESSIONS,
     EncoderTrainConfig,
     EvaluationConfig,
     evaluate_learning,
+    learn_from_use_job,
     plot_learning_curves,
     suggest_batch_job,
     summary_table,
@@ -158,3 +160,26 @@ def update_cmd(domain: str, seed: int, samples: int, max_steps: int | None, no_p
     echo(f"  dev Acc@1   {b['dev_acc1']:.3f} -> {a['dev_acc1']:.3f}")
     echo(f"  test Acc@1  {b['test_acc1']:.3f} -> {a['test_acc1']:.3f}")
     echo("  kept the new text prior" if report["kept"] == "new" else "  kept the old text prior (not better on dev)")
+
+
+@learn.command("sessions")
+@click.argument("domain")
+@click.option(
+    "--min",
+    "min_new",
+    type=click.IntRange(1),
+    default=LEARN_AFTER_SESSIONS,
+    show_default=True,
+    help="Learn only once this many accepted sessions are new.",
+)
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
+def sessions_command(domain: str, min_new: int, seed: int) -> None:
+    """Accepted sessions become (query, entry) training pairs and the models are brought up to date (the app
+    does this in the background after every --min accepted sessions)."""
+    done = run_with_progress(learn_from_use_job(domain, min_new, seed), f"learning from the sessions of {domain}")
+    if not done["stored"]:
+        echo(f"{done['pending']} new accepted session(s): learning starts at {min_new} (--min)")
+        return
+    echo(
+        f"{done['stored']} accepted sessions became training pairs; updated: {', '.join(done['updated']) or 'nothing'}"
+    )

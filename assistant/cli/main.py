@@ -98,6 +98,12 @@ def _register() -> None:
     from assistant.cli.learn import learn
 
     main.add_command(learn)
+    from assistant.cli.inbox import inbox_command
+
+    main.add_command(inbox_command)
+    from assistant.cli.cold_start import cold_start
+
+    main.add_command(cold_start)
 
 
 _register()

@@ -20,6 +20,9 @@ def domain_sentence_embeddings(domain_name: str):
     return CachingSentenceEncoder(paths.models_dir(domain_name) / "minilm-prior-embeddings.npz")
 
 
+QUERY_CACHE_SIZE = 100_000
+
+
 class MiniLMPrior:
     """Pooled MiniLM prior: scores = cos(x, label document) [+ w * cos(x, query centroid)] / T.
 
@@ -41,6 +44,7 @@ class MiniLMPrior:
         self.short_temperature: float | None = None
         self._tags: np.ndarray | None = None
         self._embeddings = None
+        self._query_cache: dict[str, np.ndarray] = {}
 
     @classmethod
     def build(cls, agent: Domain, text: LabelTextConfig | None = None, centroid: str = "auto") -> MiniLMPrior:
@@ -128,10 +132,24 @@ class MiniLMPrior:
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         """[N, Y] float32 logits."""
+        texts = check_texts(texts)
+        return self.scores_from_embeddings(self.query_embeddings(texts), texts)
+
+    def query_embeddings(self, texts: list[str]) -> np.ndarray:
+        """[N, D] embeddings of queries, each distinct text encoded once per prior (kept in memory, at most
+        ``QUERY_CACHE_SIZE``): policy training, the coverage rule and the out-of-scope tuning score the same
+        thousands of vague dev queries again and again, many of them repeated (on two loaded cores, encoding
+        them anew took two minutes per policy)."""
         from models.pretrained import SentenceEncoder
 
-        texts = check_texts(texts)
-        return self.scores_from_embeddings(SentenceEncoder().encode(texts), texts)
+        cache = self._query_cache
+        missing = list(dict.fromkeys(t for t in texts if t not in cache))
+        if missing:
+            for text, vector in zip(missing, SentenceEncoder().encode(missing)):
+                cache[text] = vector
+            while len(cache) > QUERY_CACHE_SIZE:
+                cache.pop(next(iter(cache)))
+        return np.stack([cache[t] for t in texts]) if texts else np.zeros((0, self.doc_vectors.shape[1]), np.float32)
 
     def tag_scores(self) -> np.ndarray:
         """[Q, R, Y] float32 cos("tag # answer", label document), 0 on padded options."""

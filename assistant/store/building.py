@@ -4,6 +4,12 @@ set adapter's ``DomainData``, in one transaction.
 Rebuilding is idempotent and keeps what was imported since: crowd annotations and queries stay, and
 induced questions that crowd annotations replaced are not re-induced. A first build is written under a
 temporary name and renamed into place (``new_knowledge_base``): a domain file exists only once it is built.
+
+With ``exact_labels`` (a desk's own FAQ, re-imported after edits) the data says exactly which of its
+``label_source`` labels exist: one it no longer has is deleted with its queries and annotations (sessions
+keep their text; labels of other sources, e.g. made from the inbox, stay),
+the queries and questions of the data's own sources that it no longer has go too, and every label it still
+has keeps its row, its imported and learned queries and its place in the session log.
 """
 
 from __future__ import annotations
@@ -93,13 +99,22 @@ class DomainData:
     meta: dict[str, str] = field(default_factory=dict)
     heldout: list[tuple[str, str, str, float]] = field(default_factory=list)
     out_of_scope: list[tuple[str, str]] = field(default_factory=list)
+    label_source: str = "bundled"
+    query_source: str = "bundled"
+    exact_labels: bool = False
 
 
 def write_domain(kb: KnowledgeBase, data: DomainData) -> None:
     """Write ``data`` into ``kb`` in one transaction (see the module docstring for what is kept)."""
     check_domain_data(data)
     with kb.transaction():
-        label_ids = kb.upsert_labels(data.labels, source="bundled")
+        if data.exact_labels:
+            wanted_keys = {label.key for label in data.labels}
+            kb.db.conn.executemany(  # labels of other sources (made from the inbox) stay
+                "DELETE FROM labels WHERE key = ? AND source = ?",
+                [(k, data.label_source) for k in kb.label_ids() if k not in wanted_keys],
+            )
+        label_ids = kb.upsert_labels(data.labels, source=data.label_source)
         existing = {tag: bool(induced) for tag, induced in kb.db.execute("SELECT tag, induced FROM questions")}
         # An induced question the crowd has since annotated (induced = 0 now) belongs to the crowd.
         questions = [q for q in data.questions if not (q.induced and q.tag in existing and not existing[q.tag])]
@@ -107,6 +122,12 @@ def write_domain(kb: KnowledgeBase, data: DomainData) -> None:
         stale = [tag for tag, induced in existing.items() if induced and tag not in wanted_tags]
         for tag in stale:
             kb.db.execute("DELETE FROM questions WHERE tag = ? AND induced = 1", [tag])
+        if data.exact_labels:  # e.g. the topic question of a FAQ that no longer has categories (not the crowd's)
+            kb.db.conn.executemany(
+                """DELETE FROM questions WHERE tag = ? AND source = ? AND NOT EXISTS
+                   (SELECT 1 FROM annotations a WHERE a.question_id = questions.id AND a.source != ?)""",
+                [(tag, data.annotation_source, data.annotation_source) for tag in existing if tag not in wanted_tags],
+            )
         question_ids = kb.upsert_questions(questions, source=data.annotation_source)
 
         new_rows = {
@@ -138,14 +159,26 @@ def write_domain(kb: KnowledgeBase, data: DomainData) -> None:
             for (lid, qid, ans), count in new_rows.items()
             if (lid, qid, ans) not in old_rows
         )
+        if data.exact_labels:
+            wanted_queries = {(label_ids[lk], text) for lk, text, _split in data.queries}
+            kb.db.conn.executemany(
+                "DELETE FROM queries WHERE label_id = ? AND text = ? AND source = ?",
+                [
+                    (label_id, text, data.query_source)
+                    for label_id, text in kb.db.execute(
+                        "SELECT label_id, text FROM queries WHERE source = ?", [data.query_source]
+                    )
+                    if (label_id, text) not in wanted_queries
+                ],
+            )
         kb.db.conn.executemany(
-            """INSERT INTO queries (label_id, text, split, source) VALUES (?, ?, ?, 'bundled')
+            """INSERT INTO queries (label_id, text, split, source) VALUES (?, ?, ?, ?)
                ON CONFLICT(label_id, text) DO UPDATE SET split = excluded.split
-               WHERE queries.source = 'bundled' AND queries.split != excluded.split""",
-            [(label_ids[lk], text, split) for lk, text, split in data.queries],
+               WHERE queries.source = excluded.source AND queries.split != excluded.split""",
+            [(label_ids[lk], text, split, data.query_source) for lk, text, split in data.queries],
         )
         if data.out_of_scope:
-            kb.replace_out_of_scope_queries(data.out_of_scope, source="bundled")
+            kb.replace_out_of_scope_queries(data.out_of_scope, source=data.query_source)
         current = kb.get_meta()
         meta = {
             "title": data.title,

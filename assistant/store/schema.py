@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 _SCHEMA_V1 = [
@@ -177,11 +177,27 @@ def _migrate_to_5(db: sqlite_utils.Database) -> None:
     )
 
 
+def _migrate_to_6(db: sqlite_utils.Database) -> None:
+    # The inbox (issue 25): what a person did with a question Clarify could not answer (a session that ended
+    # out of scope, was handed on, or whose answers were rejected). A session without a row is still open;
+    # 'assigned' gave it an existing label (``label_key``), 'new_entry' made a new one, 'dismissed' set it aside.
+    db.execute(
+        """CREATE TABLE inbox (
+            session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+            status TEXT NOT NULL CHECK (status IN ('assigned', 'new_entry', 'dismissed')),
+            label_key TEXT,
+            note TEXT NOT NULL DEFAULT '',
+            resolved_at TEXT NOT NULL
+        )"""
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _migrate_to_1,
     2: _migrate_to_2,
     3: _migrate_to_3,
     4: _migrate_to_4,
     5: _migrate_to_5,
+    6: _migrate_to_6,
 }
 assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))

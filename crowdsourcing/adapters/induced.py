@@ -36,6 +36,7 @@ def induced_questions(
     dev_texts_by_label: Sequence[Sequence[str]] = (),
     config: InductionConfig | None = None,
     groups: Mapping[str, Collection[int]] | None = None,
+    max_error: float | None = None,
 ) -> tuple[list[Question], list[tuple[str, str, str, float]], dict[str, str]]:
     """Induce questions from each label's name and (training) texts; return them, their annotations (the
     person model's answers as pseudo-counts) and meta entries saying which person model was fitted.
@@ -45,7 +46,7 @@ def induced_questions(
     gate = make_gate(titles, texts_by_label) if config.wording_gate else None
     induced = induce_questions(texts_by_label, titles, config, groups, gate)
     evidence = mention_evidence(induced, titles, texts_by_label, groups)
-    model, loglik = fit_person_model(induced, evidence, dev_texts_by_label or [[] for _ in labels])
+    model, loglik = fit_person_model(induced, evidence, dev_texts_by_label or [[] for _ in labels], max_error)
     answers = person_answers(induced, evidence, model)
     templates = TemplateSet.builtin("induced")
     texts = [templates.question_text(q.tag, "choice" if q.facet else "binary") for q in induced]
@@ -77,10 +78,13 @@ def heldout_answers(
     questions: Sequence[Question],
     queries: Sequence[tuple[str, str, str]],
     groups: Mapping[str, Collection[int]] | None = None,
+    fit_queries: Sequence[tuple[str, str, str]] | None = None,
+    max_error: float | None = None,
 ) -> list[tuple[str, str, str, float]]:
     """The simulated user's answers to the induced questions (``DomainData.heldout``): the person model over
     *all* of a label's queries (train, dev and test), i.e. how the label is really talked about, with an error
-    rate fitted on them, where the agent's annotations saw only the training queries."""
+    rate fitted on them (``fit_queries``: on these instead), where the agent's annotations saw only the
+    training queries."""
     position = {label.key: y for y, label in enumerate(labels)}
     texts: list[list[str]] = [[] for _ in labels]
     for key, text, _split in queries:
@@ -92,7 +96,12 @@ def heldout_answers(
             induced.append(found)
     titles = [label.name for label in labels]
     evidence = mention_evidence(induced, titles, texts, groups)
-    model, _ = fit_person_model(induced, evidence, texts)
+    fit_texts = texts
+    if fit_queries is not None:
+        fit_texts = [[] for _ in labels]
+        for key, text, _split in fit_queries:
+            fit_texts[position[key]].append(text)
+    model, _ = fit_person_model(induced, evidence, fit_texts, max_error)
     rows = []
     for question, dist in zip(induced, person_answers(induced, evidence, model)):
         for y, label in enumerate(labels):

@@ -167,11 +167,12 @@ FIELD_HINT = (
 )
 
 
-def read_bytes(path: Path, problems: Problems, limit: int = MAX_FILE_BYTES) -> bytes | None:
+def read_bytes(path: Path, problems: Problems, limit: int = MAX_FILE_BYTES, too_large: str = "") -> bytes | None:
     """The bytes of the regular file ``path``, read in bounded chunks; None (with a problem) for a missing,
     unreadable or oversized file and for anything that is not a regular file (a folder, a FIFO, a device such
-    as /dev/zero: those could block or never end; a symbolic link: a file named like an export could point
-    at a secret, and the problems would quote its first line)."""
+    as /dev/zero: those could block or never end). ``too_large``: what to tell a person whose file is over
+    ``limit`` (default: the crowd-export advice). A symbolic link is refused: a file named like an export
+    could point at a secret, and the problems would quote its first line."""
     if os.path.islink(path):
         problems.add(
             None,
@@ -215,8 +216,8 @@ def read_bytes(path: Path, problems: Problems, limit: int = MAX_FILE_BYTES) -> b
                     problems.add(
                         None,
                         None,
-                        f"the file is larger than {limit // (1024 * 1024)} MiB: that is not a crowd export; split "
-                        "it into smaller batches",
+                        f"the file is larger than {limit // (1024 * 1024)} MiB: "
+                        + (too_large or "that is not a crowd export; split it into smaller batches"),
                     )
                     return None
                 chunks.append(chunk)
@@ -226,13 +227,15 @@ def read_bytes(path: Path, problems: Problems, limit: int = MAX_FILE_BYTES) -> b
     return b"".join(chunks)
 
 
-def read_text(path: Path, problems: Problems) -> tuple[str | None, str]:
+def read_text(
+    path: Path, problems: Problems, limit: int = MAX_FILE_BYTES, too_large: str = ""
+) -> tuple[str | None, str]:
     """Read ``path`` as UTF-8 text (a BOM is allowed); return (text or None, sha256 of the bytes).
 
-    Missing, unreadable, non-regular, oversized, empty, binary and wrongly encoded files become problems,
-    never exceptions.
+    Missing, unreadable, non-regular, oversized (``limit``, ``too_large`` as for ``read_bytes``), empty, binary
+    and wrongly encoded files become problems, never exceptions.
     """
-    data = read_bytes(path, problems)
+    data = read_bytes(path, problems, limit, too_large)
     if data is None:
         return None, ""
     digest = hashlib.sha256(data).hexdigest()

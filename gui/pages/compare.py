@@ -373,13 +373,13 @@ class ComparePage(QWidget):
         if snapshot is not None and snapshot.stop_explanation:
             query += f"<br>{escape(snapshot.stop_explanation)}"
         self.query_label.setText(query)
+        compared = snapshot is not None and snapshot.comparisons > 0
         confidence = snapshot.confidence if snapshot and snapshot.phase in (Phase.COMPARING, Phase.DECIDED) else None
-        self.confidence.setValue(int(1000 * (confidence or 0.0)))
-        self.confidence.setFormat(
-            f"{_percent(confidence)} sure (stops at {_percent(snapshot.threshold)})"
-            if confidence is not None and snapshot
-            else "—"
-        )
+        self.confidence.setValue(int(1000 * (confidence or 0.0)) if compared else 0)
+        if confidence is not None and snapshot and compared:
+            self.confidence.setFormat(f"{_percent(confidence)} sure (stops at {_percent(snapshot.threshold)})")
+        else:  # before any comparison it would only restate how well each answer fits the question
+            self.confidence.setFormat("not compared yet" if confidence is not None else "—")
         self.progress_label.setText(
             f"{snapshot.comparisons} of at most {snapshot.budget} comparisons"
             if snapshot and snapshot.shortlist

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from gui_helpers import TIMEOUT_MS, click, named, option_buttons, posterior, wait_idle
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTableView, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QProgressBar, QPushButton, QTableView, QWidget
 
 from assistant.app.session import Session
 from assistant.store import KnowledgeBase
@@ -133,6 +133,14 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     assert snap.proposed.label_name in card.title.text()
     if snap.proposed.answers > 1:  # the best answer of one FAQ first: its others come only after a "no"
         assert named(window, QLabel, "acceptQuestion").text().startswith("Did this answer it?")
+        if snap.comparisons == 0:  # nothing compared: no "sure it is the best", no chances
+            assert named(window, QProgressBar, "confidenceBar").format() == "not compared yet"
+            view = named(window, QTableView, "shortlistView")
+            column = [view.model().headerData(c, Qt.Orientation.Horizontal) for c in range(view.model().columnCount())]
+            chances = {
+                view.model().index(r, column.index("Chance best")).data() for r in range(view.model().rowCount())
+            }
+            assert chances == {"not compared"}
         click(qtbot, window, QPushButton, "rejectButton")
         alternatives = window.controller.snapshot.alternatives
         assert alternatives and all("answer" in a.title and snap.proposed.label_name in a.title for a in alternatives)

@@ -1,0 +1,228 @@
+"""The main window's parts for a desk's own FAQ: *File > New domain from my FAQ…* (gui.faq_wizard), *File >
+Inbox…* (the questions Clarify could not answer, each resolved in one step) and learning from use (after a
+session ends with an accepted answer, the accepted sessions become training pairs once there are enough,
+and the models update in the background while the old ones keep answering).
+
+Everything here runs app jobs in workers (assistant.app.inbox, assistant.app.learning); no logic of its own.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from assistant.app.inbox import assign, dismiss, entries_of, inbox_items, new_entry_job
+from assistant.app.learning import learn_from_use_job
+from assistant.progress import Progress
+from gui.qt_models import Column, RecordTableModel
+from gui.widgets import make_table, stretch_column
+from gui.workers import JobWorker, WorkerPool, is_running
+
+
+class InboxModel(RecordTableModel):
+    """``InboxItem`` records: the question, why it is here, when, the closest entries."""
+
+    columns = (
+        Column("Question", lambda i: i.query, tooltip=lambda i: i.note or i.query),
+        Column("Why", lambda i: i.reason),
+        Column("When", lambda i: i.updated_at[:16].replace("T", " ")),
+        Column("Closest entries", lambda i: ", ".join(i.closest[:3])),
+    )
+
+
+class InboxDialog(QDialog):
+    """The inbox of one domain: pick a question, then assign an entry, make a new entry, or dismiss it."""
+
+    def __init__(self, pool: WorkerPool, domain: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("inboxDialog")
+        self.setWindowTitle(f"Inbox of {domain}")
+        self.resize(820, 520)
+        self.pool, self.domain = pool, domain
+        self.summary = QLabel(self)
+        self.summary.setObjectName("inboxSummary")
+        self.summary.setWordWrap(True)
+        self.model = InboxModel(self)
+        self.table = make_table("inboxTable", "Questions Clarify could not answer", self)
+        self.table.setModel(self.model)
+        stretch_column(self.table, 0)
+        self.entry = QComboBox(self)
+        self.entry.setObjectName("inboxEntry")
+        self.entry.setAccessibleName("Entry that answers the question")
+        self.assign_button = QPushButton("&Assign", self)
+        self.assign_button.setObjectName("inboxAssign")
+        self.assign_button.clicked.connect(self.assign_selected)
+        self.new_title = QLineEdit(self)
+        self.new_title.setObjectName("inboxNewTitle")
+        self.new_title.setPlaceholderText("title of the new entry (default: the question)")
+        self.new_answer = QPlainTextEdit(self)
+        self.new_answer.setObjectName("inboxNewAnswer")
+        self.new_answer.setPlaceholderText("its answer")
+        self.new_answer.setMaximumHeight(80)
+        self.new_button = QPushButton("&New entry", self)
+        self.new_button.setObjectName("inboxNewEntry")
+        self.new_button.clicked.connect(self.new_entry_for_selected)
+        self.dismiss_button = QPushButton("&Dismiss", self)
+        self.dismiss_button.setObjectName("inboxDismiss")
+        self.dismiss_button.clicked.connect(self.dismiss_selected)
+        assign_row = QHBoxLayout()
+        assign_row.addWidget(self.entry, 1)
+        assign_row.addWidget(self.assign_button)
+        form = QFormLayout()
+        form.addRow("Answered by:", assign_row)
+        form.addRow("Or a new entry:", self.new_title)
+        form.addRow("", self.new_answer)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.new_button)
+        buttons.addWidget(self.dismiss_button)
+        buttons.addStretch(1)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
+        buttons.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        self.refresh()
+
+    def refresh(self) -> None:
+        items = inbox_items(self.domain)
+        self.model.set_records(items)
+        labels = entries_of(self.domain)
+        self.entry.clear()
+        for label in labels:
+            self.entry.addItem(f"{label.name}  ({label.key})", label.key)
+        self.summary.setText(
+            f"{len(items)} question(s) {escape(self.domain)} could not answer (out of scope, handed on, answers "
+            "rejected). Resolve one in a step: the models learn it at their next update."
+            if items
+            else "The inbox is empty: every question so far found an answer."
+        )
+        if items:
+            self.table.selectRow(0)
+            self._preselect(items[0])
+        for button in (self.assign_button, self.new_button, self.dismiss_button):
+            button.setEnabled(bool(items))
+
+    def _preselect(self, item: Any) -> None:
+        if item.closest:
+            index = self.entry.findData(item.closest[0])
+            if index >= 0:
+                self.entry.setCurrentIndex(index)
+
+    def selected(self) -> Any:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        row = rows[0].row() if rows else 0
+        return self.model.records[row] if self.model.records else None
+
+    def assign_selected(self) -> dict | None:
+        item = self.selected()
+        if item is None:
+            return None
+        done = assign(self.domain, item.session_id, str(self.entry.currentData()))
+        self.refresh()
+        return done
+
+    def dismiss_selected(self) -> dict | None:
+        item = self.selected()
+        done = dismiss(self.domain, item.session_id) if item is not None else None
+        self.refresh()
+        return done
+
+    def new_entry_for_selected(self) -> JobWorker | None:
+        item = self.selected()
+        answer = self.new_answer.toPlainText().strip()
+        if item is None or not answer:
+            self.summary.setText("<b>Write the answer of the new entry first.</b>")
+            return None
+        title = self.new_title.text().strip()
+        worker = JobWorker(lambda: new_entry_job(self.domain, item.session_id, answer, title), "New entry")
+        worker.succeeded.connect(lambda _: (self.new_title.clear(), self.new_answer.clear(), self.refresh()))
+        self.pool.start(worker)
+        return worker
+
+
+def learn_job(name: str):
+    """Learning from use after a session: nothing until enough accepted sessions are new."""
+    yield Progress(0, 0, f"checking the accepted sessions of {name}")
+    return (yield from learn_from_use_job(name))
+
+
+class FaqActions(QObject):
+    """Adds *New domain from my FAQ…* and *Inbox…* to the window's File menu, and learns from use."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.window = window
+        self.new_faq_action = QAction("New domain from my &FAQ…", window)
+        self.new_faq_action.setObjectName("newFaqDomainAction")
+        self.new_faq_action.setToolTip("Make a domain of your own FAQ (CSV, Markdown or a folder of articles)")
+        self.new_faq_action.triggered.connect(self.open_wizard)
+        self.inbox_action = QAction("&Inbox…", window)
+        self.inbox_action.setObjectName("inboxAction")
+        self.inbox_action.setToolTip("The questions Clarify could not answer: assign them, or make new entries")
+        self.inbox_action.triggered.connect(self.open_inbox)
+        self.learning: JobWorker | None = None
+        self.phase: str | None = None
+
+    def install(self, file_menu: Any, before: QAction) -> None:
+        file_menu.insertAction(before, self.new_faq_action)
+        file_menu.insertAction(before, self.inbox_action)
+
+    def open_wizard(self) -> QWidget:
+        from gui.faq_wizard import FaqWizard
+
+        picker = self.window.domain_picker
+        names = [picker.itemData(i) for i in range(picker.count())]
+        wizard = FaqWizard(self.window.pool, [n for n in names if n], self.window)
+        wizard.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        wizard.created.connect(self._created)
+        wizard.open()
+        return wizard
+
+    def _created(self, name: str) -> None:
+        self.window.refresh_domains()
+        self.window.open_domain(name)
+
+    def open_inbox(self) -> QWidget | None:
+        if not self.window.domain:
+            return None
+        dialog = InboxDialog(self.window.pool, self.window.domain, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(lambda _: self.window.models_changed(self.window.domain))
+        dialog.open()
+        return dialog
+
+    def session_ended(self, phase: str) -> None:
+        """After a session: an accepted answer may make a training round due (run in the background)."""
+        name = self.window.domain
+        changed, self.phase = phase != self.phase, phase
+        if not changed or phase != "finished" or not name or is_running(self.learning) or self.window.updater.busy:
+            return
+        worker = JobWorker(lambda: learn_job(name), f"Learning from the sessions of {name}")
+        worker.succeeded.connect(lambda done: done["stored"] and self._learned(name, done))
+        self.learning = worker
+        self.window.pool.start(worker)
+
+    def _learned(self, name: str, done: dict) -> None:
+        self.window.statusBar().showMessage(
+            f"{done['stored']} accepted sessions became training pairs; the models of {name} were updated.", 10000
+        )
+        self.window.updater.reload(name)
