@@ -52,8 +52,7 @@ VARIANTS = ("learned", "lambda_1")
 # IC's r_a = -1 per question (a question is worth asking when it adds 1/30 of the +20/-10 reward swing, 3.3
 # points of Acc@1); "thorough" asks while a question adds about 1 point (r_a = -0.3). Each pace has its own
 # policy, which learns that trade-off. quick is the bound: no pace values a question less, and no cap on the
-# mean number of questions makes a question dearer than its pace says (the old caps of 4.5 and 6 questions
-# raised birds' quick cost to r_a = -1.77 by dual ascent: it stopped after one question at 51%).
+# mean number of questions makes a question dearer (the old caps, 4.5 and 6, raised birds' quick cost to -1.77).
 # ``DEFAULT_PACE``: each bundled domain's, chosen on its dev queries: thorough where its extra questions buy at
 # least 2 points of Acc@1 each on dev vague queries (``benchmarks/bench_policy.py``, docs/policy.md).
 PACES = ("quick", "thorough")
