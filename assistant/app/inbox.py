@@ -58,8 +58,7 @@ def _open_item(kb: KnowledgeBase, session_id: int) -> tuple[InboxItem, list[int]
 
 def _add_query(kb: KnowledgeBase, label_key: str, text: str) -> bool:
     """The question as a training query of ``label_key`` (not when it is a held-out dev/test text)."""
-    held_out = kb.db.execute("SELECT 1 FROM queries WHERE text = ? AND split != 'train' LIMIT 1", [text]).fetchone()
-    if held_out:
+    if kb.is_held_out_text(text):
         return False
     return kb.add_queries([(kb.label_ids()[label_key], text, "train", INBOX_SOURCE, "")]) > 0
 

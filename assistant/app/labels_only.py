@@ -127,7 +127,7 @@ def confirmed_sessions(name: str, source: str, n: int, seed: int = 0) -> int:
     picked = [train[i] for i in rng.choice(len(train), size=min(n, len(train)), replace=False)]
     with KnowledgeBase.open(name) as kb, kb.transaction():
         ids = kb.label_ids()
-        kb.db.execute("DELETE FROM queries WHERE source = ?", [SESSION_SOURCE])
+        kb.delete_queries(SESSION_SOURCE)
         return kb.add_queries([(ids[key], text, "train", SESSION_SOURCE, "") for key, text in picked])
 
 

@@ -247,14 +247,14 @@ def update(
     with KnowledgeBase.open(domain_name) as kb:
         domain = kb.load_domain()
         data = collect_sessions(kb, domain)
-        rows = list(kb.db.execute("SELECT source FROM queries ORDER BY id"))
+        sources = kb.query_sources()
         round_index = int(kb.get_meta().get(UPDATES_META, "0"))
     old = _previous_prior(domain)
     before = {"dev_acc1": _accuracy(old, domain, "dev"), "test_acc1": _accuracy(old, domain, "test")}
     losses, pseudo_labels, _ = score_pool(old, data, samples, seed)
     threshold = pace.threshold(round_index)
     pseudo = [(data.pool[i], int(pseudo_labels[i])) for i in pace.select(losses, round_index)]
-    keep = np.array([source != PSEUDO_SOURCE for (source,) in rows], dtype=bool)
+    keep = np.array([source != PSEUDO_SOURCE for source in sources], dtype=bool)
     added = data.labelled + pseudo
     candidate = dataclasses.replace(
         domain,
@@ -301,7 +301,7 @@ def _commit(domain_name: str, labelled: list[tuple[str, int]], pseudo: list[tupl
     """Write the session queries into the store (train split), replacing the previous pseudo-labels."""
     with KnowledgeBase.open(domain_name) as kb, kb.transaction():
         ids = list(kb.label_ids().values())
-        kb.db.execute("DELETE FROM queries WHERE source = ?", [PSEUDO_SOURCE])
+        kb.delete_queries(PSEUDO_SOURCE)
         kb.add_queries([(ids[y], t, "train", SESSION_SOURCE, "") for t, y in labelled])
         kb.add_queries([(ids[y], t, "train", PSEUDO_SOURCE, "") for t, y in pseudo])
         kb.set_meta(**{UPDATES_META: updates})

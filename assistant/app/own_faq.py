@@ -86,11 +86,7 @@ def is_own_faq(name: str) -> bool:
 
 def _categories(kb: KnowledgeBase) -> dict[str, str]:
     """{label key: its category} as stored (the topic question's annotations; {} without one)."""
-    rows = kb.db.execute(
-        """SELECT l.key, a.answer, a.count FROM annotations a JOIN labels l ON l.id = a.label_id
-           JOIN questions q ON q.id = a.question_id WHERE q.tag = ? AND a.source = 'induced'""",
-        [CATEGORY_TAG],
-    )
+    rows = kb.label_answers(CATEGORY_TAG, "induced")
     best: dict[str, tuple[float, str]] = {}
     for key, answer, count in rows:
         if count > best.get(key, (-1.0, ""))[0]:

@@ -361,6 +361,31 @@ class KnowledgeBase:
         """(label key, query text) of every stored query."""
         return set(self.db.execute("SELECT l.key, q.text FROM queries q JOIN labels l ON l.id = q.label_id"))
 
+    def query_sources(self) -> list[str]:
+        """Every stored query's source, in the order the queries were stored (a Domain's query order)."""
+        return [source for (source,) in self.db.execute("SELECT source FROM queries ORDER BY id")]
+
+    def delete_queries(self, source: str) -> int:
+        """Delete every query from ``source`` (e.g. the pseudo-labels of the last update); returns how many."""
+        return self.db.execute("DELETE FROM queries WHERE source = ?", [source]).rowcount
+
+    def is_held_out_text(self, text: str) -> bool:
+        """Whether ``text`` is a stored dev or test query (never to become a training query)."""
+        return (
+            self.db.execute("SELECT 1 FROM queries WHERE text = ? AND split != 'train' LIMIT 1", [text]).fetchone()
+            is not None
+        )
+
+    def label_answers(self, tag: str, source: str) -> list[tuple[str, str, float]]:
+        """(label key, answer, count) of every annotation of question ``tag`` from ``source``."""
+        return list(
+            self.db.execute(
+                """SELECT l.key, a.answer, a.count FROM annotations a JOIN labels l ON l.id = a.label_id
+                   JOIN questions q ON q.id = a.question_id WHERE q.tag = ? AND a.source = ?""",
+                [tag, source],
+            )
+        )
+
     def annotation_keys(self, source: str) -> set[tuple[str, str, str, str, str]]:
         """(label key, tag, answer, worker, task) of every annotation from ``source``."""
         return set(

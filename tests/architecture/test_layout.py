@@ -188,3 +188,14 @@ def test_no_import_circles_between_files():
 def test_modules_stay_small_enough_to_read_in_one_sitting():
     long = {m: n for m, p in FILES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
     assert not long, long
+
+
+def test_sql_runs_only_in_the_store():
+    """store/ is the one room that speaks SQL (docs/architecture.md): everything else asks the KnowledgeBase."""
+    speaking = sorted(
+        m
+        for m, p in FILES.items()
+        if not m.startswith("assistant.store")
+        and ("SELECT " in (text := p.read_text(encoding="utf-8")) or ".execute(" in text)
+    )
+    assert not speaking, f"SQL outside assistant/store: {speaking}"
