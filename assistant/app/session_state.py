@@ -178,7 +178,7 @@ class SessionState:
         return any(kind in USER_ACTIONS for kind, _ in self._applied)
 
     # ---- applying entries ---------------------------------------------------------------------------------
-    def apply(self, kind: EntryKind, payload: dict, ranking: RankingSession | None = None) -> None:
+    def apply(self, kind: EntryKind | str, payload: dict, ranking: RankingSession | None = None) -> None:
         """Change the state for one log entry (live or replayed); no logging, no decisions.
 
         ``ranking``: for a live 'stop', the ranking session its entry describes (a replay builds it from the
@@ -324,13 +324,13 @@ class SessionState:
                 if len(plan.items) == 1 and not ranking.stopped:  # one label left: its best answer first
                     take(EntryKind.DECIDED, {"reason": ProposalReason.BEST_ANSWER})
                     return decided
-            ranking = self.ranking
-            if self.phase == Phase.COMPARING and ranking.stop_reason == RankingStopReason.ALL_RULED_OUT:
-                keys = sorted({c.label_key for c in ranking.candidates})
+            comparing = self.ranking if self.phase == Phase.COMPARING else None  # the comparing phase has one
+            if comparing is not None and comparing.stop_reason == RankingStopReason.ALL_RULED_OUT:
+                keys = sorted({c.label_key for c in comparing.candidates})
                 take(EntryKind.BACK, {"exclude": keys, "reason": RankingStopReason.ALL_RULED_OUT})
                 continue
-            if self.phase == Phase.COMPARING and ranking.stopped:
-                take(EntryKind.DECIDED, {"reason": ranking.stop_reason})
+            if comparing is not None and comparing.stopped:
+                take(EntryKind.DECIDED, {"reason": comparing.stop_reason})
             return decided
         return decided
 
