@@ -9,6 +9,7 @@ HF_HUB_OFFLINE is forced on.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -76,7 +77,7 @@ class SentenceEncoder:
         self.max_length = max_length
 
     @torch.no_grad()
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
         """[N, 384] float32, each row of unit length. Empty input gives an empty [0, 384] array."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)

@@ -43,6 +43,7 @@ from models.checkpoint import data_hash, read_json, read_sidecar, write_json_ato
 
 if TYPE_CHECKING:
     from assistant.simulation.protocol import SimulationProtocol
+    from assistant.text.embeddings import CachingSentenceEncoder
 
 CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
@@ -121,7 +122,7 @@ class ModelRegistry:
         self._agent_domain: Domain | None = None
         self._protocol: SimulationProtocol | None = None
         self._encoder = None
-        self._text_encoder = None
+        self._text_encoder: CachingSentenceEncoder | None = None
         self._clarifiers: dict[tuple, Clarifier] = {}
         self._priors: dict[int, CombinedPrior] = {}
         self.notice = ""  # one line for the person when something runs in a slower way
@@ -155,7 +156,7 @@ class ModelRegistry:
             self._priors.clear()
 
     @property
-    def text_encoder(self):
+    def text_encoder(self) -> CachingSentenceEncoder:
         """Pooled MiniLM for the comparison phase's candidate features, with a per-domain disk cache."""
         if self._text_encoder is None:
             from assistant.text.embeddings import CachingSentenceEncoder

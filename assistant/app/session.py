@@ -32,7 +32,7 @@ import builtins
 from dataclasses import asdict, replace
 
 from assistant.app.comparison import candidate_labels
-from assistant.app.registry import ModelRegistry
+from assistant.app.domain_models import DomainModels
 from assistant.app.session_records import (
     FinalAnswer,
     OutOfScopeView,
@@ -76,7 +76,7 @@ __all__ = [  # the session's vocabulary, for the GUI and the terminal (docs/glos
 class Session(SessionState):
     """See the module docstring. Create with ``Session.start`` or ``Session.resume``."""
 
-    def __init__(self, registry: ModelRegistry, kb: KnowledgeBase, session_id: int, query: str, config: SessionConfig):
+    def __init__(self, registry: DomainModels, kb: KnowledgeBase, session_id: int, query: str, config: SessionConfig):
         clarifier = registry.clarifier(config.candidates, config.pace, config.shortlist_size)
         super().__init__(clarifier, registry.text_encoder, query, config, registry.domain.title)
         self.registry = registry
@@ -89,7 +89,7 @@ class Session(SessionState):
     # ---- creating, resuming, listing -------------------------------------------------------------------
     @classmethod
     def start(
-        cls, registry: ModelRegistry, query: str, config: SessionConfig | None = None, kb: KnowledgeBase | None = None
+        cls, registry: DomainModels, query: str, config: SessionConfig | None = None, kb: KnowledgeBase | None = None
     ) -> Session:
         """Open a new session for ``query``; the query and the first decisions are logged at once."""
         config = config or SessionConfig()
@@ -102,7 +102,7 @@ class Session(SessionState):
         return session
 
     @classmethod
-    def resume(cls, registry: ModelRegistry, session_id: int, kb: KnowledgeBase | None = None) -> Session:
+    def resume(cls, registry: DomainModels, session_id: int, kb: KnowledgeBase | None = None) -> Session:
         """Rebuild session ``session_id`` by replaying its log, then carry on where it stopped."""
         kb = kb or KnowledgeBase.open(registry.name)
         record, config = resumable(kb, registry.name, registry.text_prior, session_id)

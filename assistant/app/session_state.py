@@ -35,11 +35,12 @@ from assistant.app.session_records import (
 )
 from assistant.clarification.clarifier import Clarifier, Conversation
 from assistant.clarification.comparison_plan import plan_comparisons
-from assistant.clarification.explanation import explain
+from assistant.clarification.explanation import QuestionExplanation, explain
 from assistant.clarification.records import AnswerKind, ShortlistItem, StopReason
 from assistant.errors import SessionStateError
 from assistant.ranking import Candidate, RankingSession, RankingStopReason
 from assistant.store import Domain, EntryKind, SessionStatus
+from assistant.text.encoder import TextEncoder
 
 Entry = tuple[EntryKind, dict]
 
@@ -48,7 +49,9 @@ class SessionState:
     """See the module docstring. ``clarifier``: the assistant the conversation runs on; ``text_encoder``
     embeds the compared answers."""
 
-    def __init__(self, clarifier: Clarifier, text_encoder, query: str, config: SessionConfig, title: str) -> None:
+    def __init__(
+        self, clarifier: Clarifier, text_encoder: TextEncoder, query: str, config: SessionConfig, title: str
+    ) -> None:
         self.config = config
         self.text_encoder = text_encoder
         self.title = title  # the domain's title, for the out-of-scope ending's message
@@ -99,7 +102,7 @@ class SessionState:
         """The k most likely labels now, most likely first."""
         return self.conversation.shortlist(k)
 
-    def explain(self) -> dict | None:
+    def explain(self) -> QuestionExplanation | None:
         """Why the pending question: its information gain and what each answer would change."""
         view = self.question
         return None if view is None else explain(self.conversation, view.index)

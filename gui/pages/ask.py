@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent, QTextCursor
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.app.session import Phase
+from assistant.app.session_state import QuestionExplanation
 from gui.controller import SessionController
 from gui.options import OPTION_KEYS, OptionArea, OptionButton, option_key
 from gui.qt_models import PosteriorModel
@@ -39,7 +39,7 @@ from gui.widgets import Card, make_table, stretch_column
 LN2 = math.log(2.0)
 
 
-def explanation_html(explanation: dict[str, Any] | None) -> str:
+def explanation_html(explanation: QuestionExplanation | None) -> str:
     """'Why this question': its expected information gain and what each answer would do to the top labels."""
     if not explanation:
         return "<p style='color:#666'>When a question is pending, this explains why it was chosen.</p>"
