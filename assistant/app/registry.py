@@ -39,11 +39,11 @@ from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
+from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
 from models.checkpoint import data_hash, read_json, read_sidecar, write_json_atomic
 
 if TYPE_CHECKING:
     from assistant.simulation.protocol import SimulationProtocol
-    from assistant.text.embeddings import CachingSentenceEncoder
 
 CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
@@ -159,8 +159,6 @@ class ModelRegistry:
     def text_encoder(self) -> CachingSentenceEncoder:
         """Pooled MiniLM for the comparison phase's candidate features, with a per-domain disk cache."""
         if self._text_encoder is None:
-            from assistant.text.embeddings import CachingSentenceEncoder
-
             self._text_encoder = CachingSentenceEncoder(paths.models_dir(self.name) / "text-embeddings.npz")
         return self._text_encoder
 
