@@ -16,6 +16,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -164,7 +165,7 @@ def command(quick: bool, domains: list[str], episodes: int, seed: int) -> dict:
         trained = run_job(prepare(name))
         prepare_seconds = time.perf_counter() - start
         registry = ModelRegistry(name)
-        entry = {
+        entry: dict[str, Any] = {
             "trained_now": trained,
             "prepare_seconds": round(prepare_seconds, 1),
             "training_seconds": training_seconds(name, SETTINGS.get(name, ("all",))),

@@ -68,6 +68,7 @@ def time_turns(
         conversation = clarifier.start("query")
         question = conversation.next_question()
         for _ in range(turns):
+            assert question is not None  # _NeverStop and max_turns = turns + 1: a question every turn
             start = time.perf_counter()
             conversation.answer(question, int(rng.integers(len(domain.questions[question].options))))
             question = conversation.next_question()

@@ -19,6 +19,7 @@ import itertools
 import json
 import os
 import sys
+from typing import Any
 
 import click
 import numpy as np
@@ -35,6 +36,14 @@ def _row(result: dict, model: str, strategy: str, k: int) -> dict | None:
         if r["model"] == model and r["strategy"] == strategy and r["interactions"] == k:
             return r
     return None
+
+
+def _row_of(result: dict, model: str, strategy: str, k: int) -> dict:
+    """``_row`` where the evaluation always has that row (the combos it was asked for)."""
+    row = _row(result, model, strategy, k)
+    if row is None:
+        raise KeyError(f"no row for {model}+{strategy} after {k} comparisons")
+    return row
 
 
 def check_targets(result: dict) -> dict:
@@ -59,7 +68,7 @@ def check_targets(result: dict) -> dict:
 
 def tune(dataset: str, t: float, seed: int, quick: bool) -> dict:
     """Grid over GPPL's output scale, prior scale and length-scale factor with IMP on the dev split."""
-    grid = {
+    grid: dict[str, list[Any]] = {
         "gppl_output_scale": [1.0, 4.0, 16.0],
         "gppl_prior_scale": [0.5, 1.0, 2.0],
         "gppl_lengthscale_factor": [0.5, 1.0, 2.0],
@@ -73,7 +82,7 @@ def tune(dataset: str, t: float, seed: int, quick: bool) -> dict:
         acc, ndcg = [], []
         for s in seeds:
             result = run_job(evaluate(dataset, 10, ["imp"], ["gppl"], seed=s, t=t, split="dev", settings=settings))
-            last = _row(result, "gppl", "imp", 10)
+            last = _row_of(result, "gppl", "imp", 10)
             acc.append(last["accuracy"])
             ndcg.append(last["ndcg5"])
         trials.append({**dict(zip(grid, values)), "accuracy": float(np.mean(acc)), "ndcg5": float(np.mean(ndcg))})
@@ -108,10 +117,10 @@ def command(
     torch.set_num_threads(1)  # small MLP steps: one thread is faster on a busy 2-core machine
     names = [d.strip() for d in datasets.split(",") if d.strip()]
     if tune_only:
-        result = {"tuning": [tune(d, t, seed, quick) for d in names]}
-        print(json.dumps(result, indent=2))
-        print("; ".join(f"{r['dataset']}: best {r['best']}" for r in result["tuning"]))
-        return result
+        tuned = {"tuning": [tune(d, t, seed, quick) for d in names]}
+        print(json.dumps(tuned, indent=2))
+        print("; ".join(f"{r['dataset']}: best {r['best']}" for r in tuned["tuning"]))
+        return tuned
 
     combos = [("gppl", s) for s in ("imp", "tp", "eig", "unpa", "random")] + [("bt", "unc"), ("bt", "random")]
     if not quick:
@@ -154,8 +163,8 @@ def command(
         merged["targets"] = check_targets(merged)
         result["datasets"][dataset] = merged
         print(f"== {dataset} ({split}, t = {t})\n{final_table(merged)}", file=sys.stderr)
-        prior = _row(merged, "prior", "none", 0)["accuracy"]
-        imp = _row(merged, "gppl", "imp", interactions)["accuracy"]
+        prior = _row_of(merged, "prior", "none", 0)["accuracy"]
+        imp = _row_of(merged, "gppl", "imp", interactions)["accuracy"]
         summary.append(f"{dataset} prior {100 * prior:.1f}% -> GPPL+IMP@{interactions} {100 * imp:.1f}%")
     print(json.dumps(result, indent=2))
     print("; ".join(summary) + f" (t = {t}); skipped: {', '.join(result['skipped']) or 'none'}")
@@ -195,7 +204,7 @@ def _summary_row(dataset: str, merged: dict, peer: dict | None) -> dict:
         row[column] = None if r is None else round(100 * r["accuracy"], 1)
     if peer:
         row["pairwisegp_questions"] = peer["questions"]
-        same = _row(peer, "gppl", "imp", peer["interactions"])
+        same = _row_of(peer, "gppl", "imp", peer["interactions"])
         row["gppl+imp@10_same_questions"] = round(100 * same["accuracy"], 1)
     return row
 
@@ -231,7 +240,8 @@ def run(context: BenchContext) -> BenchJob:
     torch.set_num_threads(1)  # small MLP steps: one thread is faster on a busy 2-core machine
     combos = [tuple(c) for c in context["combos"]]
     datasets = [d for d in context["datasets"] if d in context.present]
-    tables, figures, summary, skipped = [], [], [], {}
+    tables, figures, summary = [], [], []
+    skipped: dict[str, str] = {}
     summary_rows = []
     n = context["interactions"]
     for i, dataset in enumerate(datasets):

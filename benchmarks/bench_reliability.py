@@ -80,7 +80,7 @@ def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Pat
     swaps.probe_concurrent_launches(work / "swaps", sizes["launch_pairs"], figures=swapped)
     log("arguments: bad command-line arguments")
     trained = trained_home is not None and _trained(trained_home, domain)
-    if trained:
+    if trained_home is not None and trained:
         arg_home = copy_home(trained_home, work / "arguments-home", domain)
         shutil.copyfile(work / "crowd-home" / "domains" / "bank.db", arg_home / "domains" / "bank.db")
         os.environ["CLARIFY_HOME"] = str(arg_home)
@@ -88,7 +88,7 @@ def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Pat
         arguments.bad_argument_cases(work / "arguments", "bank", domain if trained else None)
     )
     outputs.probe_terminal(work / "terminal", "bank", domain if trained else None, shown)
-    if trained:
+    if trained_home is not None and trained:
         log("damage: damaged checkpoints, knowledge bases and session rows")
         outcomes.outcomes += damage.probe_damage(trained_home, domain, work / "damage")
         outcomes.outcomes += damage.probe_damaged_sessions(trained_home, domain, work / "damage")

@@ -54,9 +54,10 @@ def command(quick: bool, topic_index: int) -> dict:
     rng = np.random.default_rng(0)
     comparisons = Comparisons.empty()
     posterior = model.fit(x, p, comparisons).posterior()
-    pair = first_pair(posterior.mean, x)
+    pair: tuple[int, int] | None = first_pair(posterior.mean, x)
     times = []
     for _ in range(20):
+        assert pair is not None  # 20 comparisons never exhaust the candidates' pairs
         comparisons = comparisons.add(pair[0], pair[1], float(rng.integers(2)))
         t0 = time.perf_counter()
         posterior = model.fit(x, p, comparisons).posterior()

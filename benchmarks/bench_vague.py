@@ -21,6 +21,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -69,7 +70,7 @@ def pace_comparison(registry: ModelRegistry, candidates: str, episodes: int, see
     """Ours at both paces on dev vague episodes, and the default the rule picks."""
     agent = registry.agent_domain
     dev = dev_mix_episodes(agent, episodes, seed + DEV_SEED_OFFSET + 1, candidate_labels(registry.domain, candidates))
-    out = {}
+    out: dict[str, Any] = {}
     for pace in PACES:
         setup = evaluation_setup(registry, candidates, pace=pace)
         row = run_job(evaluate(setup, dev, (), systems=("ours",))).row("ours")
@@ -94,7 +95,7 @@ def _rows(kind: str, report) -> list[dict]:
             {
                 "queries": kind,
                 "system": "best fixed_turns" if r is best else r["system"],
-                "turns_fixed": r.get("turns") if r is best else None,
+                "turns_fixed": best.get("turns") if best is not None and r is best else None,
                 "acc1": round(r["acc1"], 4),
                 "acc3": round(r["acc3"], 4),
                 "mean_turns": round(r["mean_turns"], 2),

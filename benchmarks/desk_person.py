@@ -85,24 +85,30 @@ def play(session: Session, person: DeskPerson, outcome: Outcome) -> Outcome:
         outcome.actions += 1
         if phase == Phase.CLARIFYING:
             view = session.question
+            assert view is not None  # the clarifying phase has its question
             session.answer(person.option(view.text, view.options))
             outcome.questions += 1
-            outcome.trail.append(f"{view.text} -> {view.options[session.conversation.answers[-1].option]}")
+            answered = session.conversation.answers[-1].option
+            outcome.trail.append(f"{view.text} -> {view.options[answered] if answered is not None else '(no option)'}")
         elif phase == Phase.COMPARING:
-            left, right = session.pair
+            pair = session.pair
+            assert pair is not None  # the comparing phase has its pair
+            left, right = pair
             mine = [c.label_key == outcome.target for c in (left, right)]
             choice = "left" if mine[0] else "right" if mine[1] else "neither"
             session.prefer(choice)
             outcome.comparisons += 1
         elif phase == Phase.DECIDED:
-            if session.proposed.label_key == outcome.target:
+            proposal = session.proposed
+            assert proposal is not None  # the decided phase has its proposal
+            if proposal.label_key == outcome.target:
                 session.accept()
             else:
                 session.reject("not it")
         elif phase == Phase.REJECTED:
-            mine = [c for c in session.alternatives if c.label_key == outcome.target]
-            if mine:
-                session.choose(mine[0].id)
+            wanted = [c for c in session.alternatives if c.label_key == outcome.target]
+            if wanted:
+                session.choose(wanted[0].id)
             elif session.can_ask_more and not person.asked_more:
                 person.asked_more = True
                 session.ask_more()

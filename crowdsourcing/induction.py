@@ -257,7 +257,7 @@ def induce_questions(
         tag = make_tag(ident[0], shown(ident))
         # forms of one word only (MiniLM is for facet values: a yes/no question on a near-synonym still helps)
         twin = next((a for a in asked if gate and a[0] == ident[0] and gate.same_form(a[1], ident[1])), None)
-        if twin is not None:  # "the timer?" after "the time?"
+        if twin is not None and gate is not None:  # "the timer?" after "the time?" (a twin needs the gate)
             gate.report.merged.append((shown(ident), shown(twin)))
             continue
         if tag not in tags:

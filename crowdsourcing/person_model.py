@@ -110,7 +110,7 @@ class PersonModel:
             yes = np.where(in_title[0], 1.0, strength[0])
             p_yes = self.error + (1.0 - 2.0 * self.error) * yes
             return np.stack([p_yes, 1.0 - p_yes])
-        titled = in_title.any(axis=0)
+        titled = np.asarray(in_title.any(axis=0))
         named = in_title / np.maximum(in_title.sum(axis=0), 1)
         told = strength / np.maximum(strength.sum(axis=0), 1.0)
         values = np.where(titled[None, :], named, told)
@@ -155,7 +155,7 @@ def fit_person_model(
             rows.extend(
                 (q, values[0], label)
                 for q, values in named.items()
-                if len(values) == 1 and (evidence.members[q] is None or evidence.members[q][label])
+                if len(values) == 1 and ((members := evidence.members[q]) is None or members[label])
             )
     if not rows:
         return PersonModel(), float("nan")

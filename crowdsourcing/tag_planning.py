@@ -5,12 +5,12 @@ questions marked for replacement by the crowd's answers."""
 from __future__ import annotations
 
 import difflib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from assistant.errors import ConfigError
-from assistant.store import KnowledgeBase, Question
+from assistant.store import KnowledgeBase, Question, QuestionKind
 from crowdsourcing.agreement import Rating
 from crowdsourcing.importers import NOT_APPLICABLE, TagRecord
 from crowdsourcing.importers.base import fold
@@ -18,6 +18,8 @@ from crowdsourcing.plan import ImportPlan, PreviewRow, add_problem, content_task
 from crowdsourcing.tags import merge_tags, normalize_tag, tag_key
 from crowdsourcing.templates import TemplateSet
 from crowdsourcing.validation import LabelMatcher
+
+QUESTION_KINDS: tuple[QuestionKind, ...] = ("binary", "choice")
 
 
 @dataclass
@@ -100,10 +102,10 @@ def plan_tags(
 ) -> None:
     records = [r for r in plan.parsed.records if isinstance(r, TagRecord)]
     by_tag = {q.tag: q for q in questions}
-    by_normal = {(q.kind, normalize_tag(q.tag)): q for q in reversed(questions)}
+    by_normal: dict[tuple[str, str], Question] = {(q.kind, normalize_tag(q.tag)): q for q in reversed(questions)}
     resolutions: dict[str, TagResolution] = {}
-    for kind in ("binary", "choice"):
-        weights: Counter[str] = Counter()
+    for kind in QUESTION_KINDS:
+        weights: defaultdict[str, float] = defaultdict(float)  # a tag's weight: how many people used it
         for r in records:
             if r.kind == kind:
                 weights[r.tag] += r.count
@@ -136,12 +138,12 @@ def plan_tags(
                         choice_options[goal].append(option)
 
     new_questions: dict[str, Question] = {}
-    for kind in ("binary", "choice"):
+    for kind in QUESTION_KINDS:
         for goal in resolutions[kind].new:
-            record = first_record.get((kind, goal))
-            if record is None:
+            first = first_record.get((kind, goal))
+            if first is None:
                 continue
-            question = _new_question(plan, record, goal, kind, choice_options.get(goal, []), templates)
+            question = _new_question(plan, first, goal, kind, choice_options.get(goal, []), templates)
             if question is not None:
                 new_questions[goal] = question
     plan.questions_new = list(new_questions.values())
@@ -239,7 +241,7 @@ def _wrong_kind(
 
 
 def _new_question(
-    plan: ImportPlan, record: TagRecord, tag: str, kind: str, options: list[str], templates: TemplateSet
+    plan: ImportPlan, record: TagRecord, tag: str, kind: QuestionKind, options: list[str], templates: TemplateSet
 ) -> Question | None:
     line, column = record.origin.line, record.origin.column("tag")
     if kind == "choice" and len(options) < 2:

@@ -63,7 +63,7 @@ def _check_template(template: object, pattern: regex.Pattern[str], where: str) -
         if any(len(digits) > 3 for digits in re.findall(r"\d+", spec or "")):
             raise ConfigError(f"{where}: the format {spec!r} in template {template!r} is too wide (at most 999)")
         try:
-            _FORMATTER.format_field(_FORMATTER.convert_field("x", conversion), spec)
+            _FORMATTER.format_field(_FORMATTER.convert_field("x", conversion), spec or "")
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"{where}: bad format in template {template!r} ({exc})") from exc
     return template

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -147,7 +147,7 @@ class WordingGate:
         self.report = GateReport()
         self._title_words = {w for title in self.titles for w in words(title)}
         self._vocabulary: list[str] | None = None
-        self._vectors: dict[str, object] = {}
+        self._vectors: dict[str, np.ndarray] = {}
 
     # ---- label names -------------------------------------------------------------------------------------
     def title_actions(self, label: int) -> set[tuple[str, ...]]:
@@ -405,12 +405,12 @@ def question_problems(texts: Sequence[str]) -> list[list[str]]:
 
 
 def action_coverage(
-    gate: WordingGate, questions: Sequence, groups: Mapping[str, Sequence[int]] | None = None
+    gate: WordingGate, questions: Sequence, groups: Mapping[str, Collection[int]] | None = None
 ) -> tuple[int, int]:
     """(covered, asking): of the labels whose name asks to do something (``WordingGate.title_actions``), how
     many find that action, or a value that says the same (``same_meaning``: "search" for "find"), among the
     values of an action facet they belong to (the facet of every label, or one within their group). ``questions``: the induced questions (crowdsourcing.induction.InducedQuestion)."""
-    offered = [set() for _ in gate.titles]
+    offered: list[set[tuple[str, ...]]] = [set() for _ in gate.titles]
     for question in questions:
         if not (question.facet and question.kind == "action"):
             continue

@@ -13,7 +13,7 @@ import itertools
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
@@ -21,15 +21,19 @@ from assistant.errors import USER_ERRORS, SessionChangedError, SessionStateError
 from gui.dialogs import error_text
 from gui.snapshot import SessionSnapshot, take_snapshot
 
+if TYPE_CHECKING:  # for the annotations only
+    from assistant.app.domain_models import DomainModels
+    from assistant.app.session import KnowledgeBase, Session, SessionConfig
+
 
 @dataclass
 class _State:
     """What the session thread owns: the model registry, its own KnowledgeBase connection, the session."""
 
-    registry: Any = None
-    kb: Any = None
-    session: Any = None
-    config: Any = None
+    registry: DomainModels | None = None
+    kb: KnowledgeBase | None = None
+    session: Session | None = None
+    config: SessionConfig | None = None
     notify: Callable[[str], None] | None = None  # hears "the knowledge base is busy ...; retrying"
 
     def close(self) -> None:
@@ -38,7 +42,7 @@ class _State:
             self.kb.close()
             self.kb = None
 
-    def attach(self, registry: Any, config: Any) -> None:
+    def attach(self, registry: DomainModels, config: SessionConfig | None) -> None:
         from assistant.app.session import open_knowledge_base
 
         self.close()
@@ -47,13 +51,18 @@ class _State:
         self.kb = open_knowledge_base(registry.name)
         self.kb.on_busy = self.notify  # an import holds the write lock: the answer waits, and the window says so
 
-    def need_session(self) -> Any:
+    def need_registry(self) -> DomainModels:
+        if self.registry is None:
+            raise SessionStateError("no domain is open yet: pick one in the toolbar")
+        return self.registry
+
+    def need_session(self) -> Session:
         if self.session is None:
             raise SessionStateError("there is no conversation yet: type a question and press Ask")
         return self.session
 
     def snapshot(self) -> SessionSnapshot | None:
-        if self.session is None:
+        if self.session is None or self.registry is None:  # a session always has its registry
             return None
         return take_snapshot(self.session, self.registry.name)
 
@@ -107,7 +116,7 @@ class SessionController(QObject):
         self._pending: dict[int, tuple[str, Callable[[Any], None] | None, bool]] = {}
         self.snapshot: SessionSnapshot | None = None
         self.domain: str | None = None
-        self.config: Any = None
+        self.config: SessionConfig | None = None
 
     # ---- state ---------------------------------------------------------------------------------------
     @property
@@ -174,7 +183,7 @@ class SessionController(QObject):
         self._finished(was_busy)
 
     # ---- domain --------------------------------------------------------------------------------------
-    def attach(self, registry: Any, config: Any) -> None:
+    def attach(self, registry: DomainModels, config: SessionConfig | None) -> None:
         """Use ``registry`` (an ModelRegistry, already prepared) for new sessions; drops the current one."""
 
         def request(state: _State) -> None:
@@ -184,7 +193,7 @@ class SessionController(QObject):
         self.config = config
         self._send("Open domain", request, lambda _: self._publish(None))
 
-    def swap_registry(self, registry: Any) -> None:
+    def swap_registry(self, registry: DomainModels) -> None:
         """Use ``registry`` (fresh models of the same domain) from the next new session on; the conversation in
         progress keeps the models it started with."""
 
@@ -193,7 +202,7 @@ class SessionController(QObject):
 
         self._send("Fresh models", request, None)
 
-    def set_config(self, config: Any) -> None:
+    def set_config(self, config: SessionConfig | None) -> None:
         """Session settings for the next new session."""
         self.config = config
 
@@ -207,7 +216,7 @@ class SessionController(QObject):
         def request(state: _State) -> SessionSnapshot | None:
             from assistant.app.session import Session
 
-            state.session = Session.start(state.registry, query, state.config, state.kb)
+            state.session = Session.start(state.need_registry(), query, state.config, state.kb)
             return state.snapshot()
 
         return self._action("New question", request)
@@ -216,9 +225,9 @@ class SessionController(QObject):
         def request(state: _State) -> SessionSnapshot | None:
             from assistant.app.session import Session
 
-            state.session = Session.resume(state.registry, session_id, state.kb)
-            if state.session.repaired and state.notify is not None:
-                state.notify(f"Resumed without {len(state.session.repaired)} step(s) two programs wrote at once")
+            state.session = session = Session.resume(state.need_registry(), session_id, state.kb)
+            if session.repaired and state.notify is not None:
+                state.notify(f"Resumed without {len(session.repaired)} step(s) two programs wrote at once")
             return state.snapshot()
 
         return self._action("Resume session", request)

@@ -154,7 +154,13 @@ class InboxDialog(QDialog):
             return None
         title = self.new_title.text().strip()
         worker = JobWorker(lambda: new_entry_job(self.domain, item.session_id, answer, title), "New entry")
-        worker.succeeded.connect(lambda _: (self.new_title.clear(), self.new_answer.clear(), self.refresh()))
+
+        def added(_: object) -> None:
+            self.new_title.clear()
+            self.new_answer.clear()
+            self.refresh()
+
+        worker.succeeded.connect(added)
         self.pool.start(worker)
         return worker
 
@@ -217,7 +223,12 @@ class FaqActions(QObject):
         if not changed or phase != "finished" or not name or is_running(self.learning) or self.window.updater.busy:
             return
         worker = JobWorker(lambda: learn_job(name), f"Learning from the sessions of {name}")
-        worker.succeeded.connect(lambda done: done["stored"] and self._learned(name, done))
+
+        def learned(done: dict[str, Any]) -> None:
+            if done["stored"]:
+                self._learned(name, done)
+
+        worker.succeeded.connect(learned)
         self.learning = worker
         self.window.pool.start(worker)
 

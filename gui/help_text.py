@@ -12,7 +12,8 @@ found, two at a time, so that you can pick the best one. Everything you do is sa
 
 <h3>The window</h3>
 <p>The toolbar: the <b>Domain</b> you ask about (<i>faq</i>: software FAQs, <i>birds</i>: bird species,
-<i>banking</i>: banking requests; the first time, Clarify prepares a domain, which can take a few minutes and
+<i>banking</i>: banking requests, <i>clinc</i>: requests to a voice assistant, and any domain made from your
+own FAQ; the first time, Clarify prepares a domain, which can take a few minutes and
 can be cancelled), <b>New question</b>, <b>Undo</b>, <b>Import crowd data</b> and <b>Clarify help</b>. The
 pages are tabs: <b>Ask</b>, <b>Compare</b>, <b>History</b>, <b>Lab</b> and <b>Summarize</b>.</p>
 
@@ -86,7 +87,11 @@ crowd, and <b>Update from sessions</b>. Results can be saved with <b>Export CSV<
 <h3>Menus and models</h3>
 <p><b>File</b>: <b>New question</b>, <b>Import crowd data</b> (files of crowd answers, example questions or
 answers, from MTurk, Label Studio or a plain file, checked and previewed before anything is written),
-<b>Refresh domains</b>, <b>Update the models</b>, <b>Settings</b> and <b>Quit</b>. <b>Edit</b>: <b>Undo</b>.
+<b>Refresh domains</b>, <b>Questions of this domain…</b> (hide or reword a question Clarify asks),
+<b>Update the models</b>, <b>New domain from my FAQ…</b> (a CSV, TSV, JSONL or Markdown FAQ, or a folder of
+help articles: previewed with its problems by line, nothing written until it is valid, then prepared from its
+texts alone), <b>Inbox…</b> (the questions Clarify could not answer: give each the right entry or make a new
+one), <b>Settings</b> and <b>Quit</b>. <b>Edit</b>: <b>Undo</b>.
 <b>View</b>: the five pages. <b>Help</b>: <b>Clarify help</b> and <b>About Clarify</b>. When a domain's data
 is newer than its models (after an import, say), Clarify updates the models in the background, shown in the
 status bar with <b>Cancel</b>; the current models keep answering until the new ones are ready.</p>

@@ -185,8 +185,9 @@ class SourcePage(QWizardPage):
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #666")
         form = QFormLayout(self)
-        form.addRow("&File:", row)
-        form.itemAt(0, QFormLayout.ItemRole.LabelRole).widget().setBuddy(self.file)
+        file_label = QLabel("&File:", self)
+        file_label.setBuddy(self.file)
+        form.addRow(file_label, row)
         form.addRow("F&ormat:", self.format)
         form.addRow("&Contents:", self.kind)
         form.addRow("&Domain:", self.domain)
@@ -354,7 +355,7 @@ class ResultPage(QWizardPage):
         layout = QVBoxLayout(self)
         layout.addWidget(self.progress)
         layout.addWidget(self.report, 1)
-        self.result: dict | None = None
+        self.result: ImportReport | None = None
         self.failed = False
 
     def initializePage(self) -> None:
@@ -368,7 +369,7 @@ class ResultPage(QWizardPage):
         worker.cancelled.connect(lambda: self._ended("Cancelled: nothing was imported."))
         self.wizard_.pool.start(worker)
 
-    def show_report(self, report: dict) -> None:
+    def show_report(self, report: ImportReport) -> None:
         self.result = report
         self.report.setHtml(report_html(report))
         self.completeChanged.emit()

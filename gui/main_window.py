@@ -9,11 +9,12 @@ kept in QSettings.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar
 
 from assistant.app.crowd import ImportReport
 from assistant.app.domains import DomainLoader, available_domains, open_domain
@@ -34,6 +35,9 @@ from gui.snapshot import SessionSnapshot
 from gui.transcript import status_line
 from gui.window_size import fit_to_screen
 from gui.workers import JobWorker, WorkerPool, is_running, run_with_dialog
+
+if TYPE_CHECKING:  # imported when the wizard first opens: most runs never import a file
+    from gui.import_wizard import ImportWizard
 
 DEFAULT_DOMAIN = "faq"
 PAGES = ("ask", "compare", "history", "lab", "summarize")
@@ -64,7 +68,7 @@ class MainWindow(QMainWindow):
         self.registries: dict[str, Any] = {}
         self.domain: str | None = None
         self.opening: JobWorker | None = None
-        self._after_open: list[Callable[[], None]] = []
+        self._after_open: list[Callable[[], object]] = []
         self._last_phase: str | None = None
         self.last_error: tuple[str, str] | None = None
         self.help_dialog: HelpDialog | None = None
@@ -168,7 +172,7 @@ class MainWindow(QMainWindow):
         )
         self.about_action = self._action("&About Clarify", "aboutAction", None, self.show_about)
         self.page_actions = [
-            self._action(title, f"show{page.capitalize()}Action", f"Ctrl+{i + 1}", lambda p=page: self.show_page(p))
+            self._action(title, f"show{page.capitalize()}Action", f"Ctrl+{i + 1}", partial(self.show_page, page))
             for i, (page, title) in enumerate(zip(PAGES, ("&Ask", "&Compare", "&History", "&Lab", "&Summarize")))
         ]
         self.refresh_action = self._action("&Refresh domains", "refreshDomainsAction", None, self.refresh_domains)
@@ -253,7 +257,7 @@ class MainWindow(QMainWindow):
         if name and name != self.domain:
             self.open_domain(name)
 
-    def open_domain(self, name: str, then: Callable[[], None] | None = None) -> None:
+    def open_domain(self, name: str, then: Callable[[], object] | None = None) -> None:
         """Make ``name`` the current domain, preparing it first if this run has not yet."""
         if then is not None:
             self._after_open.append(then)
@@ -419,7 +423,7 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
-    def open_import_wizard(self) -> QWidget:
+    def open_import_wizard(self) -> ImportWizard:
         from gui.import_wizard import ImportWizard
 
         names = [self.domain_picker.itemData(i) for i in range(self.domain_picker.count())]

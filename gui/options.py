@@ -8,6 +8,7 @@ many lines as its column needs, so no option makes the window wider than the scr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 from PySide6.QtCore import QSize, Qt
@@ -64,9 +65,9 @@ class OptionButton(QPushButton):
         self.label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.label.setObjectName("optionLabel")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 4, 10, 4)
-        layout.addWidget(self.label)
+        self.content = QHBoxLayout(self)  # the button's layout, kept typed for the size hints below
+        self.content.setContentsMargins(10, 4, 10, 4)
+        self.content.addWidget(self.label)
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
@@ -74,18 +75,18 @@ class OptionButton(QPushButton):
         self.setToolTip(f"Answer “{option}”" + (f" (key {key})" if key is not None else ""))
 
     def sizeHint(self) -> QSize:
-        hint = self.layout().sizeHint()
+        hint = self.content.sizeHint()
         return QSize(hint.width(), max(MIN_BUTTON_HEIGHT, hint.height()))
 
     def minimumSizeHint(self) -> QSize:
-        hint = self.layout().minimumSize()
+        hint = self.content.minimumSize()
         return QSize(min(hint.width(), 120), max(MIN_BUTTON_HEIGHT, hint.height()))
 
     def hasHeightForWidth(self) -> bool:
         return True
 
     def heightForWidth(self, width: int) -> int:
-        return max(MIN_BUTTON_HEIGHT, self.layout().totalHeightForWidth(width))
+        return max(MIN_BUTTON_HEIGHT, self.content.totalHeightForWidth(width))
 
     def paintEvent(self, event: QPaintEvent) -> None:
         """The button's frame only: the label draws the text."""
@@ -115,7 +116,9 @@ class OptionArea(QScrollArea):
         self.buttons: list[OptionButton] = []
         self.columns = 1
 
-    def set_options(self, options: list[str] | tuple[str, ...], make: callable) -> list[OptionButton]:
+    def set_options(
+        self, options: list[str] | tuple[str, ...], make: Callable[[int, str], OptionButton]
+    ) -> list[OptionButton]:
         """Replace the buttons: ``make(index, option)`` returns each new button."""
         for button in self.buttons:
             self.grid.removeWidget(button)

@@ -18,9 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import click
+from PySide6.QtWidgets import QWidget
 
 from assistant.app.session import Phase
-from gui.workers import is_running
+from gui.snapshot import SessionSnapshot
+from gui.workers import JobWorker, is_running
 
 SIZE = (1280, 820)
 FAQ_QUERY = "how do I cross out text in an email"
@@ -83,6 +85,14 @@ class Shooter:
         for _ in range(10):
             self.app.processEvents()
 
+    @property
+    def snapshot(self) -> SessionSnapshot:
+        """What the window shows of the open conversation (the script always has one open when it asks)."""
+        snapshot = self.window.controller.snapshot
+        if snapshot is None:
+            raise RuntimeError("no conversation is open")
+        return snapshot
+
     def idle(self) -> None:
         w = self.window
         self.wait(lambda: w.controller.idle and not is_running(w.opening), what="idle")
@@ -94,7 +104,7 @@ class Shooter:
             self.app.processEvents()
             time.sleep(0.01)
 
-    def shoot(self, name: str, widget=None) -> None:
+    def shoot(self, name: str, widget: QWidget | None = None) -> None:
         self.settle()
         path = self.out / f"{name}.png"
         (widget or self.window).grab().save(str(path))
@@ -121,9 +131,12 @@ class Shooter:
         script reads the domain for that; the app never does)."""
         import numpy as np
 
-        snapshot = self.window.controller.snapshot
+        snapshot = self.snapshot
+        question, explanation = snapshot.question, snapshot.explanation
+        if question is None or explanation is None:
+            raise RuntimeError("no question is waiting for an answer")
         best, best_p = -1, 0.0
-        for i, outcome in enumerate(snapshot.explanation["outcomes"]):
+        for i, outcome in enumerate(explanation["outcomes"]):
             p = max((prob for name, prob in outcome["top"] if target.lower() in name.lower()), default=0.0)
             if p > best_p:
                 best, best_p = i, p
@@ -133,7 +146,7 @@ class Shooter:
             return
         domain = self.window.registries[snapshot.domain].domain
         label = next(i for i, lab in enumerate(domain.labels) if target.lower() in lab.name.lower())
-        counts = domain.counts[snapshot.question.index, : len(snapshot.question.options), label]
+        counts = domain.counts[question.index, : len(question.options), label]
         if counts.sum() <= 0:
             self.window.ask_page.not_sure_button.click()
         else:
@@ -142,7 +155,7 @@ class Shooter:
 
     def more_questions(self) -> None:
         """When the agent stopped before any comparison, ask for more questions (as a user can)."""
-        snapshot = self.window.controller.snapshot
+        snapshot = self.snapshot
         if snapshot.phase == Phase.COMPARING and snapshot.can_ask_more:
             self.window.compare_page.more_button.click()
             self.idle()
@@ -151,23 +164,26 @@ class Shooter:
         """Two more conversations for the History page: one left open, one rejected."""
         self.ask("share a folder with a friend")
         self.more_questions()
-        if self.window.controller.snapshot.phase == Phase.CLARIFYING:
+        if self.snapshot.phase == Phase.CLARIFYING:
             self.window.ask_page.option_buttons[0].click()
             self.idle()
         self.ask("my inbox is full of newsletters")
-        if self.window.controller.snapshot.phase == Phase.CLARIFYING:
+        if self.snapshot.phase == Phase.CLARIFYING:
             self.window.ask_page.skip_button.click()
             self.idle()
-        while self.window.controller.snapshot.phase == Phase.COMPARING:
+        while self.snapshot.phase == Phase.COMPARING:
             self.window.compare_page.prefer_left.click()
             self.idle()
-        if self.window.controller.snapshot.phase == Phase.DECIDED:
+        if self.snapshot.phase == Phase.DECIDED:
             self.window.compare_page.final.reason.setText("not what I meant")
             self.window.compare_page.final.reject_button.click()
             self.idle()
 
     def compare_towards(self, target: str) -> None:
-        left, right = self.window.controller.snapshot.pair
+        pair = self.snapshot.pair
+        if pair is None:
+            raise RuntimeError("no pair is waiting for a comparison")
+        left, right = pair
         hit_left = target.lower() in (left.title + " " + left.text).lower()
         hit_right = target.lower() in (right.title + " " + right.text).lower()
         page = self.window.compare_page
@@ -183,22 +199,21 @@ class Shooter:
     def conversation(self, domain: str, query: str, target: str, prefix: str, questions_before_shot: int) -> None:
         self.open(domain)
         self.ask(query)
-        controller = self.window.controller
         for _ in range(questions_before_shot):
             self.more_questions()
-            if controller.snapshot.phase != Phase.CLARIFYING:
+            if self.snapshot.phase != Phase.CLARIFYING:
                 break
             self.answer_towards(target)
         self.more_questions()
         self.window.show_page("ask")
         self.shoot(f"{prefix}-ask")
-        while controller.snapshot.phase == Phase.CLARIFYING:
+        while self.snapshot.phase == Phase.CLARIFYING:
             self.answer_towards(target)
-        if controller.snapshot.phase == Phase.COMPARING:
+        if self.snapshot.phase == Phase.COMPARING:
             self.shoot(f"{prefix}-compare")
-        while controller.snapshot.phase == Phase.COMPARING:
+        while self.snapshot.phase == Phase.COMPARING:
             self.compare_towards(target)
-        if controller.snapshot.phase == Phase.DECIDED:
+        if self.snapshot.phase == Phase.DECIDED:
             self.shoot(f"{prefix}-answer")
             self.window.compare_page.final.accept_button.click()
             self.idle()
@@ -208,20 +223,22 @@ class Shooter:
         until Clarify says so, and shoot its out-of-scope ending."""
         self.open(domain)
         self.ask(query)
-        controller = self.window.controller
         for _ in range(max_questions):
-            if controller.snapshot.phase != Phase.CLARIFYING:
+            if self.snapshot.phase != Phase.CLARIFYING:
                 break
-            options = controller.snapshot.question.options
+            question = self.snapshot.question
+            options = question.options if question is not None else ()
             self.window.ask_page.option_buttons[len(options) - 1].click()  # "something else" / "no" come last
             self.idle()
-        if controller.snapshot.phase != Phase.OUT_OF_SCOPE:
-            raise RuntimeError(f"{query!r} on {domain} ended in {controller.snapshot.phase!r}, not out of scope")
+        if self.snapshot.phase != Phase.OUT_OF_SCOPE:
+            raise RuntimeError(f"{query!r} on {domain} ended in {self.snapshot.phase!r}, not out of scope")
         self.window.show_page("ask")
         self.shoot(f"{prefix}-out-of-scope-ask")
 
-    def run_panel(self, panel, start: Callable[[], object]) -> None:
+    def run_panel(self, panel: QWidget, start: Callable[[], JobWorker | None]) -> None:
         worker = start()
+        if worker is None:
+            raise RuntimeError(f"{panel.objectName()} did not start: {self.window.last_error}")
         self.wait(lambda: worker.outcome is not None, what=panel.objectName())
         self.settle(0.5)
         if worker.outcome != "succeeded":
@@ -251,7 +268,6 @@ def main(out: str, home: str | None, episodes: int) -> None:
         try:
             shoot_everything(shooter, Path(scratch), episodes)
         finally:
-            shooter.window._force_close = True
             shooter.window.close()
     print(f"{len(shooter.saved)} screenshots in {folder}")
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.app.session import FinalAnswer, OutOfScopeView, Phase, QuestionView, SessionStatus
+from assistant.app.session import FinalAnswer, OutOfScopeView, Phase, QuestionView, Session, SessionStatus
+from assistant.app.session_state import Candidate, QuestionExplanation
 from assistant.app.summaries import faq_answers
 
 POSTERIOR_SIZE = 10
@@ -63,7 +64,7 @@ class SessionSnapshot:
     questions_answered: int
     question: QuestionView | None
     posterior: tuple[LabelProbability, ...]
-    explanation: dict[str, Any] | None
+    explanation: QuestionExplanation | None
     pair: tuple[CandidateView, CandidateView] | None
     confidence: float | None
     threshold: float
@@ -77,7 +78,7 @@ class SessionSnapshot:
     can_undo: bool
     can_ask_more: bool
     can_add_words: bool
-    transcript: tuple[dict[str, Any], ...] = field(default=())
+    transcript: tuple[dict[str, Any], ...] = field(default=())  # the log's entries (JSON objects) as events
     candidate_titles: dict[str, str] = field(default_factory=dict)  # candidate ids and label keys -> names
     decided_reason: str | None = None
     rejected: FinalAnswer | None = None
@@ -94,12 +95,12 @@ class SessionSnapshot:
         return self.phase not in (Phase.FINISHED, Phase.FAILED)
 
 
-def _candidate(session: Any, candidate: Any) -> CandidateView:
+def _candidate(session: Session, candidate: Candidate) -> CandidateView:
     return CandidateView(str(candidate.id), str(session.candidate_title(candidate)), str(candidate.text))
 
 
-def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
-    ranking = getattr(session, "ranking", None)
+def _shortlist(session: Session) -> tuple[ShortlistRow, ...]:
+    ranking = session.ranking
     if ranking is None:
         return ()
     # before any comparison the chances only restate the answer prior: shown as not compared yet
@@ -121,7 +122,7 @@ def _shortlist(session: Any) -> tuple[ShortlistRow, ...]:
     )
 
 
-def _transcript(session: Any) -> tuple[tuple[dict[str, Any], ...], dict[str, str]]:
+def _transcript(session: Session) -> tuple[tuple[dict[str, Any], ...], dict[str, str]]:
     """The session's log without what ``stop`` entries keep for a replay (the compared labels, older logs'
     whole ranking snapshot), and the names of everything the log names by id: the candidates of the
     comparisons, and the labels that "ask me more" and "none of those fits" set aside."""
@@ -134,7 +135,7 @@ def _transcript(session: Any) -> tuple[tuple[dict[str, Any], ...], dict[str, str
     return tuple({k: v for k, v in event.items() if k not in bulky} for event in events), titles
 
 
-def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
+def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
     """Read everything the pages show from ``session`` (call it in the session's own thread)."""
     question = session.question
     posterior = tuple(
@@ -180,13 +181,13 @@ def take_snapshot(session: Any, domain: str) -> SessionSnapshot:
     )
 
 
-def _label_name(session: Any, key: str, missing: str = "an answer no longer in this domain") -> str:
+def _label_name(session: Session, key: str, missing: str = "an answer no longer in this domain") -> str:
     try:
         return str(session.domain.labels[session.domain.label_index(key)].name)
     except Exception:  # a label gone since the session was logged: its key means nothing to a person
         return missing
 
 
-def _answers_to_summarize(session: Any) -> tuple[str, str, tuple[str, ...]] | None:
+def _answers_to_summarize(session: Session) -> tuple[str, str, tuple[str, ...]] | None:
     found = faq_answers(session) if session.phase in (Phase.DECIDED, Phase.FINISHED, Phase.FAILED) else None
     return None if found is None else (found[0], found[1], tuple(found[2]))

@@ -60,7 +60,7 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     """One log entry as one or two bubbles (or a note)."""
     kind = event.get("kind")
     with contextlib.suppress(ValueError):
-        kind = EntryKind(kind)  # older logs' names read as today's
+        kind = EntryKind(kind or "")  # older logs' names read as today's
 
     def title(cid: str) -> str:
         """A candidate's or label's name (an id is never shown: a person does not know it)."""

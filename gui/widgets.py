@@ -7,7 +7,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QBrush, QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -78,7 +78,7 @@ class ProbabilityBarDelegate(QStyledItemDelegate):
             option = QStyleOptionViewItem(option)
             option.state &= ~QStyle.StateFlag.State_Selected
             self.initStyleOption(option, index)
-            option.backgroundBrush = Qt.GlobalColor.transparent
+            option.backgroundBrush = QBrush(Qt.GlobalColor.transparent)
             style = option.widget.style() if option.widget is not None else None
             if style is not None:
                 style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
@@ -148,11 +148,13 @@ class VerticalScrollArea(QScrollArea):
         return inner.width() + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
 
     def minimumSizeHint(self) -> QSize:
-        inner = self.widget().minimumSizeHint()
+        widget = self.widget()
+        inner = widget.minimumSizeHint() if widget is not None else QSize()
         return QSize(self._width(inner), min(inner.height(), 160))
 
     def sizeHint(self) -> QSize:
-        inner = self.widget().sizeHint()
+        widget = self.widget()
+        inner = widget.sizeHint() if widget is not None else QSize()
         return QSize(self._width(inner), inner.height())
 
 

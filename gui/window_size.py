@@ -25,13 +25,15 @@ def invalidate_layouts(root: QWidget) -> None:
         layout.invalidate()
         for i in range(layout.count()):
             item = layout.itemAt(i)
-            if item is not None and item.layout() is not None:
-                invalidate(item.layout())
+            inner = item.layout() if item is not None else None
+            if inner is not None:
+                invalidate(inner)
 
     for widget in [root, *root.findChildren(QWidget)]:
         widget.updateGeometry()  # drops the size its parent's layout item cached for it
-        if widget.layout() is not None:
-            invalidate(widget.layout())
+        own = widget.layout()
+        if own is not None:
+            invalidate(own)
 
 
 def initial_geometry(available: QRect, minimum: QSize, preferred: QSize = PREFERRED) -> QRect:
@@ -48,7 +50,9 @@ def fit_to_screen(window: QMainWindow, settings: QSettings | None = None, availa
     """Size ``window`` for its screen (``available`` replaces the screen's free area, for tests), restoring the
     saved geometry and state from ``settings`` when they still fit. Returns the geometry set."""
     invalidate_layouts(window)
-    window.layout().activate()
+    layout = window.layout()  # a QMainWindow always has its own layout
+    if layout is not None:
+        layout.activate()
     area = available if available is not None else window.screen().availableGeometry()
     geometry = initial_geometry(area, window.minimumSizeHint())
     window.setGeometry(geometry)

@@ -41,7 +41,7 @@ ANSWER_KINDS = {
 def stop_words(reason: str | None) -> str:
     """Why the questions stopped, as Clarify says it in the conversation."""
     try:
-        return STOP_REASONS[StopReason(reason)]
+        return STOP_REASONS[StopReason(reason or "")]
     except (ValueError, KeyError):
         return "I stopped asking"
 
@@ -53,7 +53,7 @@ def decided_words(reason: str | None) -> str:
     if reason == ProposalReason.BEST_ANSWER:
         return "The answer that fits your question best"
     try:
-        return DECIDED_REASONS[RankingStopReason(reason)]
+        return DECIDED_REASONS[RankingStopReason(reason or "")]
     except (ValueError, KeyError):
         return "The comparisons are done"
 

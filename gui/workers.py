@@ -15,7 +15,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import Any, TypeGuard, TypeVar
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
@@ -23,6 +23,8 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushB
 from assistant.errors import Cancelled
 from assistant.progress import Progress, run_job
 from gui.words import METRICS
+
+T = TypeVar("T", bound=QThread)
 
 BATCH_SECONDS = 0.05
 # Cancel ends a job at its next step; one that does not get there in time (stuck in a long call) is
@@ -68,8 +70,9 @@ class GuiThreadGarbageCollection:
         gc.enable()
 
 
-def is_running(worker: QThread | None) -> bool:
-    """True while ``worker`` runs (False once it ended, also after the pool deleted it)."""
+def is_running(worker: T | None) -> TypeGuard[T]:
+    """True while ``worker`` runs (False once it ended, also after the pool deleted it). A type guard: where
+    it is True, ``worker`` is not None."""
     if worker is None:
         return False
     try:

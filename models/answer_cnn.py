@@ -23,6 +23,8 @@ class CNNAnswerRanker(nn.Module):
     """See the module docstring. ``table``: the frozen word vectors [V, E] (a non-persistent buffer, so a
     state_dict holds only the trained weights)."""
 
+    table: torch.Tensor  # the buffer, typed (nn.Module's attribute lookup cannot say it is a Tensor)
+
     def __init__(
         self,
         table: torch.Tensor,

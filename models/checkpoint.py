@@ -58,7 +58,7 @@ def write_npz_atomic(path: str | Path, **arrays: np.ndarray) -> None:
 
     def write(tmp: str) -> None:
         with open(tmp, "wb") as handle:
-            np.savez(handle, **arrays)
+            np.savez(handle, **arrays)  # type: ignore[arg-type]  # numpy's stub reads **arrays as allow_pickle: bool
 
     atomic_write(Path(path), write)
 

@@ -28,3 +28,17 @@ class StopPolicyNet(nn.Module):
 
     def config(self) -> dict:
         return {"top_k": self.top_k, "hidden": self.hidden}
+
+    @property
+    def hidden_layer(self) -> nn.Linear:
+        """The first Linear (inputs -> hidden), typed (indexing an nn.Sequential gives a plain Module)."""
+        layer = self.layers[0]
+        assert isinstance(layer, nn.Linear)
+        return layer
+
+    @property
+    def output_layer(self) -> nn.Linear:
+        """The last Linear (hidden -> the ASK and STOP logits), typed."""
+        layer = self.layers[2]
+        assert isinstance(layer, nn.Linear)
+        return layer

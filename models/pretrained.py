@@ -9,13 +9,18 @@ HF_HUB_OFFLINE is forced on.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from models.errors import CheckpointError
+
+if TYPE_CHECKING:  # transformers loads lazily, offline (_offline_transformers)
+    from transformers import PreTrainedModel
 
 EMBEDDING_DIM = 384
 
@@ -51,7 +56,7 @@ def load_tokenizer():
 
 
 @lru_cache(maxsize=1)
-def load_model() -> torch.nn.Module:
+def load_model() -> PreTrainedModel:
     """The MiniLM transformer in eval mode, weights frozen."""
     model = _offline_transformers().AutoModel.from_pretrained(str(minilm_path()))
     model.eval()
@@ -63,7 +68,9 @@ def load_model() -> torch.nn.Module:
 @lru_cache(maxsize=1)
 def word_piece_embeddings() -> torch.Tensor:
     """[V, 384] float32: MiniLM's input word-piece embedding table (a frozen copy)."""
-    return load_model().get_input_embeddings().weight.detach().clone()
+    table = load_model().get_input_embeddings()
+    assert isinstance(table, torch.nn.Embedding)  # a BERT model's input embeddings
+    return table.weight.detach().clone()
 
 
 class SentenceEncoder:
@@ -76,7 +83,7 @@ class SentenceEncoder:
         self.max_length = max_length
 
     @torch.no_grad()
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
         """[N, 384] float32, each row of unit length. Empty input gives an empty [0, 384] array."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)

@@ -30,6 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import torch
@@ -196,20 +197,20 @@ def _train_recurrence(
         return torch.stack([t[:, :, 0], t[:, :, 1].flip(0)], dim=2)
 
     # unbind (not u0[t]): indexing one step at a time makes autograd build a full-size gradient per step
-    u0, u1, u2, skip = (both(t).unbind(0) for t in (u0, u1, u2, skip))
+    u0_at, u1_at, u2_at, skip_at = (both(t).unbind(0) for t in (u0, u1, u2, skip))  # per time step
     if pad is not None:
         pad = torch.stack([pad, pad.flip(0)], dim=2)  # [L, B, 2, 1]
     drop = 1.0 if mask_c is None else mask_c.view(batch, 2, hidden)
     c = U.new_zeros(batch, 2, hidden)
     states = []
     for t in range(length):
-        forget = torch.sigmoid(u1[t] + c * forget_w)
-        reset = torch.sigmoid(u2[t] + c * reset_w)
-        c_new = u0[t] + (c - u0[t]) * forget
+        forget = torch.sigmoid(u1_at[t] + c * forget_w)
+        reset = torch.sigmoid(u2_at[t] + c * reset_w)
+        c_new = u0_at[t] + (c - u0_at[t]) * forget
         if pad is not None:
             c_new = c_new * (1 - pad[t]) + c * pad[t]
         c = c_new
-        h = skip[t] + (c - skip[t]) * drop * reset
+        h = skip_at[t] + (c - skip_at[t]) * drop * reset
         if pad is not None:
             h = h * (1 - pad[t])
         states.append(h)
@@ -245,6 +246,7 @@ class BiSRU(nn.Module):
 
     def forward(self, x: torch.Tensor, mask_pad: torch.Tensor | None) -> torch.Tensor:
         """x [L, B, In], mask_pad [L, B] bool (True = padding) -> h [L, B, 2H] (0 at padding)."""
+        cell: Any  # an sru.SRUCell: the library has no type information
         for cell in self.cells:
             if not x.is_cuda and (torch.is_grad_enabled() or not self.compiled):
                 # project real tokens only: padding is most of a batch of mixed lengths
@@ -265,6 +267,8 @@ class BiSRU(nn.Module):
 
 class SRUTextEncoder(nn.Module):
     """enc(text) [D]: vectors [L, E] -> Linear(E, P) -> bi-SRU(P, H) -> pool [2H or 4H] -> Linear -> unit * sqrt(scale)."""
+
+    table: torch.Tensor  # the word vectors' buffer, typed (nn.Module's attribute lookup cannot say it is a Tensor)
 
     def __init__(self, config: SRUEncoderConfig, vectors: WordVectors | None = None) -> None:
         super().__init__()

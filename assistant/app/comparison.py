@@ -40,6 +40,7 @@ from assistant.errors import UnknownLabelError
 from assistant.ranking import Candidate, RankingSession, RankingStopReason, candidates_from_labels
 from assistant.ranking.ranking_session import candidate_texts
 from assistant.store import Domain
+from assistant.text.encoder import TextEncoder
 
 # GPPL for a person (see the module docstring): kernel correlation exp(-0.5 / 0.5^2) = 0.14 between
 # candidates a median distance apart.
@@ -60,7 +61,9 @@ SHORT_ANSWER = 0.2
 SHORT_ANSWER_WORDS = 8
 
 
-def comparison_session(items: Sequence[ShortlistItem], query: str, encoder, config: SessionConfig) -> RankingSession:
+def comparison_session(
+    items: Sequence[ShortlistItem], query: str, encoder: TextEncoder, config: SessionConfig
+) -> RankingSession:
     """A ranking session over the answers (or the labels) of ``items``, with their belief as the prior: every
     answer of a single label, or each label's best answer when several are in question."""
     candidates = candidates_from_labels([it.label for it in items], [it.probability for it in items], query, encoder)
@@ -112,7 +115,7 @@ def candidate_labels(payload: dict) -> dict[str, tuple[str, str | None]]:
 
 
 def rebuild_comparisons(
-    payload: dict, domain: Domain, query: str, encoder, config: SessionConfig
+    payload: dict, domain: Domain, query: str, encoder: TextEncoder, config: SessionConfig
 ) -> RankingSession | None:
     """The ranking session a logged 'stop' entry started (``comparison_entry``; logs written before it kept the
     whole ranking session, features included: those are read as they are). None: none of its labels is left."""
@@ -128,7 +131,7 @@ def rebuild_comparisons(
     return comparison_session(items, query, encoder, config) if items else None
 
 
-def answer_prior(candidates: list[Candidate], encoder) -> list[Candidate]:
+def answer_prior(candidates: list[Candidate], encoder: TextEncoder) -> list[Candidate]:
     """``candidates`` with the answer prior added to their prior score (module docstring): the same order of
     labels (each label's answers move together), a new order of one label's answers."""
     groups = _by_label(candidates)

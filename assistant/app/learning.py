@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -274,7 +275,7 @@ def update(
                 "test_acc1": _accuracy(result.prior, candidate, "test"),
             }
             kept = after["dev_acc1"] > before["dev_acc1"]
-            report = {
+            report: dict[str, Any] = {
                 "domain": domain_name,
                 "kept": "new" if kept else "old",
                 "before": before,

@@ -101,7 +101,9 @@ def faq_changes(name: str, entries: list[FaqEntry]) -> FaqChanges:
     with KnowledgeBase.open(name) as kb:
         stored = {label.key: label for label in kb.labels()}
         categories = _categories(kb)
-    added, edited, unchanged = [], [], []
+    added: list[str] = []
+    edited: list[str] = []
+    unchanged: list[str] = []
     for entry in entries:
         old = stored.get(entry.key)
         if old is None:

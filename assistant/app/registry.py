@@ -39,6 +39,7 @@ from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
+from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
 from models.checkpoint import data_hash, read_json, read_sidecar, write_json_atomic
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ class ModelRegistry:
         self._agent_domain: Domain | None = None
         self._protocol: SimulationProtocol | None = None
         self._encoder = None
-        self._text_encoder = None
+        self._text_encoder: CachingSentenceEncoder | None = None
         self._clarifiers: dict[tuple, Clarifier] = {}
         self._priors: dict[int, CombinedPrior] = {}
         self.notice = ""  # one line for the person when something runs in a slower way
@@ -158,11 +159,9 @@ class ModelRegistry:
             self._priors.clear()
 
     @property
-    def text_encoder(self):
+    def text_encoder(self) -> CachingSentenceEncoder:
         """Pooled MiniLM for the comparison phase's candidate features, with a per-domain disk cache."""
         if self._text_encoder is None:
-            from assistant.text.embeddings import CachingSentenceEncoder
-
             self._text_encoder = CachingSentenceEncoder(paths.models_dir(self.name) / "text-embeddings.npz")
         return self._text_encoder
 

@@ -28,10 +28,11 @@ The GUI and the terminal render a session and send it the person's actions; neit
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import asdict, replace
 
 from assistant.app.comparison import candidate_labels
-from assistant.app.registry import ModelRegistry
+from assistant.app.domain_models import DomainModels
 from assistant.app.session_records import (
     FinalAnswer,
     OutOfScopeView,
@@ -75,7 +76,7 @@ __all__ = [  # the session's vocabulary, for the GUI and the terminal (docs/glos
 class Session(SessionState):
     """See the module docstring. Create with ``Session.start`` or ``Session.resume``."""
 
-    def __init__(self, registry: ModelRegistry, kb: KnowledgeBase, session_id: int, query: str, config: SessionConfig):
+    def __init__(self, registry: DomainModels, kb: KnowledgeBase, session_id: int, query: str, config: SessionConfig):
         clarifier = registry.clarifier(config.candidates, config.pace, config.shortlist_size)
         super().__init__(clarifier, registry.text_encoder, query, config, registry.domain.title)
         self.registry = registry
@@ -88,7 +89,7 @@ class Session(SessionState):
     # ---- creating, resuming, listing -------------------------------------------------------------------
     @classmethod
     def start(
-        cls, registry: ModelRegistry, query: str, config: SessionConfig | None = None, kb: KnowledgeBase | None = None
+        cls, registry: DomainModels, query: str, config: SessionConfig | None = None, kb: KnowledgeBase | None = None
     ) -> Session:
         """Open a new session for ``query``; the query and the first decisions are logged at once."""
         config = config or SessionConfig()
@@ -101,7 +102,7 @@ class Session(SessionState):
         return session
 
     @classmethod
-    def resume(cls, registry: ModelRegistry, session_id: int, kb: KnowledgeBase | None = None) -> Session:
+    def resume(cls, registry: DomainModels, session_id: int, kb: KnowledgeBase | None = None) -> Session:
         """Rebuild session ``session_id`` by replaying its log, then carry on where it stopped."""
         kb = kb or KnowledgeBase.open(registry.name)
         record, config = resumable(kb, registry.name, registry.text_prior, session_id)
@@ -144,14 +145,14 @@ class Session(SessionState):
             else:
                 self._pending_question, self._override_stop = question, False
 
-    def transcript(self) -> list[dict]:
+    def transcript(self) -> builtins.list[dict]:  # builtins: ``list`` here is Session.list
         """The session's log as events (for a chat-style view and for audits)."""
         return self.log.transcript(self.id)
 
-    def candidate_titles(self, transcript: list[dict] | None = None) -> dict[str, str]:
+    def candidate_titles(self, transcript: builtins.list[dict] | None = None) -> dict[str, str]:
         """{candidate id: the name of the label it answers} for every candidate the session compared (the
         transcript's comparisons name candidates by id)."""
-        titles = {}
+        titles: dict[str, str] = {}
         for event in self.transcript() if transcript is None else transcript:
             if event["kind"] == EntryKind.STOP:
                 for cid, (key, shown) in candidate_labels(event).items():
@@ -165,6 +166,7 @@ class Session(SessionState):
     def answer(self, option: int | None = None, kind: AnswerKind | str = AnswerKind.OPTION) -> None:
         """Answer the pending question with an option index, or kind 'not_sure' / 'not_visible'."""
         view = self._need(Phase.CLARIFYING)
+        assert view is not None  # _need raised when no question is pending
         kind = AnswerKind(kind)
         options = view.options
         if kind.picks_an_option and (option is None or not 0 <= option < len(options)):
@@ -215,7 +217,7 @@ class Session(SessionState):
         """End the comparisons now: the current best is proposed ("Accept this answer?"), not accepted."""
         if self.phase != Phase.COMPARING:
             raise SessionStateError(f"there are no comparisons to end while {self.phase}")
-        answer = self.proposed
+        answer = self._proposal()
         self._act(EntryKind.DONE, {"label": answer.label_key, "candidate": answer.candidate_id})
         return answer
 
@@ -223,15 +225,15 @@ class Session(SessionState):
         """Accept the proposed answer."""
         if self.phase != Phase.DECIDED:
             raise SessionStateError(f"there is no proposed answer to accept while {self.phase}")
-        answer = self.proposed
+        answer = self._proposal()
         self._act(EntryKind.ACCEPT, {"label": answer.label_key, "text": answer.text, "candidate": answer.candidate_id})
-        return self.final
+        return self._final()
 
     def reject(self, reason: str = "") -> None:
         """The proposed answer is not it: then ``choose`` another, ``ask_more`` or ``give_up``."""
         if self.phase != Phase.DECIDED:
             raise SessionStateError(f"there is no proposed answer to reject while {self.phase}")
-        answer = self.proposed
+        answer = self._proposal()
         self._act(EntryKind.REJECT, {"reason": reason, "label": answer.label_key, "candidate": answer.candidate_id})
 
     def choose(self, candidate_id: str) -> FinalAnswer:
@@ -242,7 +244,7 @@ class Session(SessionState):
         if chosen is None:
             raise ConfigError(f"{candidate_id!r} is not one of the other shortlisted answers")
         self._act(EntryKind.CHOOSE, {"candidate": candidate_id, "label": chosen.label_key})
-        return self.final
+        return self._final()
 
     def give_up(self) -> None:
         """After a rejection: end without an answer (the session is logged as failed)."""
@@ -270,6 +272,19 @@ class Session(SessionState):
         self._act(EntryKind.UNDO, {"phase": self.phase})
 
     # ---- applying and logging -----------------------------------------------------------------------------
+    def _proposal(self) -> FinalAnswer:
+        """The proposed answer (the callers checked the phase, which always has one)."""
+        answer = self.proposed
+        if answer is None:
+            raise SessionStateError(f"there is no proposed answer while {self.phase}")
+        return answer
+
+    def _final(self) -> FinalAnswer:
+        """The accepted answer, right after an action that accepted one."""
+        if self.final is None:
+            raise SessionStateError(f"no answer was accepted (the session is {self.phase})")
+        return self.final
+
     def _need(self, phase: Phase) -> QuestionView | None:
         if self.phase != phase:
             raise SessionStateError(
@@ -291,7 +306,7 @@ class Session(SessionState):
             raise
         self._commit([(kind, payload)], before)
 
-    def _commit(self, entries: list[Entry], before: list[Entry] | None = None) -> None:
+    def _commit(self, entries: builtins.list[Entry], before: builtins.list[Entry] | None = None) -> None:
         """Take the decisions that follow ``entries`` (applied already) and log them all in one transaction;
         when that fails, go back to the state after ``before`` (the entries applied until then)."""
         before = list(self._applied[: len(self._applied) - len(entries)]) if before is None else before

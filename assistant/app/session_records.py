@@ -189,7 +189,7 @@ def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -
     """Why a conversation stopped asking (a ``StopReason``), in words."""
     covered = conversation.coverage()
     top = float(conversation.probs.max())
-    reasons = {
+    reasons: dict[str, str] = {
         StopReason.CONFIDENT: f"it is {covered:.0%} sure the answer is among the {shortlist_size} shortlisted "
         f"(best guess {top:.0%})",
         StopReason.NO_INFORMATIVE_QUESTION: "no question left would tell the shortlisted answers apart",

@@ -35,11 +35,12 @@ from assistant.app.session_records import (
 )
 from assistant.clarification.clarifier import Clarifier, Conversation
 from assistant.clarification.comparison_plan import plan_comparisons
-from assistant.clarification.explanation import explain
+from assistant.clarification.explanation import QuestionExplanation, explain
 from assistant.clarification.records import AnswerKind, ShortlistItem, StopReason
 from assistant.errors import SessionStateError
 from assistant.ranking import Candidate, RankingSession, RankingStopReason
 from assistant.store import Domain, EntryKind, SessionStatus
+from assistant.text.encoder import TextEncoder
 
 Entry = tuple[EntryKind, dict]
 
@@ -48,7 +49,9 @@ class SessionState:
     """See the module docstring. ``clarifier``: the assistant the conversation runs on; ``text_encoder``
     embeds the compared answers."""
 
-    def __init__(self, clarifier: Clarifier, text_encoder, query: str, config: SessionConfig, title: str) -> None:
+    def __init__(
+        self, clarifier: Clarifier, text_encoder: TextEncoder, query: str, config: SessionConfig, title: str
+    ) -> None:
         self.config = config
         self.text_encoder = text_encoder
         self.title = title  # the domain's title, for the out-of-scope ending's message
@@ -99,7 +102,7 @@ class SessionState:
         """The k most likely labels now, most likely first."""
         return self.conversation.shortlist(k)
 
-    def explain(self) -> dict | None:
+    def explain(self) -> QuestionExplanation | None:
         """Why the pending question: its information gain and what each answer would change."""
         view = self.question
         return None if view is None else explain(self.conversation, view.index)
@@ -178,7 +181,7 @@ class SessionState:
         return any(kind in USER_ACTIONS for kind, _ in self._applied)
 
     # ---- applying entries ---------------------------------------------------------------------------------
-    def apply(self, kind: EntryKind, payload: dict, ranking: RankingSession | None = None) -> None:
+    def apply(self, kind: EntryKind | str, payload: dict, ranking: RankingSession | None = None) -> None:
         """Change the state for one log entry (live or replayed); no logging, no decisions.
 
         ``ranking``: for a live 'stop', the ranking session its entry describes (a replay builds it from the
@@ -324,13 +327,13 @@ class SessionState:
                 if len(plan.items) == 1 and not ranking.stopped:  # one label left: its best answer first
                     take(EntryKind.DECIDED, {"reason": ProposalReason.BEST_ANSWER})
                     return decided
-            ranking = self.ranking
-            if self.phase == Phase.COMPARING and ranking.stop_reason == RankingStopReason.ALL_RULED_OUT:
-                keys = sorted({c.label_key for c in ranking.candidates})
+            comparing = self.ranking if self.phase == Phase.COMPARING else None  # the comparing phase has one
+            if comparing is not None and comparing.stop_reason == RankingStopReason.ALL_RULED_OUT:
+                keys = sorted({c.label_key for c in comparing.candidates})
                 take(EntryKind.BACK, {"exclude": keys, "reason": RankingStopReason.ALL_RULED_OUT})
                 continue
-            if self.phase == Phase.COMPARING and ranking.stopped:
-                take(EntryKind.DECIDED, {"reason": ranking.stop_reason})
+            if comparing is not None and comparing.stopped:
+                take(EntryKind.DECIDED, {"reason": comparing.stop_reason})
             return decided
         return decided
 

@@ -76,7 +76,7 @@ class AnswerModel:
 
     @property
     def shape(self) -> tuple[int, int, int]:
-        return self.p_hat.shape  # type: ignore[return-value]
+        return self.p_hat.shape
 
     @property
     def option_counts(self) -> np.ndarray:

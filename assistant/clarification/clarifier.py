@@ -111,7 +111,8 @@ class Clarifier:
             p = 1.0 - LIST_ERROR if evidence.option == len(evidence.listed) else LIST_ERROR / (n_options - 1)
         else:
             n_options = len(self.domain.questions[evidence.question].options)
-            p = self.out_of_scope_answers[evidence.question, evidence.option]
+            assert self.out_of_scope_answers is not None  # asked only of a clarifier with an out-of-scope model
+            p = float(self.out_of_scope_answers[evidence.question, evidence.option])
         return math.log(softness * p + (1.0 - softness) / n_options)
 
     def log_prior(self, query: str) -> np.ndarray:

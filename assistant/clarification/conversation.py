@@ -186,7 +186,8 @@ class Conversation:
             return True
         if not self.clarifier.stop_rule.should_stop(self.probs, self.turn, cfg.max_turns, gain):
             return False
-        if oos is not None and informative and oos >= self.clarifier.out_of_scope.doubt:
+        model = self.clarifier.out_of_scope  # there is one whenever ``oos`` is not None
+        if oos is not None and model is not None and informative and oos >= model.doubt:
             return False  # in doubt whether anything fits, and a question can still tell
         if cfg.coverage > 0 and informative and self.coverage() < cfg.coverage:
             return False  # the shortlist is unlikely to hold the answer and a question can still help

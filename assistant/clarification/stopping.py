@@ -144,7 +144,7 @@ class LearnedPolicy:
     def __init__(self, net: StopPolicyNet) -> None:
         self.net = net
         self.top_k = net.top_k
-        first, last = net.layers[0], net.layers[2]
+        first, last = net.hidden_layer, net.output_layer
         self._w1 = first.weight.detach().numpy().astype(np.float32).T.copy()
         self._b1 = first.bias.detach().numpy().astype(np.float32).copy()
         self._w2 = last.weight.detach().numpy().astype(np.float32).T.copy()

@@ -78,6 +78,7 @@ def ask_command(
     if resume_id is not None:
         session = Session.resume(registry, resume_id, kb)
     else:
+        assert query is not None  # checked above: without --resume a query is required
         config = SessionConfig(candidates=candidates, shortlist_size=top, pace=pace)
         session = Session.start(registry, query, config, kb)
 
@@ -92,18 +93,20 @@ def ask_command(
         session.phase == Phase.OUT_OF_SCOPE and session.handed_off
     ):
         if session.phase == Phase.OUT_OF_SCOPE:
-            view = session.nothing_fits
+            ending = session.nothing_fits
+            assert ending is not None  # the out-of-scope phase always has its ending
             emit(
                 {
                     "type": "out_of_scope",
-                    "message": view.message,
-                    "probability": round(view.probability, 4),
-                    "help_topics": list(view.help_topics),
-                    "did_you_mean": [{"label": name, "probability": round(p, 4)} for name, p in view.did_you_mean],
+                    "message": ending.message,
+                    "probability": round(ending.probability, 4),
+                    "help_topics": list(ending.help_topics),
+                    "did_you_mean": [{"label": name, "probability": round(p, 4)} for name, p in ending.did_you_mean],
                 }
             )
         elif session.phase == Phase.CLARIFYING:
             view = session.question
+            assert view is not None  # the clarifying phase always has a question waiting
             emit(
                 {
                     "type": "question",
@@ -129,7 +132,9 @@ def ask_command(
                 return
             continue
         elif session.phase == Phase.COMPARING:
-            left, right = session.pair
+            pair = session.pair
+            assert pair is not None  # the comparing phase always has a pair waiting
+            left, right = pair
             emit(
                 {
                     "type": "pair",
@@ -143,6 +148,7 @@ def ask_command(
             emit({"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more})
         else:  # decided
             proposal = session.proposed
+            assert proposal is not None  # the decided phase always has its proposal
             answers = faq_answers(session)
             emit(
                 {
@@ -178,8 +184,8 @@ def ask_command(
         except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
             emit({"type": "error", "message": str(exc)})
         except (ValueError, IndexError):
-            view = session.question
-            clarify = clarify_keys(view is not None and view.allows_not_visible)
+            waiting = session.question
+            clarify = clarify_keys(waiting is not None and waiting.allows_not_visible)
             keys = {
                 Phase.CLARIFYING: clarify,
                 Phase.COMPARING: COMPARE_KEYS,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Any
 
 import click
 
@@ -184,7 +185,7 @@ def evaluate_command(
         return oos_cli.run_out_of_scope(
             registry, pace, seed, oos_user_error, json_file, alone=True, queries=oos_queries
         )
-    args = {
+    args: dict[str, Any] = {  # the same settings for one noise level or a sweep
         "candidates": candidates,
         "episodes": episodes,
         "seed": seed,

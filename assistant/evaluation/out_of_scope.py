@@ -325,7 +325,7 @@ def evaluate_out_of_scope(
     odds = model.prior_log_odds(log_probs - np.log(np.exp(log_probs).sum(axis=1, keepdims=True)))
     prior_only = [
         num_labels if o >= math.log(model.threshold / (1 - model.threshold)) else int(s.argmax())
-        for o, s in zip(odds, scores)
+        for o, s in zip(np.asarray(odds), scores)
     ]
     rows.append({"system": "no_interaction_oos_prior", **metrics(test, prior_only, [0] * len(test), num_labels)})
     user = setup.user()

@@ -123,9 +123,9 @@ class AnswerSelector(ABC):
             for start in range(0, draws, cfg.batch_questions):
                 batch = [usable[i] for i in order[start : start + cfg.batch_questions]]
                 offsets = np.cumsum([0] + [len(p.texts) for p, _ in batch[:-1]])
-                pairs = torch.from_numpy(np.concatenate([pr + off for (_, pr), off in zip(batch, offsets)]))
+                batch_pairs = torch.from_numpy(np.concatenate([pr + off for (_, pr), off in zip(batch, offsets)]))
                 scores = self._forward([p for p, _ in batch], False, gen, None)
-                loss = margin_ranking_loss(scores, pairs, torch.ones(len(pairs)), cfg.margin)
+                loss = margin_ranking_loss(scores, batch_pairs, torch.ones(len(batch_pairs)), cfg.margin)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
@@ -229,6 +229,11 @@ class EncoderSelector(AnswerSelector):
             self._ids[key] = (ids[0], ids[1:])
         return self._ids[key]
 
+    def _cnn(self) -> CNNAnswerRanker:
+        net = self._need_net()
+        assert isinstance(net, CNNAnswerRanker)  # _new_net builds one
+        return net
+
     def _new_net(self) -> torch.nn.Module:
         return CNNAnswerRanker(self.vectors.table, hidden=self.config.hidden // 2, dropout=self.config.dropout)
 
@@ -241,7 +246,7 @@ class EncoderSelector(AnswerSelector):
         return out, out != 0
 
     def _vectors_of(self, problems) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        net = self._need_net()
+        net = self._cnn()
         tokens = [self._tokens(p) for p in problems]
         questions = net.encode(*self._pad([q for q, _ in tokens]))
         candidates = net.encode(*self._pad([c for _, cs in tokens for c in cs]))
@@ -250,11 +255,11 @@ class EncoderSelector(AnswerSelector):
 
     def _forward(self, problems, mc, generator, samples):
         questions, candidates, owner = self._vectors_of(problems)
-        return self._need_net().score(questions, candidates, owner, mc=mc, generator=generator, samples=samples)
+        return self._cnn().score(questions, candidates, owner, mc=mc, generator=generator, samples=samples)
 
     @torch.no_grad()
     def embed(self, problems: Sequence[LearningProblem]) -> np.ndarray:
-        net = self._need_net()
+        net = self._cnn()
         net.eval()
         ids = [self._tokens(p)[0] for p in problems]
         return net.encode(*self._pad(ids)).double().numpy()

@@ -145,13 +145,13 @@ class MentionDetector:
                     part_values.append(_PartValue(q, 0, aliases, words, standalone))
             elif question.kind == "choice" and question.group in CHOICE_WORDS:
                 index = {}
-                for words, option_prefix in CHOICE_WORDS[question.group].items():
+                for option_words, option_prefix in CHOICE_WORDS[question.group].items():
                     for r, option in enumerate(question.options):
                         if option.startswith(option_prefix):
-                            index[words] = r
-                part = CHOICE_PARTS.get(question.group)
+                            index[option_words] = r
+                choice_part = CHOICE_PARTS.get(question.group)
                 ordered = dict(sorted(index.items(), key=lambda kv: -len(kv[0])))
-                choices.append((q, ordered, frozenset(PART_ALIASES[part]) if part else None))
+                choices.append((q, ordered, frozenset(PART_ALIASES[choice_part]) if choice_part else None))
             elif (
                 question.kind == "choice" and question.group.startswith("has_") and question.group.endswith("_pattern")
             ):

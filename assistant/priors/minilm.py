@@ -11,6 +11,7 @@ from assistant.priors.base import centroid_applicable, check_texts, scatter_tag_
 from assistant.priors.calibration import query_temperatures, ranking_metrics, short_query_windows, tune_temperature
 from assistant.store import Domain
 from assistant.text.embeddings import CachingSentenceEncoder
+from assistant.text.encoder import TextEncoder
 from assistant.text.label_text import LabelTextConfig, label_documents, tag_answer_texts
 
 
@@ -43,7 +44,7 @@ class MiniLMPrior:
         self.temperature = temperature
         self.short_temperature: float | None = None
         self._tags: np.ndarray | None = None
-        self._embeddings = None
+        self._embeddings: TextEncoder | None = None
         self._query_cache: dict[str, np.ndarray] = {}
 
     @classmethod
@@ -79,6 +80,7 @@ class MiniLMPrior:
         vague first-query mix of the dev queries); default: the dev queries and 1-3 word windows of them."""
         prior = cls.build(agent, text, centroid)
         embeddings = prior._embeddings
+        assert embeddings is not None  # build sets it
         dev_texts, dev_labels = agent.queries("dev")
         if len(dev_texts):
             dev = embeddings.encode(dev_texts)

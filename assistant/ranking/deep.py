@@ -272,7 +272,7 @@ def collect_swag(
                 sq_mean = theta**2 if sq_mean is None else sq_mean + (theta**2 - sq_mean) / count
                 deviations = [*deviations[-(rank - 1) :], theta - mean]
         yield Progress(epoch + 1, epochs, "collecting SWAG moments")
-    if mean is None or len(deviations) < 2:
+    if mean is None or sq_mean is None or len(deviations) < 2:
         raise ConfigError("SWAG saw too few training steps: use more questions or epochs")
     return SWAGMoments(mean, sq_mean, torch.stack(deviations))
 

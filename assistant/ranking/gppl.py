@@ -145,7 +145,7 @@ class GPPL(PreferenceModel):
         self._kernel_key: tuple = ()
         self._posterior: KernelPosterior | None = None
         self._prior_stats: tuple[float, float] | None = None
-        self.fit_ = None
+        self.fit_: LaplaceFit | None = None
 
     def _check_params(self) -> None:
         for name in ("output_scale", "noise", "lengthscale_factor"):

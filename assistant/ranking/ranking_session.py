@@ -48,6 +48,7 @@ from assistant.ranking.constraints import chance_best_weighted, project_order, s
 from assistant.ranking.gppl import GPPL
 from assistant.ranking.oracle import RankingStopReason, RankingStopRule
 from assistant.store import Label
+from assistant.text.encoder import TextEncoder
 
 SESSION_FORMAT = 1
 SESSION_MODELS: dict[str, type[PreferenceModel]] = {"gppl": GPPL, "bt": BradleyTerry}
@@ -94,13 +95,13 @@ def candidate_texts(label: Label) -> list[str]:
 
 
 def candidates_from_labels(
-    labels: Sequence[Label], probabilities: Sequence[float], query: str, encoder=None
+    labels: Sequence[Label], probabilities: Sequence[float], query: str, encoder: TextEncoder | None = None
 ) -> list[Candidate]:
     """The clarifier's shortlist as ranking candidates.
 
     One candidate per answer text of each label (``Label.answers``, FAQ), or one per label (its text, else
     its name) when it has none. Features are MiniLM embeddings of the candidate text (``encoder`` defaults to
-    ``models.pretrained.SentenceEncoder``; anything with ``encode(list[str]) -> [n, d]`` works). Prior score
+    ``models.pretrained.SentenceEncoder``; any ``assistant.text.encoder.TextEncoder`` works). Prior score
     = log p(label) + cos(query, text): the clarifier's posterior orders labels, the cosine orders the answers
     within a label. Ids are the label key, with ``#k`` appended when a label has several answers.
     """

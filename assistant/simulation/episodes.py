@@ -36,7 +36,7 @@ def sample_episodes(
     count: int,
     seed: int,
     split: str = "test",
-    targets: Sequence[int] | None = None,
+    targets: Sequence[int] | np.ndarray | None = None,
 ) -> list[EpisodeSpec]:
     """``count`` episodes: target uniform over ``targets`` (default: labels with queries in ``split``),
     query uniform among the target's queries in ``split``."""

@@ -153,7 +153,7 @@ class VagueQueries:
                 return text, attempt
         return query, "crowd"
 
-    def _make(self, query: str, label: int, kind: str, rng: np.random.Generator) -> str:
+    def _make(self, query: str, label: int | None, kind: str, rng: np.random.Generator) -> str:
         tokens = query.split()
         if kind == "crowd":
             return query
@@ -169,6 +169,8 @@ class VagueQueries:
                 return ""
             keep = np.sort(rng.choice(len(content), size=min(MAX_KEYWORDS, len(content) - 1), replace=False))
             return " ".join(content[i] for i in keep)
+        if label is None:  # never reached: ``make`` asks only the label-free kinds above without a label
+            return ""
         if kind == "unnamed":
             naming = self._name_words[label]
             kept = [t for t in tokens if not any(noun_lemma(w) in naming for w in words(t))]

@@ -75,8 +75,9 @@ def user_answer(user: SimulatedUser, conversation: Conversation, question: int) 
     """What the simulated ``user`` answers to ``question`` of ``conversation`` (the domain's questions, or the
     pending answer-list question over the labels it lists)."""
     if question == ANSWER_LIST:
-        candidates = conversation.clarifier.candidates
-        return user.answer_list([int(candidates[i]) for i in conversation.pending_list.positions])
+        candidates, listed = conversation.clarifier.candidates, conversation.pending_list
+        assert listed is not None  # the answer-list question is asked only with its list
+        return user.answer_list([int(candidates[i]) for i in listed.positions])
     return user.answer(question)
 
 

@@ -56,7 +56,7 @@ class SimulatedUser:
         if not 0 <= episode.target < self.answers.shape[2]:
             raise ConfigError(f"episode target {episode.target} is not a label index")
         self.target = episode.target
-        self._uniforms = np.random.default_rng(episode.seed).random(self.answers.shape[0])
+        self._uniforms = np.random.default_rng(episode.seed).random((self.answers.shape[0],))
         self._noise_uniforms = np.random.default_rng([episode.seed, NOISE_STREAM]).random((self.answers.shape[0], 2))
         self._list_rng = np.random.default_rng([episode.seed, LIST_STREAM])
         return episode.query
@@ -77,7 +77,7 @@ class SimulatedUser:
 
     def answer(self, question: int) -> int:
         """The option index the user picks for ``question`` (``NOT_SURE`` when the noise says so)."""
-        if self.target is None or self._uniforms is None:
+        if self.target is None or self._uniforms is None or self._noise_uniforms is None:
             raise ConfigError("call start(episode) before asking the simulated user")
         cdf = self._cdf[question, :, self.target]
         n = self.option_mask[question].sum(keepdims=True)

@@ -180,7 +180,7 @@ def write_domain(kb: KnowledgeBase, data: DomainData) -> None:
         if data.out_of_scope:
             kb.replace_out_of_scope_queries(data.out_of_scope, source=data.query_source)
         current = kb.get_meta()
-        meta = {
+        meta: dict[str, str | int | float | bool] = {
             "title": data.title,
             "description": data.description,
             "adapter": data.name,

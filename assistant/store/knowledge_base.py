@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from assistant import paths
 from assistant.errors import DomainNotFoundError, StoreError
@@ -183,7 +184,7 @@ class KnowledgeBase:
                 for key, position, old_source in self.db.execute("SELECT key, position, source FROM labels")
             }
             start = max((pos for pos, _ in kept.values()), default=-1) + 1
-            records = []
+            records: list[dict[str, Any]] = []
             for label in labels:
                 position, label_source = kept.get(label.key) or (start + len(records), source)
                 records.append(
@@ -195,7 +196,7 @@ class KnowledgeBase:
                         "source": label_source,
                     }
                 )
-            self.db["labels"].upsert_all(records, pk="key")
+            self.db.table("labels").upsert_all(records, pk="key")
             ids = self.label_ids()
             for label in labels:
                 label_id = ids[label.key]
@@ -205,7 +206,7 @@ class KnowledgeBase:
                 if tuple(t for (t,) in stored) == tuple(label.answers):
                     continue  # unchanged: keep the rows (and their ids) as they are
                 self.db.execute("DELETE FROM label_answers WHERE label_id = ?", [label_id])
-                self.db["label_answers"].insert_all(
+                self.db.table("label_answers").insert_all(
                     {"label_id": label_id, "position": position, "text": text}
                     for position, text in enumerate(label.answers)
                 )
@@ -216,7 +217,7 @@ class KnowledgeBase:
         with self.transaction():
             kept = dict(self.db.execute("SELECT tag, position FROM questions"))
             start = max(kept.values(), default=-1) + 1
-            records = []
+            records: list[dict[str, Any]] = []
             for q in questions:
                 position = kept.get(q.tag, start + len(records))
                 records.append(
@@ -231,7 +232,7 @@ class KnowledgeBase:
                         "source": source,
                     }
                 )
-            self.db["questions"].upsert_all(records, pk="tag")
+            self.db.table("questions").upsert_all(records, pk="tag")
         return self.question_ids()
 
     def add_annotations(
@@ -278,6 +279,7 @@ class KnowledgeBase:
                 "INSERT INTO imports (sha256, kind, format, filename, imported_at, report) VALUES (?, ?, ?, ?, ?, ?)",
                 [sha256, kind, fmt, filename, utc_now(), json.dumps(report, sort_keys=True)],
             )
+            assert cursor.lastrowid is not None  # an INSERT's cursor has its row's id
             return int(cursor.lastrowid)
 
     def find_import(self, sha256: str, kind: str) -> dict | None:

@@ -13,6 +13,7 @@ programs on one session never write contradictory entries.
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -164,6 +165,7 @@ class SessionLog:
                 "INSERT INTO sessions (query, status, created_at, updated_at, config, kind) VALUES (?, ?, ?, ?, ?, ?)",
                 [query, SessionStatus.ACTIVE, now, now, json.dumps(config), kind],
             )
+            assert cursor.lastrowid is not None  # an INSERT's cursor has its row's id
             session_id = int(cursor.lastrowid)
             self._insert(session_id, 0, entries, now)
         return session_id
@@ -263,7 +265,7 @@ class SessionLog:
         row = self.kb.db.execute("SELECT kind FROM sessions WHERE id = ?", [session_id]).fetchone()
         return SessionKind.CLARIFY if row is None else row[0]
 
-    def _rows(self, session_id: int) -> list[tuple[str, dict, int]]:
+    def _rows(self, session_id: int) -> builtins.list[tuple[str, dict, int]]:  # builtins: ``list`` is a method here
         session_kind = self._kind(session_id)
         rows = self.kb.db.execute(
             "SELECT kind, payload, position FROM turns WHERE session_id = ? ORDER BY position", [session_id]

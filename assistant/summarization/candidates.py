@@ -105,7 +105,7 @@ def sample_random(
     return list(seen)
 
 
-def fill(order: Sequence[int], words: np.ndarray, max_words: int = MAX_WORDS) -> tuple[int, ...]:
+def fill(order: Sequence[int] | np.ndarray, words: np.ndarray, max_words: int = MAX_WORDS) -> tuple[int, ...]:
     """Take sentences in ``order`` while they fit (skipping those that do not)."""
     chosen, total = [], 0
     for i in order:

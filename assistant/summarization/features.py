@@ -54,7 +54,7 @@ class TermStats:
         idf = np.log((1.0 + len(table)) / (1.0 + df)) + 1.0
         tfidf = _normalise_rows(counts @ sp.diags(idf))
         whole = np.asarray(counts.sum(axis=0)).ravel() * idf
-        whole /= max(np.linalg.norm(whole), 1e-12)
+        whole /= max(float(np.linalg.norm(whole)), 1e-12)
         return cls(vocab, sp.csr_matrix(tfidf), idf, tfidf @ whole, (tfidf @ tfidf.T).toarray())
 
     def query_cosine(self, tokens: list[str]) -> np.ndarray:

@@ -12,6 +12,7 @@ import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -122,8 +123,8 @@ def prepare_topic(
             vectors = np.asarray(embeddings)
         else:
             enc = sentence_encoder(encoder)
-            vectors = enc.encode_job(texts) if hasattr(enc, "encode_job") else None
-            vectors = (yield from vectors) if vectors is not None else np.asarray(enc.encode(texts))
+            encode_job = getattr(enc, "encode_job", None)  # the cached encoder reports its progress
+            vectors = (yield from encode_job(texts)) if encode_job is not None else np.asarray(enc.encode(texts))
         prepared.embeddings = np.asarray(vectors[: len(table)], dtype=np.float64)
         if topic.question.strip():
             prepared.question_embedding = np.asarray(vectors[-1], dtype=np.float64)
@@ -193,7 +194,7 @@ def cached_topic(
         prepared.gold = cached["gold"]
     if summaries is None:
         lengths = [len(s) for s in prepared.candidates.summaries]
-        out = {
+        out: dict[str, Any] = {  # "gold" may be None
             "flat": np.array([i for s in prepared.candidates.summaries for i in s], dtype=np.int32),
             "offsets": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
             "gold": prepared.gold,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from assistant.errors import ConfigError
+from assistant.ranking.base import PreferenceModel
 from assistant.ranking.gppl import GPPL
 from assistant.summarization.candidates import CandidateSet
 from assistant.summarization.features import bigram_plus, pooled_embeddings
@@ -37,7 +38,7 @@ class LearnedReward:
     ``prior`` (it is read through ``GPPL.predict_mean``, never refitted).
     """
 
-    def __init__(self, prepared, model: GPPL, prior: str = "reaper", features: str = "bigram") -> None:
+    def __init__(self, prepared, model: PreferenceModel, prior: str = "reaper", features: str = "bigram") -> None:
         if not isinstance(model, GPPL):
             raise ConfigError("the learned reward needs the GPPL ranker (any strategy but unc)")
         if features not in prepared.features or prior not in prepared.priors:

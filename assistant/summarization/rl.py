@@ -244,7 +244,8 @@ class RLSummarizer:
                 self._replay(int(index))
                 if (e + 1) % 100 == 0 or e + 1 == s.replay_episodes:
                     yield Progress(e + 1, total, "training the summarizer on the candidates")
-        done, recent = s.replay_episodes, []
+        done = s.replay_episodes
+        recent: list[float] = []
         while done < total:
             size = min(s.batch, total - done)
             episodes = []

@@ -115,6 +115,7 @@ class RLQATopic:
         """[N] mean over references of ROUGE-1 + ROUGE-2 recall."""
         total = np.zeros(len(summaries))
         for ref in self.references:
+            assert self.rouge is not None  # built whenever there are references
             s = self.rouge.scores(summaries, ref)
             total += s["rouge1"]["r"] + s["rouge2"]["r"]
         return total / max(len(self.references), 1)

@@ -197,7 +197,7 @@ class CandidateRouge:
             for kind in GOLD_WEIGHTS:
                 ref_keys, ref_counts = ref[kind]
                 owners, keys = self._grams(tok, own, kind, keep)
-                matched = np.zeros(n)
+                matched: np.ndarray = np.zeros(n)
                 if len(ref_keys) and len(keys):
                     at = np.clip(np.searchsorted(ref_keys, keys), 0, len(ref_keys) - 1)
                     hit = ref_keys[at] == keys

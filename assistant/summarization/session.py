@@ -187,7 +187,7 @@ class SummarySession:
         """End the session with the best candidate ('best') or the RL summary ('rl'); returns its text."""
         if which == "rl" and self.rl_summary is None:
             raise SessionStateError("there is no written summary to accept yet: write a better one first")
-        text = self.rl_text if which == "rl" else self.best_text()
+        text = (self.rl_text if which == "rl" else self.best_text()) or ""  # rl_text: there is one (checked)
         self.accepted = True
         self._record("accept", {"which": which, "text": text})
         return text

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.progress import Progress, run_job
+from assistant.text.encoder import TextEncoder
 from models.checkpoint import write_npz_atomic
 from models.pretrained import EMBEDDING_DIM, SentenceEncoder
 
@@ -24,9 +25,9 @@ class CachingSentenceEncoder:
     One file per encoder: two instances on one file would each keep only their own additions.
     """
 
-    def __init__(self, path: str | Path, encoder=None) -> None:
+    def __init__(self, path: str | Path, encoder: TextEncoder | None = None) -> None:
         self.path = Path(path)
-        self.encoder = encoder or SentenceEncoder()
+        self.encoder: TextEncoder = encoder or SentenceEncoder()
         self.dim = getattr(self.encoder, "dim", EMBEDDING_DIM)
         self._vectors: dict[str, np.ndarray] = {}
         if self.path.is_file():

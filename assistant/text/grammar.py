@@ -106,7 +106,7 @@ def _in_frame(docs: Sequence, prefix_words: int, phrases: Sequence[str]) -> list
 def noun_phrase_problems(phrases: Sequence[str]) -> list[str | None]:
     """Per phrase, why "Is it about the {phrase}?" is no noun phrase with a noun head (None: it is)."""
     docs = parse(f"Is it about the {p}?" for p in phrases)
-    problems = []
+    problems: list[str | None] = []
     for tokens, phrase in zip(_in_frame(docs, 4, phrases), phrases):
         if len(tokens) != len(phrase.split()):
             problems.append("the tagger splits it differently")
@@ -118,7 +118,7 @@ def noun_phrase_problems(phrases: Sequence[str]) -> list[str | None]:
 def action_problems(phrases: Sequence[str]) -> list[str | None]:
     """Per phrase, why "I want to {phrase}." does not read as a verb (with its particle) someone does."""
     docs = parse(f"I want to {p}." for p in phrases)
-    problems = []
+    problems: list[str | None] = []
     for tokens, phrase in zip(_in_frame(docs, 3, phrases), phrases):
         if not tokens or tokens[0].tag_ != "VB":
             problems.append(f"'{phrase.split()[0]}' is not a verb here")

@@ -104,6 +104,7 @@ class PolicyResult:
 
 def fit_answer_scale(model: AnswerModel, steps: int = 50) -> tuple[float, np.ndarray]:
     """(w, b) maximising the likelihood of p_hat under p_tilde = softmax_r(w * S + b) (annotated pairs)."""
+    assert model.b is not None  # AnswerModel fills it in when it is built
     if model.tag_scores is None:
         return model.w, model.b
     p_hat = torch.from_numpy(model.p_hat)
@@ -194,7 +195,7 @@ def _train_policy(
 
     net = StopPolicyNet(config.top_k, config.hidden)
     with torch.no_grad():  # start out asking, so that early batches show what questions are worth
-        net.layers[2].bias.copy_(torch.tensor([config.initial_ask_bias, 0.0]))
+        net.output_layer.bias.copy_(torch.tensor([config.initial_ask_bias, 0.0]))
     if start_from is not None:
         net.load_state_dict(start_from[0].state_dict())
         net.train()

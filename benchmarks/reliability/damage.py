@@ -53,12 +53,12 @@ def _negative_mention_weight(home: Path, models: Path) -> None:
 MUST_ANSWER = ("policy weights NaN", "encoder weights NaN", "encoder temperature NaN", "prior.json beta -5")
 
 
-def damages(domain: str) -> dict[str, Callable[[Path], None]]:
+def damages(domain: str) -> dict[str, Callable[[Path], object]]:  # each damages a copied home
     models = Path("models") / domain
     db = Path("domains") / f"{domain}.db"
     policy = served_policy(domain)  # the one `clarify ask` loads: damaging another tests nothing
 
-    def write(rel: Path, data: bytes) -> Callable[[Path], None]:
+    def write(rel: Path, data: bytes) -> Callable[[Path], object]:
         return lambda home: (home / rel).write_bytes(data)
 
     return {

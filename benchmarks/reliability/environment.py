@@ -142,6 +142,7 @@ def write_lock_held(db: Path, seconds: float) -> Iterator[subprocess.Popen]:
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD_LOCK, str(db), str(seconds)], stdout=subprocess.PIPE, text=True
     )
+    assert holder.stdout is not None  # stdout=PIPE
     try:
         line = holder.stdout.readline()
         if line.strip() != "locked":

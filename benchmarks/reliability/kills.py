@@ -88,6 +88,7 @@ class Person:
         self.errors: list[str] = []
 
     def _send(self, token: str) -> None:
+        assert self.proc.stdin is not None  # started with stdin=PIPE
         try:
             self.proc.stdin.write(token + "\n")
             self.proc.stdin.flush()
@@ -174,6 +175,7 @@ def probe_kills(home: Path, domain: str, kills: int, seed: int = 0, timeout: flo
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        assert proc.stderr is not None  # stderr=PIPE
         stderr = proc.stderr.read()
         while True:  # what the process printed before it died still counts as said
             try:

@@ -212,6 +212,7 @@ def probe_closed_pipe(home: Path, domain: str, figures: Figures | None = None) -
     proc = subprocess.Popen(
         clarify_command("sessions", domain), env=clarify_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
+    assert proc.stdout is not None and proc.stderr is not None  # both PIPE
     proc.stdout.close()
     stderr = proc.stderr.read().decode(errors="replace")
     code = proc.wait(timeout=120)

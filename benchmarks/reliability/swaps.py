@@ -244,7 +244,7 @@ def probe_concurrent_launches(work: Path, pairs: int, domain: str = "faq", figur
         state = _domain_state(home, domain)
         if codes != [0, 0] or state != "whole":
             figures.launch_failures += 1
-            errors = [p.stderr.read().decode()[-200:] for p in procs]
+            errors = [p.stderr.read().decode()[-200:] for p in procs if p.stderr is not None]  # stderr=PIPE
             figures.failures.append(f"two first launches: exits {codes}, domain {state}: {errors}")
         shutil.rmtree(home, ignore_errors=True)
     return figures

@@ -66,8 +66,8 @@ def build_domain(name: str) -> Generator[Progress, None, dict]:
     adapters = _adapters()
     if name not in adapters:
         raise DomainNotFoundError(
-            f"no bundled domain {name!r}: choose one of {', '.join(sorted(adapters))}, or create your own "
-            "with `clarify import csv FILE --domain NAME --kind labels`"
+            f"no bundled domain {name!r}: choose one of {', '.join(sorted(adapters))}, or make one from your own FAQ "
+            "with `clarify domain create NAME --from FILE`"
         )
     yield Progress(0, 3, f"reading the bundled {name} files")
     # opened first: a damaged file or an unusable CLARIFY_HOME stops us before work; a first build is written

@@ -53,7 +53,7 @@ def read_queries() -> tuple[list[str], list[tuple[str, str, str]]]:
     keys = json.loads(bundled_file(DATASET, "categories.json").read_text(encoding="utf-8"))
     known = set(keys)
     train, test = _read_split("train", known), _read_split("test", known)
-    queries = []
+    queries: list[tuple[str, str, str]] = []  # (label key, text, split)
     for key in keys:
         texts = list(dict.fromkeys(train[key]))
         order = label_rng(key, "split").permutation(len(texts))

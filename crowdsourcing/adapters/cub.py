@@ -157,7 +157,7 @@ def _caption_queries(
     lines = bundled_file(DATASET, "captions/text_testclasses.txt").read_text(encoding="utf-8").splitlines()
     index_path = bundled_file(DATASET, "captions/caption_blocks_to_images.tsv")
     blocks = list(csv.DictReader(index_path.open(encoding="utf-8"), delimiter="\t"))
-    train_rank: dict[int, int] = defaultdict(int)
+    train_rank: dict[str, int] = defaultdict(int)
     queries = []
     for block in sorted(blocks, key=lambda b: int(b["image_id"])):
         image_id = int(block["image_id"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping, Sequence
 
-from assistant.store import Label, Question
+from assistant.store import Label, Question, QuestionKind
 from assistant.text.grammar import agree
 from crowdsourcing.induction import InducedQuestion, InductionConfig, induce_questions, make_gate, question_from_tag
 from crowdsourcing.person_model import fit_person_model, mention_evidence, person_answers
@@ -58,7 +58,7 @@ def induced_questions(
         induced, answers, texts = [induced[q] for q in keep], [answers[q] for q in keep], [texts[q] for q in keep]
     questions, annotations = [], []
     for question, dist, text in zip(induced, answers, texts):
-        kind = "choice" if question.facet else "binary"
+        kind: QuestionKind = "choice" if question.facet else "binary"
         questions.append(Question(question.tag, text, kind, question.group, question.options, induced=True))
         for y, label in enumerate(labels):
             for r, option in enumerate(question.options):

@@ -39,6 +39,12 @@ _TAG_SLOT = re.compile(r"^tag_(\d+)$")
 _WS = re.compile(r"\s*")
 
 
+def _after_space(text: str, position: int) -> int:
+    """The first position at or after ``position`` that is no whitespace (``_WS`` always matches)."""
+    found = _WS.match(text, position)
+    return position if found is None else found.end()
+
+
 def json_list(text: str, problems: Problems, what: str) -> list[tuple[int, Any]] | None:
     """Parse ``text`` as a JSON list; return (line where each element starts, element) or None on problems."""
     try:
@@ -63,12 +69,12 @@ def json_list(text: str, problems: Problems, what: str) -> list[tuple[int, Any]]
     newlines = [i for i, ch in enumerate(text) if ch == "\n"]
     decoder = json.JSONDecoder()
     items = []
-    position = _WS.match(text, 0).end() + 1  # after '['
+    position = _after_space(text, 0) + 1  # after '['
     for _ in whole:
-        position = _WS.match(text, position).end()
+        position = _after_space(text, position)
         value, end = decoder.raw_decode(text, position)
         items.append((bisect_right(newlines, position - 1) + 1, value))
-        position = _WS.match(text, end).end()
+        position = _after_space(text, end)
         if text[position : position + 1] == ",":
             position += 1
     return items
@@ -197,7 +203,7 @@ def _tags(base: tuple, data: dict, value: dict, parsed: ParsedFile, problems: Pr
         problems.add(line, f"{path}.value.choices", f"no answer: select tags or {NONE_OF_THE_ABOVE!r}")
         return
     choices = [restore_formula(_text(c)) for c in choices]
-    by_fold = {}
+    by_fold: dict[str, str] = {}  # folded tag -> the column that offered it
     for column, tag in offered:
         by_fold.setdefault(fold(tag), column)
     folded = [fold(_text(c)) for c in choices]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from crowdsourcing.importers.base import (
     NOT_APPLICABLE,
@@ -53,7 +53,12 @@ COLUMNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "labels": (("label",), ("name", "text", "answer", "answers")),
 }
 ALIASES = {"query": "text"}
-CHOICE_KINDS = {"choice": "choice", "multiple-choice": "choice", "multiple choice": "choice", "binary": "binary"}
+CHOICE_KINDS: dict[str, Literal["binary", "choice"]] = {
+    "choice": "choice",
+    "multiple-choice": "choice",
+    "multiple choice": "choice",
+    "binary": "binary",
+}
 
 
 class Row:
@@ -139,7 +144,7 @@ def _csv_rows(text: str, problems: Problems, delimiter: str) -> tuple[list[Row],
     table = read_csv(text, problems, delimiter)
     if table is None:
         return None
-    names = {}
+    names: dict[str, str] = {}
     for column in table.header:
         key = column.strip().casefold()
         names.setdefault(ALIASES.get(key, key), column)

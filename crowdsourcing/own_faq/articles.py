@@ -26,7 +26,21 @@ ARTICLE_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm")
 MAX_ARTICLE_BYTES = 2 * 1024 * 1024
 MAX_FILES = 5000
 TOO_LARGE = "that is not a help article; shorten it or leave it out of the folder"
-_BLOCK_TAGS = ("p", "div", "li", "br", "pre", "tr", "td", "th", "dt", "dd", "blockquote", "section", "article")
+_BLOCK_TAGS: tuple[str, ...] = (
+    "p",
+    "div",
+    "li",
+    "br",
+    "pre",
+    "tr",
+    "td",
+    "th",
+    "dt",
+    "dd",
+    "blockquote",
+    "section",
+    "article",
+)
 _BLOCK_TAGS = (*_BLOCK_TAGS, "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table")
 _BLOCK_MARK = "\x1e"  # ASCII record separator: where a block ends (no article text contains it)
 _SKIPPED_TAGS = ("script", "style", "nav", "header", "footer", "noscript", "template")

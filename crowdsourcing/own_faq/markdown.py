@@ -86,7 +86,10 @@ def sections(text: str) -> tuple[list[_Section], list[str]]:
             list_depth -= 1
         block = _block(token, quote_depth, list_depth)
         if block is not None:
-            (found[-1].blocks if found else before).append(block if found else block[1])
+            if found:
+                found[-1].blocks.append(block)
+            else:
+                before.append(block[1])
         i += 1
     return found, [b for b in before if b]
 

@@ -154,6 +154,7 @@ def first_person(text: str) -> str:
     for raw in text.split():
         core = raw.strip(",.;:!?()")
         folded = core.casefold().replace("’", "'")
+        swapped: str | None
         if out and out[-1] == "I" and folded in _AFTER_I:
             swapped = _AFTER_I[folded]
         elif folded == "you" and out and out[-1].casefold() not in _SUBJECT_BEFORE:
@@ -284,10 +285,10 @@ def synthesize(entries: Sequence[FaqEntry]) -> list[SynthesizedQuery]:
     out: list[SynthesizedQuery] = []
     for entry, own in zip(entries, phrases):
         rng = label_rng(entry.key, "synthesized")
-        found = candidate_queries(entry, own, rarity, len(entries), rng)
-        title, rest = found[0], found[1:]
+        queries = candidate_queries(entry, own, rarity, len(entries), rng)
+        title, rest = queries[0], queries[1:]
         rest = [rest[i] for i in rng.permutation(len(rest))]
-        sizes = split_sizes(len(found))
+        sizes = split_sizes(len(queries))
         splits = ["train"] * (sizes["train"] - 1) + ["dev"] * sizes["dev"] + ["held"] * sizes["held"]
         out.append(SynthesizedQuery(entry.key, title[0], title[1], "train"))
         out += [SynthesizedQuery(entry.key, text, kind, split) for (text, kind), split in zip(rest, splits)]

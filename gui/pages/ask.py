@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent, QTextCursor
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.app.session import Phase
+from assistant.app.session_state import QuestionExplanation
 from gui.controller import SessionController
 from gui.options import OPTION_KEYS, OptionArea, OptionButton, option_key
 from gui.qt_models import PosteriorModel
@@ -39,7 +39,7 @@ from gui.widgets import Card, make_table, stretch_column
 LN2 = math.log(2.0)
 
 
-def explanation_html(explanation: dict[str, Any] | None) -> str:
+def explanation_html(explanation: QuestionExplanation | None) -> str:
     """'Why this question': its expected information gain and what each answer would do to the top labels."""
     if not explanation:
         return "<p style='color:#666'>When a question is pending, this explains why it was chosen.</p>"
@@ -95,7 +95,7 @@ class AskPage(QWidget):
         self.setObjectName("askPage")
         self.controller = controller
         self.snapshot: SessionSnapshot | None = None
-        self.option_buttons: list[QPushButton] = []
+        self.option_buttons: list[OptionButton] = []
 
         # query row
         self.query_input = QLineEdit(self)
@@ -322,7 +322,7 @@ class AskPage(QWidget):
         self.setCursor(Qt.CursorShape.BusyCursor if busy else Qt.CursorShape.ArrowCursor)
 
     # ---- rendering ---------------------------------------------------------------------------------------
-    def render(self, snapshot: SessionSnapshot | None) -> None:
+    def render(self, snapshot: SessionSnapshot | None) -> None:  # type: ignore[override]  # shadows QWidget.render(device): a page draws a snapshot
         self.snapshot = snapshot
         self.transcript.setHtml(transcript_html(snapshot))
         self._scroll_transcript()
@@ -384,7 +384,7 @@ class AskPage(QWidget):
         self.answer_area.setVisible(clarifying)
         self.probably.setVisible(clarifying)
         self.not_sure_button.setVisible(clarifying)
-        self.not_visible_button.setVisible(clarifying and question.allows_not_visible)
+        self.not_visible_button.setVisible(question is not None and question.allows_not_visible)
         self.skip_button.setVisible(clarifying)
         self.more_button.setVisible(snapshot is not None and snapshot.can_ask_more)
         can_add = snapshot is not None and snapshot.can_add_words
@@ -399,7 +399,7 @@ class AskPage(QWidget):
         ending = snapshot is not None and snapshot.phase == Phase.OUT_OF_SCOPE
         self.closest_button.setVisible(ending)
         self.hand_off_button.setVisible(ending)
-        self.hand_off_button.setEnabled(ending and not snapshot.handed_off)
+        self.hand_off_button.setEnabled(snapshot is not None and ending and not snapshot.handed_off)
         self.words_input.setPlaceholderText(
             "Say it differently, or write a note for the person who will answer"
             if ending

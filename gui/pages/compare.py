@@ -360,7 +360,7 @@ class ComparePage(QWidget):
         if self.stack.currentWidget() is self.comparison and button.isVisible() and button.isEnabled():
             button.click()
 
-    def render(self, snapshot: SessionSnapshot | None) -> None:
+    def render(self, snapshot: SessionSnapshot | None) -> None:  # type: ignore[override]  # shadows QWidget.render(device): a page draws a snapshot
         previous = self.snapshot.session_id if self.snapshot is not None else None
         self.snapshot = snapshot
         self.shortlist_model.set_records(snapshot.shortlist if snapshot else ())

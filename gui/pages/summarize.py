@@ -44,6 +44,14 @@ def _html(text: str) -> str:
     return f"<p>{escape(text)}</p>"
 
 
+class SummaryCard(Card):
+    """One side of the comparison: a card whose ``text`` shows that side's summary."""
+
+    def __init__(self, title: str, parent: QWidget | None, name: str) -> None:
+        super().__init__(title, parent, name)
+        self.text = QTextBrowser(self)
+
+
 class SummarizePage(QWidget):
     """See the module docstring. ``encoder`` (tests) replaces MiniLM; ``candidates`` / ``episodes`` size the jobs."""
 
@@ -60,12 +68,13 @@ class SummarizePage(QWidget):
         self.setObjectName("summarizePage")
         self.pool, self.on_error, self.encoder = pool, on_error, encoder
         self.candidates, self.episodes = candidates, episodes
-        self.session = None  # a SummarySession (compare mode) or an RLQASession (sentence mode)
-        self.log = None  # its SummaryLog in the open domain
+        # a SummarySession (compare mode, kind "summary") or an RLQASession (sentence mode, kind "sentences")
+        self.session: jobs.SummarySession | jobs.RLQASession | None = None
+        self.log: jobs.SummaryLog | None = None  # its SummaryLog in the open domain
         self.domain: str | None = None
         self.worker: JobWorker | None = None
         self.folder: str | None = None
-        self.pending_topic = None  # a FAQ's answers handed over by the Compare page
+        self.pending_topic: jobs.Topic | None = None  # a FAQ's answers handed over by the Compare page
 
         self.source = QComboBox(self)
         self.source.setObjectName("summarySource")
@@ -204,8 +213,8 @@ class SummarizePage(QWidget):
         self.empty.setObjectName("summaryEmpty")
         self.empty.setWordWrap(True)
         self.stack = QStackedWidget(self)
-        for w in (self.empty, compare, sentences):
-            self.stack.addWidget(w)
+        for page in (self.empty, compare, sentences):
+            self.stack.addWidget(page)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.paste)
@@ -220,13 +229,11 @@ class SummarizePage(QWidget):
         if button.isVisible() and button.isEnabled():
             button.click()
 
-    def _panel(self, side: str, name: str) -> Card:
-        card = Card(side, self, name)
-        text = QTextBrowser(card)
-        text.setObjectName(f"{name}Text")
-        text.setAccessibleName(f"{side} summary")
-        card.body.addWidget(text, 1)
-        card.text = text
+    def _panel(self, side: str, name: str) -> SummaryCard:
+        card = SummaryCard(side, self, name)
+        card.text.setObjectName(f"{name}Text")
+        card.text.setAccessibleName(f"{side} summary")
+        card.body.addWidget(card.text, 1)
         return card
 
     def _button(self, text: str, name: str, slot) -> QPushButton:
@@ -329,20 +336,29 @@ class SummarizePage(QWidget):
         )
 
     def write_better(self) -> JobWorker | None:
-        if self.session is None or self.session.kind != "summary":
+        session = self.session
+        if not isinstance(session, jobs.SummarySession):
             return None
-        session, settings = self.session, jobs.RLSettings(replay_episodes=self.episodes)
+        settings = jobs.RLSettings(replay_episodes=self.episodes)
         return self._run(
             "Writing a better summary", lambda: jobs.write_better_job(session, settings), lambda _: self.render()
         )
 
     # ---- actions ------------------------------------------------------------------------------------------------
-    def _idle(self, kind: str) -> bool:
-        return self.session is not None and self.session.kind == kind and not is_running(self.worker)
+    def _idle_comparing(self) -> jobs.SummarySession | None:
+        """The compare-mode session when no job runs (None otherwise)."""
+        s = self.session
+        return s if isinstance(s, jobs.SummarySession) and not is_running(self.worker) else None
+
+    def _idle_choosing(self) -> jobs.RLQASession | None:
+        """The sentence-mode session when no job runs (None otherwise)."""
+        s = self.session
+        return s if isinstance(s, jobs.RLQASession) and not is_running(self.worker) else None
 
     def answer(self, preferred: str) -> None:
-        if self._idle("summary") and self.session.next_pair() is not None:
-            self.session.answer(preferred)
+        s = self._idle_comparing()
+        if s is not None and s.next_pair() is not None:
+            s.answer(preferred)
             self.render()
 
     def undo(self) -> None:
@@ -351,27 +367,29 @@ class SummarizePage(QWidget):
             self.render()
 
     def accept(self, which: str) -> None:
-        if self._idle("summary") and not self.session.accepted:
-            self.session.accept(which)
+        s = self._idle_comparing()
+        if s is not None and not s.accepted:
+            s.accept(which)
             self.refresh_saved()
 
     def choose(self, auto: bool = False) -> None:
-        if not self._idle("sentences") or self.session.done:
+        s = self._idle_choosing()
+        if s is None or s.done:
             return
-        options = self.session.options()
+        options = s.options()
         row = self.options.currentRow()
-        self.session.choose(None if auto or row < 0 else options[row])
+        s.choose(None if auto or row < 0 else options[row])
         self.render()
 
     # ---- view -------------------------------------------------------------------------------------------------------
-    def render(self) -> None:
+    def render(self) -> None:  # type: ignore[override]  # shadows QWidget.render(device): a page redraws itself from its session
         busy = is_running(self.worker)
         self.start_button.setEnabled(not busy)
         self.resume_button.setEnabled(not busy and self.saved.count() > 0)
         where = f"saved in {self.domain}'s session log" if self.domain else "not saved: no domain is open"
         self.saved_status.setText(f"Session #{self.log.id}, {where}" if self.log is not None else where.capitalize())
         s = self.session
-        if s is not None and s.kind == "summary":
+        if isinstance(s, jobs.SummarySession):
             self.stack.setCurrentIndex(1)
             self._render_compare(s, busy)
         elif s is not None:
@@ -389,7 +407,7 @@ class SummarizePage(QWidget):
         else:
             self.stack.setCurrentIndex(0)
 
-    def _render_compare(self, s, busy: bool) -> None:
+    def _render_compare(self, s: jobs.SummarySession, busy: bool) -> None:
         pair = s.next_pair()
         for card, index in zip((self.left, self.right), pair or (None, None)):
             side = card.objectName().removeprefix("summary")
@@ -418,5 +436,5 @@ class SummarizePage(QWidget):
             self.rl_text.setHtml(
                 "<p><b>Written for you from what you preferred</b> (it scores "
                 f"{scores[0]:.2f} by your preferences; the best compared summary scores {scores[1]:.2f})</p>"
-                f"{_html(s.rl_text)}"
+                f"{_html(s.rl_text or '')}"
             )

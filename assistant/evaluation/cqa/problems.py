@@ -120,6 +120,7 @@ def _candidate_lists(dataset: CQADataset, n_candidates: int, positions: Sequence
             docs = index.top(bm25_tokens([thread.question])[0], k)
             others = [int(d) for d in docs if owner_arr[d] != t_index][:need]
         cands = own + others
+        assert thread.best is not None  # an evaluable thread has its best answer
         reference = corpus[own[thread.best]]
         utilities = [1.0 if c == own[thread.best] else rouge(reference, corpus[c]) for c in cands]
         out.append({"thread": t_index, "candidates": cands, "utilities": utilities})

@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,8 @@ def model_class(name: str) -> type[PreferenceModel]:
         return PairwiseGPRanker
     from assistant.ranking.deep import DeepRanker, MCDropoutRanker, SWAGRanker
 
-    return {"mcd": MCDropoutRanker, "deep": DeepRanker, "swag": SWAGRanker}[name]
+    deep: dict[str, type[PreferenceModel]] = {"mcd": MCDropoutRanker, "deep": DeepRanker, "swag": SWAGRanker}
+    return deep[name]
 
 
 def compatible(model: str, strategy: str) -> bool:
@@ -122,7 +124,7 @@ def make_model(name: str, settings: RankerSettings, pretrained, seed: int, momen
         return BradleyTerry(l2=settings.bt_l2, prior_scale=settings.bt_prior_scale)
     from assistant.ranking.deep import DeepRanker, MCDropoutRanker
 
-    kwargs = {
+    kwargs: dict[str, Any] = {
         "steps": settings.deep_steps,
         "lr": settings.deep_lr,
         "weight_decay": settings.deep_weight_decay,
@@ -194,7 +196,7 @@ def _wilcoxon(per_question: dict[tuple[str, str], dict[str, np.ndarray]], keys: 
     for key in keys:
         if key == best:
             continue
-        entry = {"model": key[0], "strategy": key[1]}
+        entry: dict[str, Any] = {"model": key[0], "strategy": key[1]}
         for metric in ("accuracy", "ndcg5"):
             a, b = per_question[best][metric], per_question[key][metric]
             if np.allclose(a, b):
@@ -277,7 +279,7 @@ def evaluate(
 
         train = [problems[i] for i in splits["train"]]
         examples = [RankingExample(pair_features(p.question_embedding, p.embeddings), p.utilities) for p in train]
-        options = {
+        options: dict[str, Any] = {
             "epochs": settings.deep_epochs,
             "hidden": settings.deep_hidden,
             "dropout": settings.deep_dropout,
@@ -376,7 +378,7 @@ def evaluate(
         "seed": seed,
         "interactions": interactions,
         "questions": n_q,
-        "candidates_per_question": float(np.mean([len(problems[i].texts) for i in chosen])),
+        "candidates_per_question": float(np.mean([len(problems[int(i)].texts) for i in chosen])),
         "settings": asdict(settings),
         "blas": f"OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'unset')}",
         "rows": rows,
@@ -400,7 +402,7 @@ def final_table(result: dict, at: Sequence[int] | None = None) -> str:
         by_k = {r["interactions"]: r for r in rows if (r["model"], r["strategy"]) == key}
         cells = []
         for k in at:
-            r = by_k.get(k) or by_k.get(0)
+            r = by_k.get(k) or by_k[0]
             cells.append(f"{100 * r['accuracy']:7.1f} {100 * r['ndcg5']:8.1f}")
         ms = 1000 * next(iter(by_k.values()))["seconds_per_interaction"]
         test = tests.get(key)

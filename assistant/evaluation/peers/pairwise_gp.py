@@ -21,6 +21,7 @@ Shapes: features [N, D] float64; the model's inputs [N, D + 1] (features, prior 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -124,8 +125,8 @@ class PairwiseGPRanker(PreferenceModel):
         self.fit_hyperparameters = fit_hyperparameters
         self.chunk = chunk
         self.seed = seed
-        self.model_ = None
-        self._inputs = None
+        self.model_: Any = None  # a botorch PairwiseGP once fitted
+        self._inputs: Any = None  # the float64 torch inputs [N, D + 1] (torch loads with botorch, lazily)
         self._key: tuple = ()
         self._posterior: PairwiseGPPosterior | None = None
 
@@ -142,6 +143,7 @@ class PairwiseGPRanker(PreferenceModel):
             self._inputs = torch.tensor(np.hstack([x, mean[:, None]]), dtype=torch.float64)
             self._key = key
         inputs = self._inputs
+        assert inputs is not None  # set above for this key
         decided = comparisons.outcomes != 0.5
         pairs = comparisons.pairs[decided]
         winners_first = np.where(comparisons.outcomes[decided][:, None] == 1.0, pairs, pairs[:, ::-1])

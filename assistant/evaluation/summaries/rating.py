@@ -86,6 +86,7 @@ def dialogue(
     yield 0, posterior, 0.0
     for k in range(1, interactions + 1):
         start = time.perf_counter()
+        pair: tuple[int, int] | None
         if k == 1 and learner_of(strategy) == "gppl":
             pair = first_pair(posterior.mean, features)
         else:
@@ -146,6 +147,7 @@ def topic_scores(
     scores: dict[tuple[str, int], list[tuple[float, float]]] = {}
     seconds: dict[str, list[float]] = {s: [] for s in strategies}
     interactions = max(checkpoints)
+    assert prepared.gold is not None  # the DUC topics come with their gold ratings
     for ri, gold in enumerate(prepared.gold):
         draws = user_draws(seed, topic_index, ri, interactions)
         scores.setdefault(("none", 0), []).append((ndcg_at_percent(p, gold), pearson(p, gold)))

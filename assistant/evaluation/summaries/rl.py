@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -82,6 +83,7 @@ def evaluate_rl(
         prepared = yield from cached_topic(key, topic, n_candidates, seed, encoder, minilm=prior == "minilm")
         x, p, table = prepared.features["bigram"], prepared.priors[prior], prepared.table
         model = make_model("imp", settings)
+        assert prepared.gold is not None  # the DUC topics come with their gold ratings
         for ri, gold in enumerate(prepared.gold):
             reference = [topic.references[ri]]
             oracle = NoisyOracle(gold, t=t, draws=user_draws(seed, ti, ri, interactions))
@@ -166,7 +168,9 @@ def evaluate_rlqa(
     def learner() -> RLQALearner:
         return RLQALearner(replace(base, epochs=epochs), seed)
 
-    rows = [{"system": "lead", "train_topics": 0, **score([lead_summary(tp.table) for tp in test])}]
+    rows: list[dict[str, Any]] = [
+        {"system": "lead", "train_topics": 0, **score([lead_summary(tp.table) for tp in test])}
+    ]
     rows.append(
         {
             "system": "RLQA untrained (initial weights)",
@@ -252,7 +256,7 @@ def cross_validate_rlqa(
             scores.append(rlqa_rouge(scorer, held, make(train, held))["rouge2"])
         return float(np.mean(scores))
 
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"system": "lead", "rouge2": cv(lambda _tr, held: [lead_summary(t.table) for t in held])},
         {"system": "untrained", "rouge2": cv(lambda _tr, held: [RLQALearner().summarize(t) for t in held])},
     ]

@@ -76,7 +76,7 @@ class LearningPanel(LabPanel):
         target = self.save_path("Save the labelling batch", ".csv", out)
         if target is None:
             return None
-        args = dict(
+        args: dict[str, Any] = dict(
             domain=domain,
             out=target,
             k=self.k.value(),
@@ -93,7 +93,7 @@ class LearningPanel(LabPanel):
             if not domain:
                 self.summary.setText("Pick a domain in the toolbar first.")
                 return None
-            args = dict(domain=domain, samples=self.samples.value(), seed=self.seed.value())
+            args: dict[str, Any] = dict(domain=domain, samples=self.samples.value(), seed=self.seed.value())
             policies = self.policies.isChecked()
             make_job = lambda: update(**args, retrain_policies=policies)  # noqa: E731
         return self.start(f"Updating {domain} from its sessions", make_job)

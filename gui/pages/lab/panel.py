@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
@@ -23,6 +23,7 @@ from assistant.progress import Progress
 from gui.widgets import VerticalScrollArea
 from gui.workers import JobWorker, ProgressPanel, WorkerPool, is_running
 
+W = TypeVar("W", bound=QWidget)
 ErrorHandler = Callable[[str, BaseException, str], None]
 
 
@@ -34,12 +35,18 @@ class LabContext(Protocol):
     domain: str | None
     dev_episodes: int
 
+    @property
+    def modelsChanged(self) -> SignalInstance:
+        """Emitted with a domain's name when a panel retrained one of its models."""
+        ...
+
 
 class LabPanel(QWidget):
     """A form on the left (parameters, Run, progress + Cancel, exports), results on the right."""
 
     def __init__(self, lab: LabContext, name: str, run_text: str) -> None:
-        super().__init__(lab)
+        # the Lab page is the panel's Qt parent (a Protocol cannot also say "is a QWidget")
+        super().__init__(lab if isinstance(lab, QWidget) else None)
         self.setObjectName(name)
         self.lab = lab
         self.form = QFormLayout()
@@ -79,7 +86,7 @@ class LabPanel(QWidget):
         self.worker: JobWorker | None = None
         self.export_buttons: list[QPushButton] = []
 
-    def add_field(self, label: str, widget: QWidget, name: str) -> QWidget:
+    def add_field(self, label: str, widget: W, name: str) -> W:
         widget.setObjectName(name)
         widget.setAccessibleName(label.replace("&", "").rstrip(":"))
         self.form.addRow(label, widget)
@@ -139,7 +146,8 @@ class LabPanel(QWidget):
         return worker
 
     # subclasses
-    def run(self) -> None:
+    def run(self, *args: Any, **kwargs: Any) -> JobWorker | None:
+        """Start the panel's job from its form (each panel takes its own keyword overrides, for tests)."""
         raise NotImplementedError
 
     def on_progress(self, batch: list[Progress]) -> None:

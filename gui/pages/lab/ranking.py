@@ -143,18 +143,19 @@ class RankingPanel(LabPanel):
             button.setEnabled(True)
 
     def export_csv(self, path: str | Path | None = None) -> JobWorker | None:
-        target = self.save_path("Export the results as CSV", ".csv", path) if self.result else None
-        if target is None:
+        result = self.result
+        target = self.save_path("Export the results as CSV", ".csv", path) if result else None
+        if result is None or target is None:
             return None
-        text = ranking_csv(self.result)
+        text = ranking_csv(result)
         return self.write_later("Export CSV", target, lambda p: p.write_text(text))
 
     def export_png(self, path: str | Path | None = None) -> JobWorker | None:
 
-        target = self.save_path("Export the plot as PNG", ".png", path) if self.result else None
-        if target is None:
-            return None
         result = self.result
+        target = self.save_path("Export the plot as PNG", ".png", path) if result else None
+        if result is None or target is None:
+            return None
         return self.write_later("Export PNG", target, lambda p: plot_ranking_curves(result, p))
 
     def export_json(self, path: str | Path | None = None) -> JobWorker | None:
