@@ -18,6 +18,7 @@ domain and kind: Acc@1 against mean questions of every fixed N and every thresho
 from __future__ import annotations
 
 import math
+from collections.abc import Generator
 from pathlib import Path
 
 from assistant.app.domains import prepare
@@ -91,7 +92,7 @@ def checks(report, kind: str, max_turns: int = 10) -> list[dict]:
     return out
 
 
-def pace_rows(registry, candidates: str, episodes: int, seed: int) -> list[dict]:
+def pace_rows(registry, candidates: str, episodes: int, seed: int) -> Generator[Progress, None, list[dict]]:
     """Each pace's policy on dev episodes (vague first queries and the crowd's, never test): ours against the
     fixed N and the best threshold at its effort on the same dev episodes, and what each extra question of
     the thorough pace buys; the rule of ``bench_vague.POINTS_PER_QUESTION`` picks the default from it."""

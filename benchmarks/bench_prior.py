@@ -238,7 +238,7 @@ def command(
         "skipped": skipped,
     }
     print(json.dumps(result, indent=2))
-    best = {}
+    best: dict[str, dict] = {}  # the best prior of each domain/candidates
     for row in (r for r in rows if "targets" not in r):
         key = f"{row['domain']}/{row['candidates']}"
         if key not in best or row["test_acc1"] > best[key]["test_acc1"]:
@@ -267,7 +267,7 @@ def run(context: BenchContext) -> BenchJob:
         note=f"encoder trained afresh with seed {context.seed}, at most {base.max_steps} steps; "
         + ("; ".join(skipped) if skipped else "no vectors skipped"),
     )
-    best = {}
+    best: dict[str, dict] = {}  # the best prior of each domain/candidates
     for row in rows:
         key = f"{row['domain']}/{row['candidates']}"
         if key not in best or row["test_acc1"] > best[key]["test_acc1"]:

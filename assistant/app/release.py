@@ -17,6 +17,7 @@ import shutil
 import subprocess
 from collections.abc import Collection
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 
 from assistant import paths
@@ -125,7 +126,7 @@ def install_release(name: str, release_dir: Path = RELEASE_DIR, replace: Collect
             write_json_atomic(into, merged)
         elif not into.exists() or path.stem.removesuffix("-side") in replace:  # the encoder's side file with it
             # through a temporary file: a kill mid-copy leaves the old file or the whole new one
-            atomic_write(into, lambda tmp, source=path: shutil.copyfile(source, tmp))
+            atomic_write(into, partial(shutil.copyfile, path))
         else:
             continue
         copied.append(path.name)

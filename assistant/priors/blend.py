@@ -78,7 +78,7 @@ def fit_blend_weights(
     for combo in itertools.product(grid, repeat=len(names)):
         if not any(combo):
             continue
-        m = ranking_metrics(sum(w * logs[n] for n, w in zip(names, combo) if w), labels)
+        m = ranking_metrics(np.asarray(sum(w * logs[n] for n, w in zip(names, combo) if w)), labels)
         key = (-round(m["acc1"] + 0.5 * m["acc3"], 9), sum(1 for w in combo if w), sum(combo))
         if best_key is None or key < best_key:
             best_key, mixture = key, combo

@@ -373,20 +373,14 @@ class KnowledgeBase:
 
     def is_held_out_text(self, text: str) -> bool:
         """Whether ``text`` is a stored dev or test query (never to become a training query)."""
-        return (
-            self.db.execute("SELECT 1 FROM queries WHERE text = ? AND split != 'train' LIMIT 1", [text]).fetchone()
-            is not None
-        )
+        sql = "SELECT 1 FROM queries WHERE text = ? AND split != 'train' LIMIT 1"
+        return self.db.execute(sql, [text]).fetchone() is not None
 
     def label_answers(self, tag: str, source: str) -> list[tuple[str, str, float]]:
         """(label key, answer, count) of every annotation of question ``tag`` from ``source``."""
-        return list(
-            self.db.execute(
-                """SELECT l.key, a.answer, a.count FROM annotations a JOIN labels l ON l.id = a.label_id
-                   JOIN questions q ON q.id = a.question_id WHERE q.tag = ? AND a.source = ?""",
-                [tag, source],
-            )
-        )
+        sql = """SELECT l.key, a.answer, a.count FROM annotations a JOIN labels l ON l.id = a.label_id
+                 JOIN questions q ON q.id = a.question_id WHERE q.tag = ? AND a.source = ?"""
+        return list(self.db.execute(sql, [tag, source]))
 
     def annotation_keys(self, source: str) -> set[tuple[str, str, str, str, str]]:
         """(label key, tag, answer, worker, task) of every annotation from ``source``."""

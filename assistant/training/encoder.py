@@ -141,6 +141,7 @@ def _dev_metrics(
     for prefix, (ids, labels) in (("dev", (dev_ids, dev_labels)), ("dev_vague", vague or ([], None))):
         if not len(ids):
             continue
+        assert labels is not None  # only the missing vague part has no labels
         scores = prior.scores_from_ids(ids)
         out.update({f"{prefix}_{k}": v for k, v in ranking_metrics(scores, labels).items()})
         if len(with_queries) < scores.shape[1]:
@@ -244,6 +245,7 @@ def _train_encoder(
             yield Progress(step, config.max_steps, f"going on from step {step} (saved when it was cancelled)")
 
         def keep_going_point() -> None:
+            assert resume is not None  # called only where there is a resume point
             tensors = {
                 "model": encoder.state_dict(),
                 "optimizer": optimizer.state_dict(),
