@@ -22,9 +22,10 @@ from collections.abc import Generator
 from pathlib import Path
 
 from assistant.app.domains import prepare
-from assistant.app.registry import ModelRegistry
+from assistant.app.registry import PACES, ModelRegistry
 from assistant.app.research import evaluate_job
-from assistant.errors import ConfigError
+from assistant.app.training_jobs import train_policy_job
+from assistant.errors import ConfigError, ModelMissingError
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.evaluation.plots import plot_frontier
 from assistant.progress import Progress
@@ -139,6 +140,16 @@ def pace_rows(registry, candidates: str, episodes: int, seed: int) -> Generator[
     return rows
 
 
+def lambda_1_at_every_pace(registry: ModelRegistry, candidates: str, seed: int) -> Generator[Progress, None, None]:
+    """The lambda = 1 baseline's policy at every pace: the pace comparison needs both, and a domain's release
+    ships it for the domain's default pace only."""
+    for pace in PACES:
+        try:
+            registry.load_policy(candidates, "lambda_1", pace)
+        except ModelMissingError:
+            yield from train_policy_job(registry, candidates, "lambda_1", None, seed=seed, pace=pace)
+
+
 def run(context: BenchContext) -> BenchJob:
     """Each domain prepared (what is missing is trained or installed), then every system on crowd, vague
     and desk queries, the checks and one frontier figure per table."""
@@ -169,6 +180,7 @@ def run(context: BenchContext) -> BenchJob:
             key = f"{name}_{candidates}"
             if context["paces"]:
                 yield Progress(d, len(domains), f"comparing the paces of {name} ({candidates}) on dev")
+                yield from lambda_1_at_every_pace(registry, candidates, context.seed)
                 rows = yield from pace_rows(registry, candidates, context["dev_episodes"], context.seed)
                 tables.append(
                     Table(

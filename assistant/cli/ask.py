@@ -349,7 +349,9 @@ def _render(event: dict) -> str:
             )
         if event["status"] == SessionStatus.FAILED:
             return "\nNo answer accepted (logged as a failure)."
-        return f"\nFinal answer: {event['label']} ({event['questions']} questions, {event['comparisons']} comparisons)"
+        q, c = event["questions"], event["comparisons"]
+        counts = f"{q} question{'' if q == 1 else 's'}, {c} comparison{'' if c == 1 else 's'}"
+        return f"\nFinal answer: {event['label']} ({counts})"
     if kind in ("error", "note"):
         return f"   {event['message']}"
     return f"({event.get('reason', kind)})"
