@@ -1,4 +1,4 @@
-"""Issue 27, item 6: a file named with --out (--json, --csv, --plot, --layout) is written only if it is new or a
+"""assistant.paths.write_output_file: a file named with --out (--json, --csv, --plot, --layout) is written only if it is new or a
 regular file; a FIFO, a device, a folder or a symbolic link (dangling or not) is refused with one error line
 and left as it was; an existing file keeps its mode."""
 
@@ -15,6 +15,8 @@ from assistant.cli import main
 from assistant.errors import ConfigError
 from assistant.paths import write_output_file
 from benchmarks.reliability.environment import build_crowd_domain
+
+pytestmark = pytest.mark.reliability
 
 COMMANDS = {
     "export tasks": ("export", "tasks", "--domain", "bank", "--out"),

@@ -6,7 +6,6 @@ import csv
 
 import numpy as np
 import pytest
-from crowd_helpers import simulate_mturk
 
 from assistant.errors import ConfigError
 from assistant.progress import run_job
@@ -14,6 +13,7 @@ from assistant.store import KnowledgeBase
 from crowdsourcing.export import export_tasks, mturk_layout, tag_columns, tag_tasks
 from crowdsourcing.importing import import_file
 from crowdsourcing.scoring import BM25Scorer, label_queries_text, rank
+from tests.support.crowd import simulate_mturk
 
 
 def load(domain):

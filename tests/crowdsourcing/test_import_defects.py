@@ -1,4 +1,4 @@
-"""Defects 4-8 of issue 12 on the import side: counts that would poison the answer model, JSON integers of
+"""Imports of damaged or hostile files (crowdsourcing.importers, crowdsourcing.importing): counts that would poison the answer model, JSON integers of
 more than 4,300 digits, valid JSONL with U+2028 / U+0085 inside strings, fields over 128 KiB, non-regular
 files, user template regexes that backtrack, formula injection in exported task batches, and double counting
 when the same rows come back reordered in another file."""
@@ -20,6 +20,8 @@ from benchmarks.reliability.environment import build_crowd_domain, dump
 from crowdsourcing.export import export_tasks
 from crowdsourcing.importing import import_file
 from crowdsourcing.templates import TemplateSet
+
+pytestmark = pytest.mark.reliability
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from crowd_helpers import dump
 
 from assistant import paths
 from assistant.errors import ConfigError, DomainNotFoundError, ValidationError
@@ -14,6 +13,7 @@ from assistant.store import KnowledgeBase
 from crowdsourcing.importers import parse_file
 from crowdsourcing.importing import apply_plan, import_file, plan_import, preview_import, resolve_tags
 from crowdsourcing.report import preview_report
+from tests.support.crowd import dump
 
 
 def do_import(path, domain="bank", fmt="mturk", **options):

@@ -10,11 +10,11 @@ import csv
 import json
 
 from click.testing import CliRunner
-from crowd_helpers import simulate_mturk
 
 from assistant.cli import main
 from assistant.store import KnowledgeBase
 from assistant.text.phrases import split_tag
+from tests.support.crowd import simulate_mturk
 
 
 def test_faq_export_mturk_import_round_trip(faq_copy, tmp_path):

@@ -11,7 +11,6 @@ import io
 import json
 
 import pytest
-from crowd_helpers import DATA, build_bank, dump
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +18,7 @@ from assistant.errors import ClarifyError, ValidationError
 from assistant.progress import run_job
 from assistant.store import normalize_label_name
 from crowdsourcing.importing import import_file
+from tests.support.crowd import DATA, build_bank, dump
 
 SETTINGS = settings(
     max_examples=40,

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLineEdit, QPushButton, QTableView, QWidget
 
 from assistant.progress import Progress
 from gui.workers import is_running
-from tests.engine.conftest import TinyAgents
+from tests.support.tiny import TinyAgents
 
 TIMEOUT_MS = 20_000
 

@@ -10,7 +10,7 @@ from gui_helpers import ask, click, click_option, make_window, named, option_but
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QWidget
 
 from assistant.progress import Progress
-from tests.engine.test_session_out_of_scope import DeskAgents
+from tests.support.desk import DeskAgents
 
 
 def desk_loader(name: str) -> Generator[Progress, None, DeskAgents]:

@@ -1,4 +1,4 @@
-"""A session a person can trust, through the window (issue 11): preferences that hold in the list, no pair
+"""A session a person can trust, through the window: preferences that hold in the list, no pair
 twice, neither-relevant, Done asks, Reject and carry on, undo after each, the arrow keys, and an app that
 always ends (a stuck job, a planted lock on the compiled op)."""
 

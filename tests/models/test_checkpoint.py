@@ -1,4 +1,4 @@
-"""Defect 5, the model files: damaged, empty, foreign or non-UTF-8 sidecars and .pt files give one-line
+"""models.checkpoint: damaged, empty, foreign or non-UTF-8 sidecars and .pt files give one-line
 errors saying to retrain (never a traceback), and sidecars are written atomically (a failed write replaces
 nothing)."""
 
@@ -9,6 +9,8 @@ import torch
 
 from models.checkpoint import load_checkpoint, read_json, save_checkpoint, write_json_atomic
 from models.errors import CheckpointError
+
+pytestmark = pytest.mark.reliability
 
 
 @pytest.fixture

@@ -20,6 +20,8 @@ from models.checkpoint import write_npz_atomic
 from models.files import atomic_write
 from tests.support import HashingEncoder
 
+pytestmark = pytest.mark.reliability
+
 
 def test_the_file_and_its_folder_are_flushed(tmp_path, monkeypatch):
     flushed: list[str] = []

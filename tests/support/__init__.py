@@ -1,4 +1,6 @@
-"""Helpers shared by test packages (fixtures stay in conftest.py files)."""
+"""Helpers shared by the test packages (fixtures stay in conftest.py files): where the repository and its test
+data are, a temporary CLARIFY_HOME, and cheap deterministic text encoders. The modules beside this one hold the
+small domains and data that tests of several rooms build on."""
 
 from __future__ import annotations
 
@@ -10,6 +12,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+TEST_DATA = REPO / "tests" / "data"
+EXAMPLES = REPO / "docs" / "examples"
 
 
 @contextmanager

@@ -1,14 +1,14 @@
-"""Tiny hand-checkable domains for engine tests."""
+"""The tiny hand-checkable domain (4 birds, 2 yes/no questions, 1 three-way choice) and what drives it: a
+keyword prior and ``TinyAgents``, the stand-in for ``ModelRegistry`` in session, CLI and GUI tests."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.stopping import FixedTurns
-from assistant.store import BINARY_OPTIONS, Domain, KnowledgeBase, Label, Question
+from assistant.store import BINARY_OPTIONS, Domain, DomainData, KnowledgeBase, Label, Question
 from tests.support import WordHashEncoder
 
 
@@ -76,6 +76,19 @@ class TinyAgents:
         return Clarifier(self.domain, KeywordPrior(self.domain), model, FixedTurns(self.turns), config=config)
 
 
-@pytest.fixture
-def tiny_domain() -> Domain:
-    return make_tiny_domain()
+# the tiny domain's question keys
+RED, BLACK, SIZE = "has_color::red", "has_color::black", "has_size"
+
+
+def tiny_data() -> DomainData:
+    domain = make_tiny_domain()
+    annotations = [
+        (label.key, question.tag, option, float(domain.counts[q, r, y]))
+        for q, question in enumerate(domain.questions)
+        for r, option in enumerate(question.options)
+        for y, label in enumerate(domain.labels)
+    ]
+    queries = [
+        (domain.labels[y].key, t, s) for t, y, s in zip(domain.query_texts, domain.query_labels, domain.query_splits)
+    ]
+    return DomainData("tiny", "Tiny birds", "", domain.labels, domain.questions, annotations, "crowd", queries)

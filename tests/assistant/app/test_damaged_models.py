@@ -1,4 +1,4 @@
-"""Issue 27, item 10: models whose numbers are damaged (NaN or infinite weights, lambda outside [0, 1], a
+"""ModelRegistry and damaged models: models whose numbers are damaged (NaN or infinite weights, lambda outside [0, 1], a
 temperature of NaN, a mention weight of -5) count as damaged, like unreadable ones: they are replaced from the
 release or retrained, instead of an error that never clears."""
 
@@ -19,6 +19,8 @@ from crowdsourcing.adapters import build_domain
 from models.checkpoint import load_checkpoint, save_checkpoint
 from models.errors import CheckpointError
 from tests.support import clarify_home
+
+pytestmark = pytest.mark.reliability
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])

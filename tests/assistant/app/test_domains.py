@@ -1,4 +1,4 @@
-"""Issue 27, item 4: a first build that is cut short (kill -9, a full disk) leaves no domain at all, never an
+"""First builds (assistant.app.domains.prepare, crowdsourcing.adapters.build_domain): a first build that is cut short (kill -9, a full disk) leaves no domain at all, never an
 empty one that looks built; an empty one left by an older Clarify heals itself; two first launches take
 turns instead of building into the same file."""
 
@@ -20,6 +20,8 @@ from benchmarks.reliability.environment import clarify_command, clarify_env, wai
 from crowdsourcing.adapters import build_domain
 from crowdsourcing.importing import import_file
 from models.locks import PidLock
+
+pytestmark = pytest.mark.reliability
 
 
 def built(name: str) -> bool:

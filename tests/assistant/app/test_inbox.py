@@ -3,8 +3,6 @@ one step (assigned to an entry, turned into a new entry, dismissed)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 
@@ -14,8 +12,9 @@ from assistant.cli.main import main
 from assistant.errors import ConfigError
 from assistant.progress import run_job
 from assistant.store import KnowledgeBase, SessionLog
+from tests.support import EXAMPLES
 
-FAQ = Path(__file__).resolve().parents[2] / "docs" / "examples" / "library-faq.csv"
+FAQ = EXAMPLES / "library-faq.csv"
 
 
 def session(kb: KnowledgeBase, query: str, entries: list[tuple[str, dict]], status: str, final: str | None = None):

@@ -15,7 +15,7 @@ from assistant.cli import main
 from assistant.priors.sru import encoder_checkpoint_path
 from assistant.progress import collect
 from assistant.store import KnowledgeBase
-from tests.learning.product_helpers import (
+from tests.support.product import (
     NAME,
     TINY_ENCODER,
     SimulatedDesk,

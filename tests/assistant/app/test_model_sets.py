@@ -1,4 +1,4 @@
-"""Issue 27, item 3, the switch itself (``assistant.app.model_sets.ModelSetChange``): a process killed (SIGKILL,
+"""Switching model sets (``assistant.app.model_sets.ModelSetChange``): a process killed (SIGKILL,
 at a fault-injection point) just before or just after the rename of serving.json leaves a whole set
 serving: the old one or the new one, never a mix; a set left by a killed process is removed by the next
 change, and one that is not committed is never served."""
@@ -17,6 +17,8 @@ from benchmarks.reliability.environment import REPO, clarify_env
 CHANGE = """
 from assistant import paths
 from assistant.app.model_sets import ModelSetChange
+
+pytestmark = pytest.mark.reliability
 with ModelSetChange("desk") as change:
     for name in ("encoder.pt", "encoder.json", "policy.pt"):
         (paths.models_dir("desk") / name).write_text("new " + name)

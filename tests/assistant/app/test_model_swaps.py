@@ -1,4 +1,4 @@
-"""Issue 27, item 3 with the real `learn update`: a kill -9 just after it wrote its new encoder leaves the old
+"""Model sets with the real `learn update` (assistant.app.learning): a kill -9 just after it wrote its new encoder leaves the old
 one serving and the next update starts from it, never from a rejected encoder; an accepted update switches
 to a new set of models. The kill is real (SIGKILL of a process running the update) at a fault-injection point
 (``assistant.paths.fault_point``), not at a moment found by timing; ``test_model_sets`` kills the switch
@@ -20,7 +20,8 @@ from assistant.priors.sru import encoder_checkpoint_path
 from assistant.progress import collect
 from assistant.store import KnowledgeBase
 from benchmarks.reliability.environment import REPO, clarify_env
-from tests.learning.product_helpers import (
+from tests.support import clarify_home
+from tests.support.product import (
     NAME,
     TINY_ENCODER,
     SimulatedDesk,
@@ -28,9 +29,8 @@ from tests.learning.product_helpers import (
     log_sessions,
     train_tiny_encoder,
 )
-from tests.support import clarify_home
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 
 REJECTED_STEPS = 1  # one step of training: worse on dev than the encoder trained for 20, so not kept
 
@@ -39,7 +39,7 @@ import sys
 from dataclasses import replace
 from assistant.app.learning import update
 from assistant.progress import run_job
-from tests.learning.product_helpers import NAME, TINY_ENCODER
+from tests.support.product import NAME, TINY_ENCODER
 steps = int(sys.argv[1])
 config = replace(TINY_ENCODER, max_steps=steps, eval_every=min(steps, TINY_ENCODER.eval_every))
 print(run_job(update(NAME, train_config=config, retrain_policies=False))["kept"])

@@ -18,8 +18,8 @@ from assistant.errors import ConfigError, ValidationError
 from assistant.progress import run_job
 from assistant.simulation.protocol import answer_correlation, simulation_protocol
 from assistant.store import KnowledgeBase, SessionLog
+from tests.support import EXAMPLES
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 FAQ = EXAMPLES / "library-faq.csv"
 
 

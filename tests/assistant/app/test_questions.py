@@ -14,25 +14,9 @@ from assistant.app.session import Session, SessionConfig
 from assistant.cli import main
 from assistant.errors import ConfigError
 from assistant.priors.sru import encoder_data_hash
-from assistant.store import DomainData, KnowledgeBase, write_domain
+from assistant.store import KnowledgeBase, write_domain
 from assistant.store.schema import SCHEMA_VERSION
-from tests.engine.conftest import TinyAgents, make_tiny_domain
-
-RED, BLACK, SIZE = "has_color::red", "has_color::black", "has_size"
-
-
-def tiny_data() -> DomainData:
-    domain = make_tiny_domain()
-    annotations = [
-        (label.key, question.tag, option, float(domain.counts[q, r, y]))
-        for q, question in enumerate(domain.questions)
-        for r, option in enumerate(question.options)
-        for y, label in enumerate(domain.labels)
-    ]
-    queries = [
-        (domain.labels[y].key, t, s) for t, y, s in zip(domain.query_texts, domain.query_labels, domain.query_splits)
-    ]
-    return DomainData("tiny", "Tiny birds", "", domain.labels, domain.questions, annotations, "crowd", queries)
+from tests.support.tiny import BLACK, RED, SIZE, TinyAgents, tiny_data
 
 
 @pytest.fixture

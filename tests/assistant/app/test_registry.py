@@ -9,36 +9,8 @@ from assistant.app.registry import ModelRegistry, policy_path
 from assistant.app.training_jobs import fit_prior_job, train_policy_job
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.progress import run_job
-from assistant.store import DomainData, KnowledgeBase, write_domain
 from assistant.training.policy import PolicyConfig
-from tests.engine.test_encoder import make_colour_domain
-
-
-def store_colour_domain() -> None:
-    domain = make_colour_domain()
-    annotations = [
-        (label.key, question.tag, option, float(domain.counts[q, o, y]))
-        for y, label in enumerate(domain.labels)
-        for q, question in enumerate(domain.questions)
-        for o, option in enumerate(question.options)
-        if domain.counts[q, o, y] > 0
-    ]
-    queries = [
-        (domain.labels[y].key, text, split)
-        for text, y, split in zip(domain.query_texts, domain.query_labels, domain.query_splits)
-    ]
-    data = DomainData(
-        name="colours",
-        title="Colour birds",
-        description="four birds told apart by colour",
-        labels=domain.labels,
-        questions=domain.questions,
-        annotations=annotations,
-        annotation_source="test",
-        queries=queries,
-    )
-    with KnowledgeBase.create("colours") as kb:
-        write_domain(kb, data)
+from tests.support.colours import store_colour_domain
 
 
 def test_unknown_text_prior_is_refused_with_the_choices():

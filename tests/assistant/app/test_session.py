@@ -8,7 +8,7 @@ import pytest
 from assistant.app.session import Session, SessionConfig
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
 from assistant.store import KnowledgeBase
-from tests.engine.conftest import TinyAgents
+from tests.support.tiny import TinyAgents
 
 CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
 

@@ -11,35 +11,12 @@ from click.testing import CliRunner
 
 from assistant.app.crowd import export_job, export_unanswered_job
 from assistant.app.session import Session, SessionConfig
-from assistant.clarification.answer_model import AnswerModel
-from assistant.clarification.clarifier import Clarifier, ClarifierConfig
-from assistant.clarification.out_of_scope import OutOfScopeModel
-from assistant.clarification.stopping import ThresholdStop
 from assistant.cli.main import main
 from assistant.errors import ConfigError, SessionStateError
 from assistant.store import KnowledgeBase
-from tests.engine.conftest import KeywordPrior, TinyAgents
-from tests.engine.test_out_of_scope import tiny_desk
+from tests.support.desk import MODEL, DeskAgents
 
 CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
-MODEL = OutOfScopeModel(weights=(-4.0, 2.0, -1.0), bias=0.0, other_prob=0.8, threshold=0.9, doubt=0.3)
-
-
-class DeskAgents(TinyAgents):
-    """The tiny desk with the out-of-scope hypothesis, stopping at 80% on a label."""
-
-    def __init__(self) -> None:
-        super().__init__(name="desk")
-        self.domain = tiny_desk()
-        with KnowledgeBase.create(self.name) as kb:
-            kb.upsert_labels(self.domain.labels, "test")
-
-    def clarifier(self, candidates="all", pace=None, shortlist_size=5, max_turns=10) -> Clarifier:
-        model = AnswerModel(self.domain.p_hat(1.0), self.domain.option_mask)
-        config = ClarifierConfig(max_turns=max_turns, shortlist_size=shortlist_size)
-        return Clarifier(
-            self.domain, KeywordPrior(self.domain), model, ThresholdStop(0.8), config=config, out_of_scope=MODEL
-        )
 
 
 def unanswerable(agents) -> Session:

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from assistant.app.session import Session, SessionConfig
-from tests.engine.conftest import TinyAgents
+from tests.support.tiny import TinyAgents
 
 ANSWERS = st.sampled_from([("option", 0), ("option", 1), ("probably", 0), ("probably", 1), ("not_sure", None)])
 COMPARISONS = st.sampled_from(["left", "right", "tie", "neither", "done"])

@@ -1,4 +1,4 @@
-"""Issue 27, defects 1 and 2: one writer per session, and a failed write that changes nothing.
+"""Sessions and their log (assistant.app.session, assistant.store.session_log): one writer per session, and a failed write that changes nothing.
 
 Two programs on one saved session used to append contradictory entries ("question 395 was already
 answered" on the next resume); a refused write used to leave the action applied in memory (answering again
@@ -22,10 +22,12 @@ from assistant.app.session import Phase, Session, SessionConfig
 from assistant.errors import SessionChangedError, StoreBusyError
 from assistant.store import KnowledgeBase, SessionLog, connection
 from benchmarks.reliability.environment import write_lock_held
-from tests.engine.conftest import TinyAgents
+from tests.support import REPO
+from tests.support.tiny import TinyAgents
+
+pytestmark = pytest.mark.reliability
 
 CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -111,7 +113,7 @@ WRITER = textwrap.dedent(
     from pathlib import Path
     from assistant.app.session import Session
     from assistant.errors import SessionChangedError
-    from tests.engine.conftest import TinyAgents
+    from tests.support.tiny import TinyAgents
 
     session = Session.resume(TinyAgents(turns=3), int(sys.argv[1]))
     go = Path(sys.argv[2])

@@ -15,8 +15,8 @@ from assistant.progress import run_job
 from assistant.store import BINARY_OPTIONS, Question
 from assistant.training.encoder import EncoderTrainConfig, data_sizes, train_encoder
 from assistant.training.resume import resume_path
-from tests.engine.conftest import TinyAgents
-from tests.engine.test_encoder import TINY, make_colour_domain
+from tests.assistant.training.test_encoder import TINY, make_colour_domain
+from tests.support.tiny import TinyAgents
 
 
 def weights(result) -> dict[str, torch.Tensor]:

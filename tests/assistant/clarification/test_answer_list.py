@@ -1,4 +1,4 @@
-"""The answer-list question ("Which of these is it? A / B / C / none of these", issue 26): its exact answer model,
+"""The answer-list question ("Which of these is it? A / B / C / none of these", assistant.clarification.answer_list): its exact answer model,
 its information gain against brute force, when a conversation asks it, and how a session logs and replays it."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from assistant.clarification.stopping import FixedTurns, ThresholdStop
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.rollout import run_episode
 from assistant.simulation.user import SimulatedUser
-from tests.engine.conftest import KeywordPrior, TinyAgents, make_tiny_domain
+from tests.support.tiny import KeywordPrior, TinyAgents, make_tiny_domain
 
 
 def brute_force_gain(probs: np.ndarray, listed: AnswerList) -> float:

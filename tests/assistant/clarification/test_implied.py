@@ -9,7 +9,7 @@ from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.implied import implied_questions
 from assistant.clarification.stopping import FixedTurns
 from assistant.store import BINARY_OPTIONS, SOMETHING_ELSE, Domain, Label, Question
-from tests.engine.conftest import KeywordPrior
+from tests.support.tiny import KeywordPrior
 
 QUESTIONS = [
     Question(

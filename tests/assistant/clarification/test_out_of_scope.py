@@ -12,31 +12,9 @@ from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.out_of_scope import OutOfScopeModel, fit_prior, out_of_scope_answers, prior_features
 from assistant.clarification.stopping import FixedTurns, ThresholdStop
 from assistant.errors import ConfigError
-from assistant.store import BINARY_OPTIONS, SOMETHING_ELSE, Domain, Label, Question
-from tests.engine.conftest import KeywordPrior
-
-
-def tiny_desk() -> Domain:
-    """3 intents of a desk, an area question ending in "something else" and one yes/no question."""
-    labels = [Label("pin", "Change my PIN"), Label("card", "Lost card"), Label("flight", "Book a flight")]
-    questions = [
-        Question("area", "Which area is it about?", "choice", "area", ("banking", "travel", SOMETHING_ELSE)),
-        Question("card::yes", "Is it about a card?", "binary", "card", BINARY_OPTIONS),
-    ]
-    counts = np.zeros((2, 3, 3), dtype=np.float32)
-    counts[0] = [[9, 9, 0.5], [0.5, 0.5, 9], [0.5, 0.5, 0.5]]
-    counts[1, :2] = [[8, 9, 1], [2, 1, 9]]
-    texts = ["change pin code", "lost my card", "book a flight to rome", "new pin", "card stolen", "flight tickets"]
-    return Domain(
-        "desk",
-        "Desk",
-        labels,
-        questions,
-        counts,
-        texts,
-        np.array([0, 1, 2, 0, 1, 2]),
-        np.array(["train", "train", "train", "dev", "dev", "dev"]),
-    )
+from assistant.store import Domain
+from tests.support.desk import MODEL, tiny_desk
+from tests.support.tiny import KeywordPrior
 
 
 def clarifier(domain: Domain, oos: OutOfScopeModel | None, stop=None, max_turns: int = 5) -> Clarifier:
@@ -49,9 +27,6 @@ def clarifier(domain: Domain, oos: OutOfScopeModel | None, stop=None, max_turns:
         config=ClarifierConfig(max_turns=max_turns),
         out_of_scope=oos,
     )
-
-
-MODEL = OutOfScopeModel(weights=(-4.0, 2.0, -1.0), bias=0.0, other_prob=0.8, threshold=0.9, doubt=0.3)
 
 
 def test_the_prior_fit_learns_that_a_flat_prior_means_out_of_scope():

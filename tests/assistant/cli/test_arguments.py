@@ -1,4 +1,4 @@
-"""Defects 5 and 9 on the command line: bad arguments end with one error line and exit code 2 (never a
+"""The command line's arguments: bad arguments end with one error line and exit code 2 (never a
 traceback, never after the work), and queries a conversation cannot use are refused before anything is
 saved. The cases come from the reliability probe's corpus (benchmarks.reliability.arguments)."""
 
@@ -11,7 +11,9 @@ from assistant.errors import ClarifyError
 from assistant.store import KnowledgeBase
 from benchmarks.reliability.arguments import Case, bad_argument_cases, run_case
 from benchmarks.reliability.environment import build_crowd_domain
-from tests.engine.conftest import TinyAgents
+from tests.support.tiny import TinyAgents
+
+pytestmark = pytest.mark.reliability
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from assistant.cli import main
-from tests.engine.conftest import TinyAgents
+from tests.support.tiny import TinyAgents
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from crowd_helpers import dump
 
 from assistant.cli import main
 from assistant.store import KnowledgeBase
+from tests.support.crowd import dump
 
 
 @pytest.fixture

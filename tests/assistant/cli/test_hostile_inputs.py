@@ -1,4 +1,4 @@
-"""Issue 27, items 7-10 on the input side: a header of many columns, queries and added words a conversation
+"""Hostile inputs through the CLI, the importers and the learning loop: a header of many columns, queries and added words a conversation
 cannot use, numbers no store or generator takes, session rows that are not JSON, and an import that is a
 symbolic link to a secret file."""
 
@@ -13,6 +13,8 @@ from assistant.progress import run_job
 from benchmarks.reliability.environment import build_crowd_domain, dump
 from crowdsourcing.importers.base import MAX_COLUMNS, Problems, read_csv
 from crowdsourcing.importing import import_file
+
+pytestmark = pytest.mark.reliability
 
 
 @pytest.fixture
@@ -100,7 +102,7 @@ def _damage(session_id: int, sql: str) -> None:
 def test_a_session_row_that_is_not_json_is_a_one_line_error_naming_the_session(sql, names):
     from assistant.app.session import Session, SessionConfig
     from assistant.store.session_log import DamagedSessionError
-    from tests.engine.conftest import TinyAgents
+    from tests.support.tiny import TinyAgents
 
     agents = TinyAgents(turns=2)
     session = Session.start(agents, "bird with a red crown", SessionConfig())
@@ -117,7 +119,7 @@ def test_learning_skips_a_damaged_session_and_counts_it():
     from assistant.app.learning import collect_sessions
     from assistant.app.session import Session, SessionConfig
     from assistant.store import KnowledgeBase
-    from tests.engine.conftest import TinyAgents
+    from tests.support.tiny import TinyAgents
 
     agents = TinyAgents(turns=2)
     damaged = Session.start(agents, "bird with a red crown", SessionConfig())

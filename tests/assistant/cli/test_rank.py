@@ -10,6 +10,8 @@ from click.testing import CliRunner
 from assistant.cli import main
 from tests.support import HashingEncoder
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 
 @pytest.fixture
 def fast_encoder(monkeypatch):

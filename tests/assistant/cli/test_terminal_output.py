@@ -1,4 +1,4 @@
-"""Issue 27, items 5, 9 and 10 in the terminal: escape sequences in label names, answers, queries and import
+"""What reaches the terminal (assistant.cli.common): escape sequences in label names, answers, queries and import
 problems never reach the terminal raw; added words count against the query limit; a reader that goes away
 (`| head -1`) ends the command quietly."""
 
@@ -15,7 +15,9 @@ from assistant.cli import main
 from assistant.cli.common import terminal_text
 from assistant.store import KnowledgeBase, SessionLog
 from benchmarks.reliability.environment import build_crowd_domain, clarify_command, clarify_env
-from tests.engine.conftest import TinyAgents
+from tests.support.tiny import TinyAgents
+
+pytestmark = pytest.mark.reliability
 
 TITLE = "\x1b]0;owned\x07"  # OSC 0: retitles the window
 CLEAR = "\x1b[2J\x1b[H"  # CSI: clears the screen

@@ -22,6 +22,8 @@ from assistant.paths import REPO_ROOT, shared_data_dir
 from assistant.progress import run_job
 from tests.support import HashingEncoder
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 
 def test_bundled_coffee_loads_with_the_documented_counts():
     data = load_dataset("stackexchange-coffee")

@@ -24,8 +24,8 @@ from assistant.evaluation.out_of_scope import (
 from assistant.simulation.episodes import episodes_from_file
 from assistant.simulation.out_of_scope import with_out_of_scope_person
 from assistant.simulation.queries import VagueQueryMix
-from tests.engine.conftest import KeywordPrior
-from tests.engine.test_out_of_scope import tiny_desk
+from tests.support.desk import tiny_desk
+from tests.support.tiny import KeywordPrior
 
 
 def desk_setup() -> OutOfScopeSetup:

@@ -1,50 +1,17 @@
-"""Tiny answer-selection problems for the learning tests (random but seeded MiniLM-sized embeddings)."""
+"""The learning tests: tiny answer-selection problems (tests/support/problems.py), torch on one thread."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from assistant.learning.problems import LearningProblem
-
-
-def make_problems(count: int, seed: int = 0, candidates: int = 6, signal: float = 0.6) -> list[LearningProblem]:
-    """Questions whose correct answer (index drawn at random) lies closer to the question than the others by
-    ``signal``, plus noise: learnable, but not trivially (the cosine alone is imperfect)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for q in range(count):
-        question = rng.normal(size=384)
-        question /= np.linalg.norm(question)
-        answers = rng.normal(size=(candidates, 384))
-        best = int(rng.integers(candidates))
-        answers[best] += signal * np.sqrt(384) * question * rng.uniform(0.0, 1.0)
-        answers /= np.linalg.norm(answers, axis=1, keepdims=True)
-        grades = np.zeros(candidates, dtype=np.int64)
-        grades[best] = 1
-        out.append(
-            LearningProblem(
-                f"q{q}",
-                f"question {q}",
-                tuple(f"answer {q}-{i}" for i in range(candidates)),
-                grades,
-                question.astype(np.float32),
-                answers.astype(np.float32),
-            )
-        )
-    return out
+from tests.support.problems import make_problems
 
 
 @pytest.fixture
-def problems() -> list[LearningProblem]:
+def problems():
     return make_problems(60)
 
 
 @pytest.fixture(autouse=True)
-def one_torch_thread():
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+def _one_torch_thread(one_torch_thread):
+    """Every test here runs torch on one thread (tests/conftest.py)."""

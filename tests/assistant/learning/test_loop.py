@@ -13,7 +13,7 @@ from assistant.learning.models import DeepSelector, EncoderSelector, TrainConfig
 from assistant.learning.pace import SelfPacedPace
 from assistant.learning.problems import mrr, split_questions
 from assistant.progress import collect, run_job
-from tests.learning.conftest import make_problems
+from tests.support.problems import make_problems
 
 FAST = TrainConfig(epochs=6, patience=3, min_questions_per_epoch=32, hidden=32)
 

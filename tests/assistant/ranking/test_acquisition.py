@@ -23,7 +23,7 @@ from assistant.ranking.acquisition import (
     preference_probability,
 )
 from assistant.ranking.base import DensePosterior, SamplePosterior
-from tests.ranking.conftest import random_posterior
+from tests.support.posteriors import random_posterior
 
 GH_X, GH_W = np.polynomial.hermite_e.hermegauss(80)  # probabilists' Gauss-Hermite: E[g(Z)], Z ~ N(0, 1)
 

@@ -1,4 +1,4 @@
-"""Defect 1: an answer given while another program holds the write lock (a running import does) waits for
+"""assistant.store.connection: an answer given while another program holds the write lock (a running import does) waits for
 it and says so, instead of failing with 'database is locked'."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ from assistant.app.session import Session, SessionConfig
 from assistant.errors import StoreBusyError
 from assistant.store import KnowledgeBase, connection
 from benchmarks.reliability.environment import write_lock_held
-from tests.engine.conftest import TinyAgents
+from tests.support.tiny import TinyAgents
+
+pytestmark = pytest.mark.reliability
 
 CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
 

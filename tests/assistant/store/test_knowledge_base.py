@@ -1,4 +1,4 @@
-"""Defect 5 on the store side: a damaged knowledge base is refused (never read half, never written), and a
+"""assistant.store.knowledge_base and CLARIFY_HOME: a damaged knowledge base is refused (never read half, never written), and a
 read-only or non-folder CLARIFY_HOME and a full disk give one-line errors with exit code 2."""
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from assistant.store import KnowledgeBase
 from benchmarks.reliability.environment import build_crowd_domain, dump
 from crowdsourcing.importers import parse_file
 from crowdsourcing.importing import apply_plan, plan_import
+
+pytestmark = pytest.mark.reliability
 
 GOOD_QUERIES = "label,text\ncard_arrival,where on earth is my card\n"
 

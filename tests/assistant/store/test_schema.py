@@ -1,4 +1,4 @@
-"""Schema 4 (issue 17) on top of schema 3 (sessions.kind): a version-3 file keeps its sessions (with their kind)
+"""Schema migrations (assistant.store.schema): schema 4 on top of schema 3 (sessions.kind): a version-3 file keeps its sessions (with their kind)
 and turns, and gains the out-of-scope status and the table of queries no label answers; a version-2 file
 migrates all the way."""
 

@@ -13,7 +13,7 @@ from assistant.app.summaries import faq_answers
 from assistant.errors import SessionStateError
 from assistant.store import KnowledgeBase, SessionLog
 from assistant.store.schema import MIGRATIONS, SCHEMA_VERSION
-from tests.engine.conftest import TinyAgents
+from tests.support.tiny import TinyAgents
 
 CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
 

@@ -1,4 +1,4 @@
-"""Helpers for the summarization tests: a tiny hand-made topic and a fast stand-in for MiniLM."""
+"""Helpers for the summarization tests: a tiny hand-made topic and its reference (fast_encoder: tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import pytest
 
 from assistant.summarization.documents import Topic
 from assistant.summarization.text import Document
-from tests.support import HashingEncoder
 
 TINY = [
     Document(
@@ -21,12 +20,3 @@ TINY_REFERENCE = ["The storm hit the coast and caused heavy damage.", "Thousands
 @pytest.fixture
 def tiny_topic() -> Topic:
     return Topic("tiny", list(TINY), "", [list(TINY_REFERENCE)])
-
-
-@pytest.fixture
-def fast_encoder(monkeypatch):
-    """Replace MiniLM wherever the default encoder is built."""
-    import models.pretrained
-
-    monkeypatch.setattr(models.pretrained, "SentenceEncoder", HashingEncoder)
-    return HashingEncoder()

@@ -1,5 +1,5 @@
-"""The reliability tests (marker ``reliability``): a test per defect of issues 12 and 27 and a quick slice of the
-reliability probe (``benchmarks.reliability``; the full run is ``make soak``)."""
+"""The reliability probe's tests (marker ``reliability``, also set on the defect tests in the rooms): the
+probe's simulated people, its targets and a quick slice of the probe (``benchmarks.reliability``; the full run is ``make soak``)."""
 
 from __future__ import annotations
 

@@ -11,8 +11,7 @@ import pytest
 
 from assistant.errors import ConfigError
 from crowdsourcing.own_faq import derive_key, faq_format, parse_faq
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+from tests.support import EXAMPLES
 
 
 def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
