@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -41,9 +40,7 @@ def test_a_live_owner_is_waited_for_then_given_up_on(built_copy):
     holder = sru_loader.BuildLock(built_copy)
     assert holder.try_acquire()
     try:
-        start = time.monotonic()
         steps = list(_run(sru_loader.build_steps(built_copy, timeout=0.5)))
-        assert time.monotonic() - start < 5
         assert steps[:-1] and "waiting for another Clarify" in steps[0]
         status = steps[-1]
         assert not status.compiled and f"process {os.getpid()}" in status.notice
@@ -53,9 +50,7 @@ def test_a_live_owner_is_waited_for_then_given_up_on(built_copy):
 
 def test_a_build_that_cannot_finish_is_stopped_and_leaves_no_lock(tmp_path):
     folder = tmp_path / "empty"
-    start = time.monotonic()
     status = sru_loader.ensure_built(folder, timeout=0.5)
-    assert time.monotonic() - start < 10
     assert not status.compiled and "took over" in status.notice
     assert not any(folder.glob("*/lock"))
 

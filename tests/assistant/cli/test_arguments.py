@@ -53,10 +53,15 @@ def test_bad_arguments_give_one_error_line_and_exit_2(corpus, name):
     assert_one_line_error(corpus[name])
 
 
-def test_outputs_are_checked_before_the_work(corpus, tmp_path):
-    """--json into a missing folder used to be found only after the whole evaluation had run."""
+def test_outputs_are_checked_before_the_work(corpus, monkeypatch):
+    """--json into a missing folder used to be found only after the whole evaluation had run: now the models are
+    never even loaded (how long the refusal takes: benchmarks/bench_responsiveness.py)."""
+    import assistant.cli.engine
+
+    loaded: list[str] = []
+    monkeypatch.setattr(assistant.cli.engine, "ModelRegistry", lambda name, **_: loaded.append(name))
     outcome = run_case(corpus["evaluate --json missing folder"])
-    assert outcome.exit_code == 2 and outcome.seconds < 30
+    assert outcome.exit_code == 2 and outcome.error_lines == 1 and loaded == []
 
 
 @pytest.mark.parametrize("query", ["?!? ...", "   ", "\u2028", "card " * 2_000_000])
