@@ -1,5 +1,5 @@
-# Clarify: `make run` starts the app on the bundled default domain, `make test` runs the tests,
-# `make bench` runs the benchmarks. Each creates .venv and installs on first use.
+# Clarify: `make run` starts the app on the bundled default domain, `make test` runs the tests (`make test-fast`
+# the quick ones), `make bench` runs the benchmarks. Each creates .venv and installs on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
@@ -12,7 +12,7 @@ export TRANSFORMERS_OFFLINE := 1
 # numpy's and scipy's OpenBLAS pools fight on two cores; let idle threads sleep quickly.
 export OPENBLAS_THREAD_TIMEOUT := 4
 
-.PHONY: run test bench soak lint format install clean release-models
+.PHONY: run test test-fast bench soak lint format install clean release-models
 
 install: $(STAMP)
 
@@ -37,8 +37,13 @@ release-models: $(STAMP)
 	home=$$(mktemp -d) && CLARIFY_HOME=$$home $(BIN)/clarify domain release-models $(RELEASE_DOMAINS); \
 	status=$$?; rm -rf "$$home"; exit $$status
 
+# Every test (GUI offscreen, slow ones, the doctests: tests/architecture/test_doctests.py), the 15 slowest named.
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider --durations=15
+
+# The quick loop while editing: no GUI and nothing marked slow (tests/README.md), under a minute on 2 cores.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not gui" --durations=10
 
 # Every benchmark's tables and figures in bench-results/report.md (models are trained once into bench-results/home).
 bench: $(STAMP)
