@@ -19,7 +19,7 @@ from assistant.simulation.user import SimulatedUser
 from assistant.store import DomainData, KnowledgeBase, write_domain
 from assistant.text.label_text import LabelTextConfig
 from assistant.training.encoder import EncoderTrainConfig, train_encoder
-from crowdsourcing.adapters import _adapters
+from crowdsourcing.adapters import adapters
 from crowdsourcing.adapters.induced import heldout_answers, induced_questions
 from models.sru_encoder import SRUEncoderConfig
 from tests.support import HashingEncoder
@@ -44,7 +44,7 @@ TINY_ENCODER = EncoderTrainConfig(
 def build_domain(name: str = NAME) -> dict[str, list[tuple[str, str]]]:
     """The first LABELS intents of BANKING77: per label 2 train, 2 dev and 2 test queries stored, and
     PER_LABEL_SESSIONS more held back as what users will type in sessions. Returns {"sessions": [(key, query)]}."""
-    full = _adapters()[SOURCE]()
+    full = adapters()[SOURCE]()
     keys = [label.key for label in full.labels[:LABELS]]
     by_label: dict[str, list[str]] = {k: [] for k in keys}
     for key, text, _ in full.queries:

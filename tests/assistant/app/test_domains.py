@@ -63,7 +63,7 @@ def test_a_failed_first_build_leaves_no_domain(monkeypatch):
         kb.db.execute("CREATE TABLE half_written (x)")
         raise StoreError("cannot write the knowledge base (database or disk is full)")
 
-    monkeypatch.setattr("crowdsourcing.adapters.write_domain", disk_full)
+    monkeypatch.setattr("crowdsourcing.adapters.registry.write_domain", disk_full)
     with pytest.raises(StoreError):
         run_job(build_domain("faq"))
     assert not built("faq") and leftovers() == []
