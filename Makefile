@@ -12,7 +12,7 @@ export TRANSFORMERS_OFFLINE := 1
 # numpy's and scipy's OpenBLAS pools fight on two cores; let idle threads sleep quickly.
 export OPENBLAS_THREAD_TIMEOUT := 4
 
-.PHONY: run test test-fast bench soak lint format install clean release-models
+.PHONY: run test bench soak lint format install clean release-models
 
 install: $(STAMP)
 
@@ -37,11 +37,12 @@ release-models: $(STAMP)
 	home=$$(mktemp -d) && CLARIFY_HOME=$$home $(BIN)/clarify domain release-models $(RELEASE_DOMAINS); \
 	status=$$?; rm -rf "$$home"; exit $$status
 
-# Every test (GUI offscreen, slow ones, the doctests: tests/architecture/test_doctests.py), the 15 slowest named.
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider --durations=15
 
-# The quick loop while editing: no GUI and nothing marked slow (tests/README.md), under a minute on 2 cores.
+# `make test`: every test (GUI offscreen, slow ones, the doctests: tests/architecture/test_doctests.py), the 15
+# slowest named. `make test-fast`: the quick loop while editing, no GUI and nothing marked slow (tests/README.md).
+.PHONY: test-fast
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not gui" --durations=10
 
