@@ -14,11 +14,12 @@ from assistant import paths
 from assistant.app.model_sets import ModelSetChange
 from benchmarks.reliability.environment import REPO, clarify_env
 
+pytestmark = pytest.mark.reliability
+
 CHANGE = """
 from assistant import paths
 from assistant.app.model_sets import ModelSetChange
 
-pytestmark = pytest.mark.reliability
 with ModelSetChange("desk") as change:
     for name in ("encoder.pt", "encoder.json", "policy.pt"):
         (paths.models_dir("desk") / name).write_text("new " + name)
