@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from assistant.cli import main
@@ -17,6 +18,7 @@ from assistant.text.phrases import split_tag
 from tests.support.crowd import simulate_mturk
 
 
+@pytest.mark.slow
 def test_faq_export_mturk_import_round_trip(faq_copy, tmp_path):
     with KnowledgeBase.open(faq_copy) as kb:
         domain = kb.load_domain()

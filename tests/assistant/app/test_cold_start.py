@@ -17,6 +17,8 @@ from assistant.progress import collect, run_job
 from assistant.store import KnowledgeBase, SessionLog
 from assistant.training.encoder import EncoderTrainConfig
 
+pytestmark = pytest.mark.slow  # each test prepares a FAQ: trains its encoder and policies
+
 TINY_FAQ = """key,title,description,category,answer
 wifi,How do I connect to the Wi-Fi?,My laptop has no internet.,Computers,"Choose the network Guest. If the terms page does not appear, open any web page."
 print,How do I print a document?,,Computers,"Send the file to the print station and pay 15 cents a page. If the printer says ""Out of paper"", ask at the desk."
@@ -76,7 +78,6 @@ def test_prepare_takes_the_cold_start_path_once_and_says_so(tiny_faq, monkeypatc
     assert run_job(prepare("tiny")) == []  # prepared: nothing left to do
 
 
-@pytest.mark.slow
 def test_accepted_sessions_become_training_pairs_and_the_models_update(tiny_faq):
     run_job(cold_start_prepare("tiny", seed=0, try_sru=False, policy_iterations=2))
     with KnowledgeBase.open("tiny") as kb:

@@ -42,6 +42,7 @@ def test_a_kill_before_the_build_is_in_place_leaves_no_domain(fresh_clarify_home
     assert [name.split(".building-")[0] for name in leftovers()] == ["faq.db"]  # removed by the next build
 
 
+@pytest.mark.slow
 def test_a_kill_during_the_first_import_into_a_new_domain_leaves_no_domain(fresh_clarify_home, tmp_path):
     labels = tmp_path / "labels.csv"
     labels.write_text("label,name,text\nrefund,Refund,How do I get my money back?\nlogin,Log-in,I cannot log in\n")
@@ -58,6 +59,7 @@ def test_a_kill_during_the_first_import_into_a_new_domain_leaves_no_domain(fresh
         assert kb.stats()["labels"] == 2
 
 
+@pytest.mark.slow
 def test_a_failed_first_build_leaves_no_domain(monkeypatch):
     def disk_full(kb, data):
         kb.db.execute("CREATE TABLE half_written (x)")

@@ -63,6 +63,7 @@ def test_a_faq_becomes_a_domain_with_questions_queries_and_a_held_out_user():
     assert report.synthesized["split_held"] > 0
 
 
+@pytest.mark.slow
 def test_an_update_keeps_the_sessions_and_learned_queries_of_unchanged_entries(tmp_path, example_rows):
     run_job(create_domain_job("library", FAQ))
     with KnowledgeBase.open("library") as kb:
@@ -129,6 +130,7 @@ def test_names_are_checked_before_anything_is_read(tmp_path):
         run_job(create_domain_job("other", FAQ, update=True))
 
 
+@pytest.mark.slow
 def test_the_cli_creates_updates_and_lists_every_problem(tmp_path, example_rows):
     runner = CliRunner()
     created = runner.invoke(main, ["domain", "create", "library", "--from", str(EXAMPLES / "library-faq.md")])

@@ -18,6 +18,7 @@ def test_unknown_text_prior_is_refused_with_the_choices():
         ModelRegistry("colours", text_prior="glove")
 
 
+@pytest.mark.slow
 def test_minilm_prior_trains_and_loads_its_own_policy():
     store_colour_domain()
     registry = ModelRegistry("colours", text_prior="minilm")

@@ -54,6 +54,7 @@ def test_a_second_program_on_the_same_session_is_told_and_reloads(agents):
     assert Session.resume(agents, first.id).repaired == []
 
 
+@pytest.mark.slow
 def test_a_refused_answer_leaves_the_session_exactly_as_before(agents, monkeypatch):
     monkeypatch.setattr(connection, "WRITE_WAIT_SECONDS", 0.3)
     session = Session.start(agents, "red breast", CONFIG)
@@ -129,6 +130,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_two_processes_answering_one_session_never_contradict_each_other(agents, tmp_path):
     session = Session.start(agents, "red breast", CONFIG)
     go = tmp_path / "go"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 import torch
 
 from assistant.app.session import Session, SessionConfig
@@ -23,6 +24,7 @@ def weights(result) -> dict[str, torch.Tensor]:
     return {k: v.clone() for k, v in result.prior.encoder.state_dict().items()}
 
 
+@pytest.mark.slow
 def test_a_cancelled_encoder_training_goes_on_from_where_it_stopped(tmp_path, monkeypatch):
     domain = make_colour_domain()
     config = dataclasses.replace(TINY, max_steps=30, eval_every=10)

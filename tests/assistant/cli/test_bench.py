@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 
+import pytest
 from click.testing import CliRunner
 
 from assistant.cli import main
@@ -30,6 +31,7 @@ def test_bench_list_names_every_registered_benchmark():
     assert "semeval (optional)" in result.output
 
 
+@pytest.mark.slow
 def test_bench_sweep_writes_a_tidy_csv_and_plots(tmp_path, fast_encoder):
     config = tmp_path / "strategies.toml"
     config.write_text(SWEEP)

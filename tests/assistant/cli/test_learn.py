@@ -21,6 +21,7 @@ def fast_encoder(monkeypatch):
     monkeypatch.setattr(models.pretrained, "SentenceEncoder", lambda: HashingEncoder(384))
 
 
+@pytest.mark.slow
 def test_evaluate_writes_rows_needed_fractions_and_a_plot(tmp_path, fast_encoder):
     out, plot = tmp_path / "l.json", tmp_path / "l.png"
     args = ["learn", "evaluate", "coffee", "--seeds", "2", "--rounds", "1", "--initial", "0.1", "--step", "0.2"]

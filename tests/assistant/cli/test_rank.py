@@ -76,6 +76,7 @@ def test_evaluation_only_data_missing_is_a_clear_error(tmp_path):
     assert "WikiQA-dev.tsv not found" in result.output and "--data-dir" in result.output
 
 
+@pytest.mark.slow
 def test_demo_loop_with_undo_tie_and_quit(fast_encoder):
     result = CliRunner().invoke(
         main, ["rank", "demo", "coffee", "--candidates", "5", "--budget", "3"], input="1\nu\nt\n2\nq\n"

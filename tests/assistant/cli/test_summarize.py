@@ -57,6 +57,7 @@ def test_compare_a_folder_of_files_saves_turn_by_turn_and_resumes(tmp_path, scra
         assert SessionLog(kb).list(kind="summary")[0].status == "finished"
 
 
+@pytest.mark.slow
 def test_sentence_mode_on_a_bundled_cluster(fast_encoder, scratch_domain):
     args = ["summarize", "--bundled", "multiling/M002", "--mode", "sentences", "--domain", scratch_domain]
     result = CliRunner().invoke(main, args, input="2\nq\n")

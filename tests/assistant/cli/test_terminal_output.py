@@ -115,6 +115,7 @@ def test_added_words_within_the_limit_still_work(hostile_ask):
 
 
 # ---- item 10: the reader goes away ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_closed_pipe_ends_the_listing_quietly(fresh_clarify_home):
     build_crowd_domain("bank")
     with KnowledgeBase.open("bank") as kb:

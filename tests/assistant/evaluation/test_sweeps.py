@@ -37,6 +37,7 @@ def serial_result(fast_encoder, tmp_path):
     return run_job(sweep_job(SweepConfig.from_dict(CONFIG), tmp_path / "serial"))
 
 
+@pytest.mark.slow
 def test_a_sweep_merges_to_the_protocol_s_own_numbers(serial_result, tmp_path, fast_encoder):
     assert serial_result.shards == 4 * 3  # 4 points x 3 shards of at most 2 of the 5 questions
     direct = run_job(
@@ -54,6 +55,7 @@ def test_a_sweep_merges_to_the_protocol_s_own_numbers(serial_result, tmp_path, f
     assert {p.name for p in (tmp_path / "serial" / "plots").iterdir()} == {"accuracy.png", "ndcg5.png"}
 
 
+@pytest.mark.slow
 def test_one_and_two_local_workers_and_ray_give_equal_results(serial_result, fast_encoder):
     config = SweepConfig.from_dict(CONFIG)
     two = run_job(sweep_job(config, backend="loky", workers=2))

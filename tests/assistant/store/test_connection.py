@@ -35,6 +35,7 @@ def test_an_answer_waits_for_another_writer_and_says_so(agents):
     assert kinds[:2] == ["query", "answer"]
 
 
+@pytest.mark.slow
 def test_a_writer_that_never_lets_go_gives_a_clear_error(agents, monkeypatch):
     monkeypatch.setattr(connection, "WRITE_WAIT_SECONDS", 0.5)
     session = Session.start(agents, "red breast", CONFIG)

@@ -3,6 +3,8 @@ the same parts at a few seconds' size, with the same targets."""
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.reliability import arguments, files, outputs, swaps, writers
 from benchmarks.reliability.environment import build_crowd_domain
 
@@ -38,6 +40,7 @@ def test_model_set_changes_killed_at_any_moment_leave_one_whole_set_serving(tmp_
     assert figures["model_set_kills"] >= 2 and figures["mixed_sets"] == 0, figures["failures"]
 
 
+@pytest.mark.slow
 def test_printed_texts_written_files_a_closed_pipe_and_a_wide_header(tmp_path, fresh_clarify_home):
     build_crowd_domain("bank")
     figures = outputs.Figures()
