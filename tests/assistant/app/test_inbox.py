@@ -25,6 +25,9 @@ def session(kb: KnowledgeBase, query: str, entries: list[tuple[str, dict]], stat
     return number
 
 
+pytestmark = pytest.mark.slow  # each test builds the library FAQ from its texts
+
+
 @pytest.fixture
 def library():
     run_job(create_domain_job("library", FAQ))

@@ -151,6 +151,7 @@ def test_the_cli_creates_updates_and_lists_every_problem(tmp_path, example_rows)
     assert same.exit_code == 0 and "entries: 33 unchanged" in same.output
 
 
+@pytest.mark.slow
 def test_the_topic_question_goes_when_the_categories_go(tmp_path, example_rows):
     run_job(create_domain_job("library", FAQ))
     rows = [{k: v for k, v in r.items() if k != "category"} for r in example_rows]
