@@ -14,6 +14,8 @@ from assistant.progress import run_job
 from assistant.store import KnowledgeBase, SessionLog
 from tests.support import EXAMPLES
 
+pytestmark = pytest.mark.slow  # each test builds the library FAQ from its texts
+
 FAQ = EXAMPLES / "library-faq.csv"
 
 
@@ -23,9 +25,6 @@ def session(kb: KnowledgeBase, query: str, entries: list[tuple[str, dict]], stat
     for kind, payload in entries:
         log.append(number, kind, payload, status, final)
     return number
-
-
-pytestmark = pytest.mark.slow  # each test builds the library FAQ from its texts
 
 
 @pytest.fixture
