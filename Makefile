@@ -1,5 +1,5 @@
-# Clarify: `make run` starts the app on the bundled default domain, `make test` runs the tests,
-# `make bench` runs the benchmarks. Each creates .venv and installs on first use.
+# Clarify: `make run` starts the app on the bundled default domain, `make test` runs the tests (`make test-fast`
+# the quick ones), `make bench` runs the benchmarks. Each creates .venv and installs on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
@@ -45,7 +45,13 @@ release-check: $(STAMP)
 	--into "$$home/release" --compare-with assistant/release; status=$$?; rm -rf "$$home"; exit $$status
 
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider --durations=15
+
+# `make test`: every test (GUI offscreen, slow ones, the doctests: tests/architecture/test_doctests.py), the 15
+# slowest named. `make test-fast`: the quick loop while editing, no GUI and nothing marked slow (tests/README.md).
+.PHONY: test-fast
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not gui" --durations=10
 
 # Every benchmark's tables and figures in bench-results/report.md (models are trained once into bench-results/home).
 bench: $(STAMP)

@@ -6,6 +6,7 @@ The log is append-only (an undo is an entry too), so the transcript shows what r
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -56,6 +57,22 @@ def _answer_text(event: dict[str, Any]) -> str:
     return f"<b>{option}</b>"
 
 
+# Log entries that read the same whatever else they hold: (text, said by the person) as a bubble, or a note.
+FIXED_BUBBLES: dict[str, tuple[str, bool]] = {
+    EntryKind.SKIP: ("Skip to the shortlist, please.", True),
+    EntryKind.BACK: ("None of those answers fits: I will ask a few more questions without them.", False),
+    EntryKind.DONE: ("That is enough comparing: show me your best answer.", True),
+    EntryKind.ACCEPT: ("That answers it, thanks.", True),
+    EntryKind.GIVE_UP: ("I give up on this one.", True),
+    EntryKind.SHOW_CLOSEST: ("Show me the closest answers anyway.", True),
+}
+FIXED_NOTES: dict[str, str] = {
+    EntryKind.DECIDED: "an answer is proposed",
+    EntryKind.NOTHING_LEFT: "every answer was ruled out",
+    EntryKind.UNDO: "↶ undo: the last step was taken back",
+}
+
+
 def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     """One log entry as one or two bubbles (or a note)."""
     kind = event.get("kind")
@@ -72,12 +89,15 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         number = cid.split("#", 1)[1] if "#" in cid else ""
         return f"answer {escape(number)} of “{title(cid)}”" if number else f"“{title(cid)}”"
 
+    if isinstance(kind, str) and kind in FIXED_BUBBLES:
+        text, user = FIXED_BUBBLES[kind]
+        return _bubble(text, user=user)
+    if isinstance(kind, str) and kind in FIXED_NOTES:
+        return _note(FIXED_NOTES[kind])
     if kind == EntryKind.QUERY:
         return _bubble(escape(event.get("text", "")), user=True)
     if kind == EntryKind.ANSWER:
         return _bubble(escape(event.get("text", "")), user=False) + _bubble(_answer_text(event), user=True)
-    if kind == EntryKind.SKIP:
-        return _bubble("Skip to the shortlist, please.", user=True)
     if kind == EntryKind.WORDS:
         return _bubble(f"More about it: {escape(event.get('text', ''))}", user=True)
     if kind == EntryKind.STOP:
@@ -89,42 +109,31 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         without = event.get("exclude") or []
         extra = f" (not “{title(without[0])}”)" if without else ""
         return _bubble(f"Ask me more questions{extra}.", user=True)
-    if kind == EntryKind.BACK:
-        return _bubble("None of those answers fits: I will ask a few more questions without them.", user=False)
     if kind == EntryKind.COMPARE:
-        left, right, preferred = event.get("left", ""), event.get("right", ""), event.get("preferred")
-        if preferred == "tie":
-            return _bubble(_capital(f"{answer(left)} and {answer(right)} are equally good."), user=True)
-        if preferred == "neither":
-            return _bubble(f"Neither {answer(left)} nor {answer(right)} is relevant.", user=True)
-        better, worse = (left, right) if preferred == "left" else (right, left)
-        return _bubble(_capital(f"{answer(better)} is better than {answer(worse)}."), user=True)
-    if kind == EntryKind.DECIDED:
-        return _note("an answer is proposed")
-    if kind == EntryKind.DONE:
-        return _bubble("That is enough comparing: show me your best answer.", user=True)
-    if kind == EntryKind.ACCEPT:
-        return _bubble("That answers it, thanks.", user=True)
+        return _compare_html(event, answer)
     if kind == EntryKind.REJECT:
         reason = event.get("reason") or ""
         return _bubble("Not this one." + (f" ({escape(reason)})" if reason else ""), user=True)
     if kind == EntryKind.CHOOSE:
         return _bubble(f"I will take “{title(event.get('candidate', ''))}” instead.", user=True)
-    if kind == EntryKind.GIVE_UP:
-        return _bubble("I give up on this one.", user=True)
-    if kind == EntryKind.NOTHING_LEFT:
-        return _note("every answer was ruled out")
-    if kind == EntryKind.UNDO:
-        return _note("↶ undo: the last step was taken back")
     if kind == EntryKind.OUT_OF_SCOPE:
         sure = float(event.get("probability", 0.0))
         return _bubble(f"I don't have an answer for that: nothing here seems to fit ({sure:.0%} sure).", user=False)
-    if kind == EntryKind.SHOW_CLOSEST:
-        return _bubble("Show me the closest answers anyway.", user=True)
     if kind == EntryKind.HAND_OFF:
         note = event.get("note") or ""
         return _bubble("Please hand it on to a person." + (f" ({escape(note)})" if note else ""), user=True)
     return _note("a step this version of Clarify does not show")
+
+
+def _compare_html(event: dict[str, Any], answer: Callable[[str], str]) -> str:
+    """A comparison as the person said it: better, equally good, or neither relevant."""
+    left, right, preferred = event.get("left", ""), event.get("right", ""), event.get("preferred")
+    if preferred == "tie":
+        return _bubble(_capital(f"{answer(left)} and {answer(right)} are equally good."), user=True)
+    if preferred == "neither":
+        return _bubble(f"Neither {answer(left)} nor {answer(right)} is relevant.", user=True)
+    better, worse = (left, right) if preferred == "left" else (right, left)
+    return _bubble(_capital(f"{answer(better)} is better than {answer(worse)}."), user=True)
 
 
 def transcript_html(snapshot: SessionSnapshot | None) -> str:

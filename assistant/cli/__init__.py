@@ -1,5 +1,8 @@
 """`clarify ...`: the command line, a thin layer over assistant.app (parse, run the app's jobs with a
-progress bar, print). ``main`` is the console script."""
+progress bar, print). ``main`` is the console script.
+
+This file is the package's face only: no module of assistant/cli/ imports it (they import each other by their
+full names), so that it may import ``main``, which wires every command module together."""
 
 from assistant.cli.main import main
 

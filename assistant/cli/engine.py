@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+import assistant.cli.out_of_scope as oos_cli
 from assistant.app.domains import prepare
 from assistant.app.registry import VARIANTS, ModelRegistry
 from assistant.app.research import SYSTEMS, evaluate_job, noise_sweep_job, noise_table, plot_accuracy_vs_turns
@@ -18,7 +19,6 @@ from assistant.app.training_jobs import (
     train_policy_job,
     tune_coverage_job,
 )
-from assistant.cli import out_of_scope as oos_cli
 from assistant.cli.common import (
     CANDIDATES_OPTION,
     EPISODES,

@@ -72,10 +72,11 @@ def main() -> None:
 
 
 def _register() -> None:
-    from assistant.cli import crowd, domain
+    import assistant.cli.crowd as crowd
+    import assistant.cli.domain as domain
 
     main.add_command(domain.domain)
-    from assistant.cli import engine
+    import assistant.cli.engine as engine
 
     engine.register(main)
     from assistant.cli.ask import ask_command
@@ -86,7 +87,7 @@ def _register() -> None:
     main.add_command(sessions_command)
     main.add_command(crowd.import_group)
     main.add_command(crowd.export_group)
-    from assistant.cli import rank
+    import assistant.cli.rank as rank
 
     main.add_command(rank.rank)
     from assistant.cli.summarize import summarize

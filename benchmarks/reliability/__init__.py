@@ -12,5 +12,5 @@ Each part returns a small dict of figures and the failures it saw (each with eno
 - ``arguments``: bad command-line arguments and hostile strings; tracebacks, wrong exit codes.
 
 ``python -m benchmarks reliability`` (``make soak``) runs them all at full size and prints the figures;
-``tests/reliability`` runs a quick slice in ``make test``.
+``tests/benchmarks/reliability`` runs a quick slice in ``make test``.
 """

@@ -17,8 +17,8 @@ from collections import defaultdict
 
 from assistant.errors import ConfigError
 from assistant.store import DomainData, Label
-from crowdsourcing.adapters import label_rng, texts_by_label
 from crowdsourcing.adapters.induced import heldout_answers, induced_questions
+from crowdsourcing.adapters.splits import label_rng, texts_by_label
 from crowdsourcing.bundled import bundled_file
 
 DATASET = "banking77"

@@ -68,7 +68,7 @@ Rows = list[tuple[str, str]]
 
 
 def _clinc_in_scope(keep_intent: Callable[[str, str], bool]) -> Rows:
-    from crowdsourcing.adapters import clinc150
+    import crowdsourcing.adapters.clinc150 as clinc150
 
     area_of = clinc150.read_areas()
     queries, _texts, _oos = clinc150.read_queries(area_of)
@@ -76,19 +76,19 @@ def _clinc_in_scope(keep_intent: Callable[[str, str], bool]) -> Rows:
 
 
 def _clinc_out_of_scope() -> Rows:
-    from crowdsourcing.adapters import clinc150
+    import crowdsourcing.adapters.clinc150 as clinc150
 
     return clinc150.read_queries(clinc150.read_areas())[2]
 
 
 def _banking_rows() -> Rows:
-    from crowdsourcing.adapters import banking77
+    import crowdsourcing.adapters.banking77 as banking77
 
     return [(text, split) for _key, text, split in banking77.read_queries()[1]]
 
 
 def _faq_rows() -> Rows:
-    from crowdsourcing.adapters import stackfaq
+    import crowdsourcing.adapters.stackfaq as stackfaq
 
     return [(text, split) for _key, text, split in stackfaq.read_threads()[1]]
 

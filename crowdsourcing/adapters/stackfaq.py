@@ -20,8 +20,8 @@ import xml.etree.ElementTree as ET
 
 from assistant.errors import ConfigError
 from assistant.store import DomainData, Label
-from crowdsourcing.adapters import label_rng, split_counts, texts_by_label
 from crowdsourcing.adapters.induced import heldout_answers, induced_questions
+from crowdsourcing.adapters.splits import label_rng, split_counts, texts_by_label
 from crowdsourcing.bundled import bundled_file
 
 DATASET = "stackfaq"

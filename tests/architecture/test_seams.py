@@ -16,8 +16,8 @@ from assistant.app.domain_models import DomainModels
 from assistant.clarification.clarifier import Clarifier
 from assistant.store import Domain
 from assistant.text.encoder import TextEncoder
-from tests.engine.conftest import TinyAgents
 from tests.support import HashingEncoder, WordHashEncoder
+from tests.support.tiny import TinyAgents
 
 
 def _members(protocol: type) -> dict[str, object]:

@@ -1,25 +1,12 @@
-"""Fixtures for the crowdsourcing tests: a tiny banking domain built in the test's own CLARIFY_HOME."""
+"""Fixtures for the crowdsourcing tests (the tiny banking domain `bank` and the fixture folder `data`: tests/conftest.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from crowd_helpers import DATA, build_bank
 
 from assistant.store import KnowledgeBase
-
-
-@pytest.fixture
-def bank() -> str:
-    """The name of a freshly built tiny domain 'bank' in this test's CLARIFY_HOME."""
-    return build_bank()
-
-
-@pytest.fixture
-def data() -> Path:
-    """The folder of crowd fixture files."""
-    return DATA
 
 
 @pytest.fixture

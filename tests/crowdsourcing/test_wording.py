@@ -1,5 +1,5 @@
 """The wording gate of induced questions (crowdsourcing.wording, assistant.text.grammar): the phrases people
-found broken in issue 26 are rejected in the texts they came from, good ones are kept, near-synonyms and
+found broken are rejected in the texts they came from, good ones are kept, near-synonyms and
 variants are one value, questions agree with their subjects."""
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ Two kinds of agents drive the window:
 - ``tiny``: the engine tests' 4-label domain with a keyword prior and a fixed number of questions, for fast
   tests of every widget and action;
 - ``trained_home``: the bundled birds and faq domains with really trained (tiny-budget) encoder and policies,
-  built once per test session, for the end-to-end tests and the Lab.
+  built once per test session, for the end-to-end tests and the Lab. MiniLM's sentence vectors are replaced by
+  hashed words of the same width, while training and in every test that uses the home: the answers' cached
+  vectors and the person's query then live in one vector space, so the comparisons rank something real.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from gui_helpers import make_window
+from gui_helpers import make_window, use_hashed_sentences
 
 from tests.support import clarify_home
 
@@ -68,7 +70,8 @@ def trained_home(built_home, tmp_path_factory):
     (home / "domains").mkdir()
     for name in TRAINED_DOMAINS:
         shutil.copy(built_home / "domains" / f"{name}.db", home / "domains" / f"{name}.db")
-    with clarify_home(home):
+    with clarify_home(home), pytest.MonkeyPatch.context() as patch:
+        use_hashed_sentences(patch)
         for name in TRAINED_DOMAINS:
             print(f"trained {name} in {train_tiny_models(name):.1f} s")
     return home
@@ -77,4 +80,5 @@ def trained_home(built_home, tmp_path_factory):
 @pytest.fixture
 def use_trained_home(trained_home, monkeypatch):
     monkeypatch.setenv("CLARIFY_HOME", str(trained_home))
+    use_hashed_sentences(monkeypatch)
     return trained_home

@@ -1,4 +1,5 @@
-"""Helpers for the GUI tests: tiny agents, waiting for the session thread, making windows, clicking."""
+"""Helpers for the GUI tests: tiny agents, waiting for the session thread, making windows, MiniLM's hashed
+stand-in for the trained home, clicking."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from PySide6.QtWidgets import QLineEdit, QPushButton, QTableView, QWidget
 
 from assistant.progress import Progress
 from gui.workers import is_running
-from tests.engine.conftest import TinyAgents
+from tests.support import HashingEncoder
+from tests.support.tiny import TinyAgents
 
 TIMEOUT_MS = 20_000
 
@@ -43,6 +45,27 @@ def make_window(qtbot, settings, loader=tiny_loader, domain: str = "tiny"):
     qtbot.waitUntil(lambda: window.domain == domain and window.controller.attached, timeout=TIMEOUT_MS)
     wait_idle(qtbot, window)
     return window
+
+
+# ---- one vector space in the trained home (conftest.trained_home) ----
+class HashedSentenceEncoder(HashingEncoder):
+    """MiniLM's stand-in in the trained home: hashed words at MiniLM's width (gui_training fills the answers'
+    cache with the same vectors), built with SentenceEncoder's arguments."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        from models.pretrained import EMBEDDING_DIM
+
+        super().__init__(EMBEDDING_DIM)
+
+
+def use_hashed_sentences(patch) -> None:
+    """Every sentence encoder built from here on (the registry's, the priors', the phrases') is hashed."""
+    import assistant.text.embeddings
+    import models.pretrained
+
+    patch.setattr(models.pretrained, "SentenceEncoder", HashedSentenceEncoder)
+    patch.setattr(assistant.text.embeddings, "SentenceEncoder", HashedSentenceEncoder)
+    assistant.text.embeddings._phrase_encoder.cache_clear()
 
 
 # ---- driving the window through its named widgets ----

@@ -26,7 +26,7 @@ TEXT_DIM = 384  # MiniLM's width: the cache's vectors must match the query's
 def prefill_text_cache(registry: ModelRegistry) -> None:
     """Embed every candidate text the comparisons may show with ``HashingEncoder`` into the registry's
     on-disk cache, so that the app's warm-up finds them all (MiniLM on 600 FAQ answers takes a minute on two
-    busy cores). Only the user's query is then embedded by the real MiniLM."""
+    busy cores). The query is embedded with the same hashed words (tests/gui/conftest.py)."""
     from assistant import paths
     from assistant.text.embeddings import CachingSentenceEncoder
 

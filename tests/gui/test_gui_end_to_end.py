@@ -3,6 +3,7 @@ budget) models and the app's real domain preparation; the Lab's evaluation on re
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from gui_helpers import TIMEOUT_MS, click, named, option_buttons, posterior, wait_idle
 from PySide6.QtCore import QSettings, Qt
@@ -97,6 +98,20 @@ def toward(window, target: str) -> str:
     outcomes = window.controller.snapshot.explanation["outcomes"]
     chances = [max((p for name, p in o["top"] if target in name.lower()), default=0.0) for o in outcomes]
     return option_buttons(window)[chances.index(max(chances))].text()
+
+
+def test_the_trained_home_embeds_queries_and_answers_in_one_space(use_trained_home):
+    """The answers' vectors come from the cache the home was prepared with, the query's from the encoder of the
+    running app: both must be the same encoder's, or the comparisons' prior ranks noise."""
+    from assistant.app.registry import ModelRegistry
+    from assistant.ranking.ranking_session import candidate_texts
+
+    for name in ("faq", "birds"):
+        registry = ModelRegistry(name)
+        texts = [text for label in registry.domain.labels[:3] for text in candidate_texts(label)]
+        cached = registry.text_encoder.encode(texts)
+        fresh = registry.text_encoder.encoder.encode(texts)
+        assert cached.shape == fresh.shape and np.allclose(cached, fresh, atol=1e-6), name
 
 
 def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_settings):

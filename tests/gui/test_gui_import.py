@@ -3,7 +3,6 @@ and its report."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -11,16 +10,7 @@ from gui_helpers import TIMEOUT_MS, make_window
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QTableView, QTextBrowser, QWizard
 
 from assistant import paths
-
-CROWD = Path(__file__).resolve().parents[1] / "crowdsourcing"
-
-
-def _crowd_helpers():
-    spec = importlib.util.spec_from_file_location("gui_crowd_helpers", CROWD / "crowd_helpers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from tests.support import crowd as crowd_helpers
 
 BAD_TAGS = (
     "label,tag,answer,kind\n"
@@ -32,7 +22,7 @@ BAD_TAGS = (
 
 @pytest.fixture
 def bank_window(qtbot, settings):
-    helpers = _crowd_helpers()
+    helpers = crowd_helpers
     helpers.build_bank("bank")
     window = make_window(qtbot, settings)  # the tiny domain is open; the wizard imports into 'bank'
     return window, helpers

@@ -1,4 +1,4 @@
-"""Keys and window (issue 26): every answer button shows its key, 0 answers the tenth, the keys work wherever
+"""Keys and window (gui/main_window.py, gui/pages): every answer button shows its key, 0 answers the tenth, the keys work wherever
 the focus is (but not while typing in a field), L/R/E work on Summarize as on Compare, and the window fits a
 1366x768 screen without cutting off a button."""
 

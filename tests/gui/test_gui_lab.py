@@ -18,8 +18,8 @@ from assistant.simulation.user import SimulatedUser
 from assistant.training.policy import PolicyConfig, train_policy
 from gui.qt_models import VALUE_ROLE
 from gui.words import system_words
-from tests.engine.conftest import KeywordPrior, make_tiny_domain
 from tests.support import HashingEncoder
+from tests.support.tiny import KeywordPrior, make_tiny_domain
 
 
 def tiny_report():

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QPushButton
 
 from assistant.app.learning import update
 from assistant.priors.sru import encoder_checkpoint_path
-from tests.learning.product_helpers import (
+from tests.support.product import (
     NAME,
     TINY_ENCODER,
     SimulatedDesk,

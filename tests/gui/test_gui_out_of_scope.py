@@ -10,7 +10,7 @@ from gui_helpers import ask, click, click_option, make_window, named, option_but
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QWidget
 
 from assistant.progress import Progress
-from tests.engine.test_session_out_of_scope import DeskAgents
+from tests.support.desk import DeskAgents
 
 
 def desk_loader(name: str) -> Generator[Progress, None, DeskAgents]:
@@ -24,7 +24,7 @@ def test_the_ask_page_says_nothing_fits_and_hands_the_question_on(qtbot, setting
     window = make_window(qtbot, settings, loader=desk_loader, domain="desk")
     ask(qtbot, window, "what is the weather like")
     while window.controller.snapshot.phase == "clarifying":
-        # as in tests/engine/test_session_out_of_scope.py: a "no" to "Is it about a card?" would point at flights
+        # as in tests/assistant/app/test_session_out_of_scope.py: a "no" to "Is it about a card?" would point at flights
         if any("something else" in b.text() for b in option_buttons(window)):
             click_option(qtbot, window, "something else")
         else:

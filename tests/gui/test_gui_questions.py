@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QPushButton
 
 from assistant.app.questions import list_questions
 from assistant.store import KnowledgeBase, write_domain
-from tests.engine.test_question_reviews import BLACK, RED, SIZE, tiny_data
+from tests.support.tiny import BLACK, RED, SIZE, tiny_data
 
 
 def _dialog(qtbot, window):

@@ -113,7 +113,7 @@ def test_the_answer_card_offers_to_summarize_a_faq_with_several_answers(qtbot):
     from gui.controller import SessionController
     from gui.pages.compare import ComparePage
     from gui.snapshot import take_snapshot
-    from tests.engine.conftest import TinyAgents
+    from tests.support.tiny import TinyAgents
 
     agents = TinyAgents(name="tinyfaq")
     answers = ("Feed it seeds. Robins like worms too.", "Put out a bird bath. Keep it clean.")

@@ -1,4 +1,4 @@
-"""A session a person can trust, through the window (issue 11): preferences that hold in the list, no pair
+"""A session a person can trust, through the window: preferences that hold in the list, no pair
 twice, neither-relevant, Done asks, Reject and carry on, undo after each, the arrow keys, and an app that
 always ends (a stuck job, a planted lock on the compiled op)."""
 
@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import threading
-import time
 
 import pytest
 from gui_helpers import TIMEOUT_MS, TinyAgents, activate, ask, click, make_window, named, option_buttons, wait_idle
@@ -193,33 +192,33 @@ class Stuck:
         return TinyAgents(turns=3, name=name)
 
 
-def test_cancel_ends_a_stuck_opening_within_a_second(qtbot, tiny_window):
+def test_cancel_ends_a_stuck_opening(qtbot, tiny_window):
+    """The opening ends while its job is still stuck (how fast: benchmarks/bench_responsiveness.py)."""
     window = tiny_window
     stuck = Stuck()
     window.domain_loader = stuck
     window.open_domain("birds")
     assert stuck.started.wait(10)
     dialog = window.findChild(QWidget, "progressDialog")
-    start = time.monotonic()
     dialog.findChild(QPushButton, "jobProgressCancelButton").click()
     qtbot.waitUntil(lambda: window.opening is None, timeout=TIMEOUT_MS)
-    assert time.monotonic() - start < 1.5
     assert window.domain == "tiny" and "cancelled" in window.statusBar().currentMessage()
     worker = next(w for w in window.pool.workers if w.abandoned)
+    assert is_running(worker)  # the window is free again while the job is still stuck
     stuck.release.set()
     qtbot.waitUntil(lambda: not is_running(worker), timeout=TIMEOUT_MS)
     assert window.domain == "tiny"  # what the abandoned job returned later is ignored
 
 
-def test_closing_ends_the_app_within_a_second_whatever_runs(qtbot, settings):
+def test_closing_ends_the_app_whatever_runs(qtbot, settings):
+    """close() returns with the job still stuck (how fast: benchmarks/bench_responsiveness.py)."""
     window = make_window(qtbot, settings)
     stuck = Stuck()
     window.domain_loader = stuck
     window.open_domain("birds")
     assert stuck.started.wait(10)
-    start = time.monotonic()
     window.close()
-    assert time.monotonic() - start < 1.0 and not window.isVisible()
+    assert not window.isVisible()
     assert window.stuck  # gui.app.main then exits without waiting for it
     stuck.release.set()
     for worker in window.stuck:

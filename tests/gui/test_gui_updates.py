@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from gui_helpers import TIMEOUT_MS, named
+from gui_helpers import TIMEOUT_MS, named, use_hashed_sentences
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit
 from test_gui_end_to_end import PREPARE_MS, ask, open_window
@@ -31,6 +31,7 @@ def own_trained_home(trained_home, tmp_path, monkeypatch):
     home = tmp_path / "home"
     shutil.copytree(trained_home, home)
     monkeypatch.setenv("CLARIFY_HOME", str(home))
+    use_hashed_sentences(monkeypatch)
     return home
 
 

@@ -16,7 +16,7 @@ from assistant.progress import Progress
 from assistant.simulation.episodes import sample_episodes
 from assistant.training.policy import PolicyConfig, train_policy
 from gui.workers import JobWorker, ProgressDialog, WorkerPool, run_with_dialog
-from tests.engine.conftest import KeywordPrior, make_tiny_domain
+from tests.support.tiny import KeywordPrior, make_tiny_domain
 
 
 def counting_job(n: int, delay: float = 0.0, log: list | None = None):

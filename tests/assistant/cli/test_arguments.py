@@ -1,0 +1,74 @@
+"""The command line's arguments: bad arguments end with one error line and exit code 2 (never a
+traceback, never after the work), and queries a conversation cannot use are refused before anything is
+saved. The cases come from the reliability probe's corpus (benchmarks.reliability.arguments)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.app.session import Session, SessionConfig
+from assistant.errors import ClarifyError
+from assistant.store import KnowledgeBase
+from benchmarks.reliability.arguments import Case, bad_argument_cases, run_case
+from benchmarks.reliability.environment import build_crowd_domain
+from tests.support.tiny import TinyAgents
+
+pytestmark = pytest.mark.reliability
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    build_crowd_domain("bank")
+    return {case.name: case for case in bad_argument_cases(tmp_path / "work", "bank")}
+
+
+def assert_one_line_error(case: Case) -> None:
+    outcome = run_case(case, timeout=120)
+    assert outcome.ok, outcome.problem
+    assert outcome.exit_code == 2 and outcome.error_lines == 1
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "import --alpha nan",
+        "import --alpha inf",
+        "import csv json-huge-int",  # JSON integers over 4,300 digits
+        "import csv field-over-128k",
+        "import csv dev-zero",
+        "import csv fifo",
+        "import --templates bad-format",
+        "import --templates backtracking",
+        "evaluate --systems ,",
+        "evaluate --json missing folder",
+        "evaluate --csv a folder",
+        "evaluate --queries latin-1",
+        "evaluate --queries utf-16",
+        "evaluate --queries field-over-128k",
+        "rank evaluate --t nan",
+        "rank demo --threshold inf",
+    ],
+)
+def test_bad_arguments_give_one_error_line_and_exit_2(corpus, name):
+    assert_one_line_error(corpus[name])
+
+
+def test_outputs_are_checked_before_the_work(corpus, monkeypatch):
+    """--json into a missing folder used to be found only after the whole evaluation had run: now the models are
+    never even loaded (how long the refusal takes: benchmarks/bench_responsiveness.py)."""
+    import assistant.cli.engine
+
+    loaded: list[str] = []
+    monkeypatch.setattr(assistant.cli.engine, "ModelRegistry", lambda name, **_: loaded.append(name))
+    outcome = run_case(corpus["evaluate --json missing folder"])
+    assert outcome.exit_code == 2 and outcome.error_lines == 1 and loaded == []
+
+
+@pytest.mark.parametrize("query", ["?!? ...", "   ", "\u2028", "card " * 2_000_000])
+def test_a_query_a_conversation_cannot_use_saves_nothing(query):
+    agents = TinyAgents()
+    with pytest.raises(ClarifyError) as caught:
+        Session.start(agents, query, SessionConfig())
+    assert "\n" not in str(caught.value)
+    with KnowledgeBase.open("tiny") as kb:
+        assert Session.list(kb) == []

@@ -1,0 +1,70 @@
+"""assistant.store.connection: an answer given while another program holds the write lock (a running import does) waits for
+it and says so, instead of failing with 'database is locked'."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant import paths
+from assistant.app.session import Session, SessionConfig
+from assistant.errors import StoreBusyError
+from assistant.store import KnowledgeBase, connection
+from benchmarks.reliability.environment import write_lock_held
+from tests.support.tiny import TinyAgents
+
+pytestmark = pytest.mark.reliability
+
+CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
+
+
+@pytest.fixture
+def agents():
+    return TinyAgents(turns=3)
+
+
+def test_an_answer_waits_for_another_writer_and_says_so(agents):
+    notes: list[str] = []
+    kb = KnowledgeBase.open("tiny", on_busy=notes.append)
+    session = Session.start(agents, "red breast", CONFIG, kb)
+    with write_lock_held(paths.domain_db_path("tiny"), seconds=2.0):
+        session.answer(0)  # before: sqlite3.OperationalError: database is locked
+    assert notes == [connection.BUSY_MESSAGE]
+    assert notes[0] == "the knowledge base is busy (an import is running); retrying"
+    with KnowledgeBase.open("tiny") as other:
+        kinds = [entry["kind"] for entry in Session.resume(agents, session.id, other).transcript()]
+    assert kinds[:2] == ["query", "answer"]
+
+
+@pytest.mark.slow
+def test_a_writer_that_never_lets_go_gives_a_clear_error(agents, monkeypatch):
+    monkeypatch.setattr(connection, "WRITE_WAIT_SECONDS", 0.5)
+    session = Session.start(agents, "red breast", CONFIG)
+    with write_lock_held(paths.domain_db_path("tiny"), seconds=3.0), pytest.raises(StoreBusyError) as caught:
+        session.answer(0)
+    assert "busy" in str(caught.value) and "try again" in str(caught.value)
+
+
+def test_two_sessions_answer_at_once_without_failing(agents):
+    """Two sessions of one domain writing turn after turn in two threads (two connections)."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def run(query: str) -> None:
+        try:
+            with KnowledgeBase.open("tiny") as kb:
+                for _ in range(5):
+                    session = Session.start(agents, query, CONFIG, kb)
+                    while session.phase == "clarifying":
+                        session.answer(0)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(q,)) for q in ("red breast", "black bird")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    with KnowledgeBase.open("tiny") as kb:
+        assert len(Session.list(kb)) == 10
