@@ -85,7 +85,9 @@ class RejectedPanel(Card):
         rejected = snapshot.rejected
         reason = f" ({escape(snapshot.rejection_reason)})" if snapshot.rejection_reason else ""
         if rejected is not None:
-            head = f"You rejected <b>{escape(rejected.label_name)}</b>{reason}."
+            # one answer of a question is not the whole question: its other answers stay on offer
+            which = "" if rejected.answer_number is None else f"answer {rejected.answer_number} of "
+            head = f"You rejected {which}<b>{escape(rejected.label_name)}</b>{reason}."
         else:
             head = "Every shortlisted answer was ruled out."
         options = []

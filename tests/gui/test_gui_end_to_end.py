@@ -158,6 +158,8 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
             assert chances == {"not compared"}
         click(qtbot, window, QPushButton, "rejectButton")
         alternatives = window.controller.snapshot.alternatives
+        # one answer was rejected, not the question: the page says which answer
+        assert "You rejected answer " in named(window, QLabel, "rejectedStatus").text()
         assert alternatives and all("answer" in a.title and snap.proposed.label_name in a.title for a in alternatives)
         window.undo_action.trigger()
         wait_idle(qtbot, window)
