@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from assistant.clarification.clarifier import Clarifier
+from assistant.settings import SHORTLIST_SIZE
 from assistant.store import Domain
 from assistant.text.encoder import TextEncoder
 
@@ -46,7 +47,9 @@ class DomainModels(Protocol):
         """The encoder of the comparison phase's candidate features."""
         ...
 
-    def clarifier(self, candidates: str = "all", pace: str | None = None, shortlist_size: int = 5) -> Clarifier:
+    def clarifier(
+        self, candidates: str = "all", pace: str | None = None, shortlist_size: int = SHORTLIST_SIZE
+    ) -> Clarifier:
         """The clarifier for ``candidates`` ("all" or a setting's name), ``pace`` (None: the default) and a
         shortlist of ``shortlist_size`` labels."""
         ...

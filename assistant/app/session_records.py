@@ -14,6 +14,7 @@ from assistant.app.registry import check_pace
 from assistant.clarification.clarifier import Conversation
 from assistant.clarification.records import StopReason
 from assistant.errors import ConfigError, SessionStateError
+from assistant.settings import RANKING_BUDGET, RANKING_THRESHOLD, SHORTLIST_SIZE
 from assistant.store import (
     SOMETHING_ELSE,
     EntryKind,
@@ -97,11 +98,11 @@ class SessionConfig:
     a question, see ``assistant.app.registry.PACES``; None: the domain's default, recorded at the start)."""
 
     candidates: str = "all"
-    shortlist_size: int = 5
+    shortlist_size: int = SHORTLIST_SIZE
     ranking_model: str = "gppl"
     acquisition: str = "imp"
-    ranking_budget: int = 8
-    ranking_threshold: float = 0.9
+    ranking_budget: int = RANKING_BUDGET
+    ranking_threshold: float = RANKING_THRESHOLD
     seed: int = 0
     text_prior: str = "sru"
     pace: str | None = None

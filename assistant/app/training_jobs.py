@@ -32,6 +32,7 @@ from assistant.evaluation.clarifier import EvaluationSetup, tune_coverage
 from assistant.priors.base import restrict
 from assistant.priors.combined import fit_mention_weight
 from assistant.progress import Progress
+from assistant.settings import SHORTLIST_SIZE
 from assistant.simulation.episodes import EpisodeSpec, sample_episodes
 from assistant.simulation.queries import TRAINING_SPLIT, VagueQueryMix, vague_episodes
 from assistant.simulation.user import SimulatedUser
@@ -44,7 +45,6 @@ from models.determinism import reproducible
 DEV_SEED_OFFSET = 7919
 POLICY_EPISODES = 4000
 # The comparison phase's shortlist in a session (``SessionConfig.shortlist_size``): what the coverage rule covers.
-SHORTLIST_SIZE = 5
 # Dev vague episodes the coverage rule is tuned on.
 COVERAGE_EPISODES = 1000
 

@@ -48,6 +48,7 @@ from assistant.evaluation.report import (
 )
 from assistant.priors.base import Prior
 from assistant.progress import Progress
+from assistant.settings import SHORTLIST_SIZE
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.protocol import answer_correlation
 from assistant.simulation.rollout import Episode, give_answer, run_episode
@@ -88,7 +89,7 @@ class EvaluationSetup:
     turn_reward: float = -1.0
     protocol: str = ""
     coverage: float = 0.0  # the compare-only-when-covered rule of the systems the learned policy stops
-    shortlist_size: int = 5
+    shortlist_size: int = SHORTLIST_SIZE
     answer_lists: bool = False  # ours also asks "Which of these is it?" (assistant.clarification.answer_list)
 
 

@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("assistant", "models", "crowdsourcing", "gui")
-FOUNDATION = {"assistant", "assistant.errors", "assistant.progress", "assistant.paths"}
+FOUNDATION = {"assistant", "assistant.errors", "assistant.progress", "assistant.paths", "assistant.settings"}
 
 # Which rooms each room may import (besides itself and the foundation). A room is a top-level package, or a
 # first-level module/package of assistant/.
@@ -21,6 +21,7 @@ ALLOWED: dict[str, set[str]] = {
     "assistant.errors": {"models"},
     "assistant.progress": set(),
     "assistant.paths": {"models"},  # models.files: the one atomic write, for files the person names
+    "assistant.settings": set(),
     "assistant": set(),
     "assistant.store": {"models"},  # models.files.atomic_write: the one atomic file write
     "assistant.text": {"assistant.store", "models"},
