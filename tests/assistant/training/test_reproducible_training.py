@@ -16,8 +16,7 @@ import torch
 
 from assistant.training.encoder import EncoderTrainConfig
 from models.determinism import reproducible
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support import REPO  # the repository root (this file moved deeper than tests/engine)
 
 # Builds the colour domain, trains its encoder and a policy, tunes the coverage rule, and prints the SHA-256 of
 # every model file (the JSON sidecars carry the time of training and are left out: weights only).
