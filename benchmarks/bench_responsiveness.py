@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
@@ -83,7 +84,10 @@ def gui_times(folder: Path) -> tuple[float, float]:
 
     try:
         window = stuck_window()
-        cancel = window.findChild(QWidget, "progressDialog").findChild(QPushButton, "jobProgressCancelButton")
+        dialog = window.findChild(QWidget, "progressDialog")
+        assert dialog is not None, "the opening shows its progress dialog"
+        cancel = dialog.findChild(QPushButton, "jobProgressCancelButton")
+        assert cancel is not None, "the progress dialog has its Cancel button"
         start = time.perf_counter()
         cancel.click()
         _wait_for(app, lambda: window.opening is None)
@@ -179,7 +183,7 @@ def command(quick: bool, repeats: int, gui: bool) -> dict:
                 os.environ.pop("CLARIFY_HOME", None)
             else:
                 os.environ["CLARIFY_HOME"] = old_home
-    result = {
+    result: dict[str, Any] = {
         "repeats": repeats,
         **{name: {**_summary(values), "target_s": TARGETS_S[name]} for name, values in times.items() if values},
         "load_average_1min": round(os.getloadavg()[0], 2),
