@@ -21,7 +21,8 @@ pages are tabs: <b>Ask</b>, <b>Compare</b>, <b>History</b>, <b>Lab</b> and <b>Su
 <ol>
 <li>Type what you are looking for in the <b>Question</b> field and press <b>Ask</b> (<code>Enter</code>).</li>
 <li>Answer each question with its buttons. Each button shows its key: <code>1</code> to <code>9</code>, and
-<code>0</code> for the tenth answer (more answers than ten scroll, and have no key). The keys work wherever
+<code>0</code> for the tenth answer; with more than ten, <code>0</code> is the last one (<i>something else</i>)
+and those between have no key. The keys work wherever
 you clicked in the window, except while you type in a field.</li>
 <li>Tick <b>Probably (I am not certain)</b> (<code>P</code>) before an answer you are unsure of: it counts
 less. <b>Not sure</b> (<code>N</code>) skips the question; <b>Not visible</b> (<code>V</code>, birds) skips

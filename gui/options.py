@@ -1,7 +1,9 @@
 """The answer buttons of a question: each shows its key (1-9, then 0 for the 10th) and wraps long text
 instead of widening the window; more options than fit scroll.
 
-Options past the 10th have no key (only ten digits): they are clicked, or reached with Tab. Long options (an
+With more than ten options (only ten digits), 0 answers the last one ("something else", "none of these":
+the way out must always have a key) and the options between the 9th and the last have none: they are
+clicked, or reached with Tab. Long options (an
 answer-list question lists whole FAQ titles) get fewer columns, and every button wraps its text over as
 many lines as its column needs, so no option makes the window wider than the screen.
 """
@@ -32,9 +34,13 @@ MIN_BUTTON_HEIGHT = 34
 MAX_AREA_HEIGHT = 200  # beyond this the options scroll (about five rows)
 
 
-def option_key(index: int) -> str | None:
-    """The key that answers option ``index`` (0-based), or None past the tenth."""
-    return OPTION_KEYS[index] if 0 <= index < len(OPTION_KEYS) else None
+def option_key(index: int, count: int) -> str | None:
+    """The key that answers option ``index`` (0-based) of ``count``: 1-9, then 0 for the 10th, or with more
+    than ten options 0 for the last one and none for those between."""
+    if count > len(OPTION_KEYS) and index == count - 1:
+        return OPTION_KEYS[-1]
+    last = len(OPTION_KEYS) if count <= len(OPTION_KEYS) else len(OPTION_KEYS) - 1
+    return OPTION_KEYS[index] if 0 <= index < min(last, count) else None
 
 
 def option_columns(options: list[str] | tuple[str, ...]) -> int:

@@ -270,9 +270,9 @@ class AskPage(QWidget):
         widget first, and a line edit claims printable keys), so "1" typed in "Add words" stays a "1"."""
         context = Qt.ShortcutContext.WindowShortcut
         self.shortcuts: list[QShortcut] = []
-        for index, key in enumerate(OPTION_KEYS):
+        for key in OPTION_KEYS:
             shortcut = QShortcut(QKeySequence(key), self.card, context=context)
-            shortcut.activated.connect(lambda i=index: self._option_key(i))
+            shortcut.activated.connect(lambda k=key: self._option_key(k))
             self.shortcuts.append(shortcut)
         for key, button in (("N", self.not_sure_button), ("V", self.not_visible_button), ("P", self.probably)):
             shortcut = QShortcut(QKeySequence(key), self.card, context=context)
@@ -285,9 +285,10 @@ class AskPage(QWidget):
         if button.isVisible() and button.isEnabled():
             button.click()
 
-    def _option_key(self, index: int) -> None:
-        if 0 <= index < len(self.option_buttons):
-            self._press(self.option_buttons[index])
+    def _option_key(self, key: str) -> None:
+        for button in self.option_buttons:
+            if button.key == key:
+                self._press(button)
 
     # ---- actions ---------------------------------------------------------------------------------------
     def _ask(self) -> None:
@@ -302,8 +303,8 @@ class AskPage(QWidget):
         if words and self.controller.add_words(words):
             self.words_input.clear()
 
-    def _option_button(self, index: int, option: str) -> OptionButton:
-        button = OptionButton(option, option_key(index), self.answer_buttons)
+    def _option_button(self, index: int, option: str, count: int) -> OptionButton:
+        button = OptionButton(option, option_key(index, count), self.answer_buttons)
         button.setObjectName(f"option{index + 1}Button")
         button.setAutoDefault(False)
         button.clicked.connect(lambda _=False, i=index: self._answer(i))
@@ -348,7 +349,10 @@ class AskPage(QWidget):
 
     def _render_question(self, snapshot: SessionSnapshot | None) -> None:
         question = snapshot.question if snapshot else None
-        self.option_buttons = self.answer_area.set_options(question.options if question else (), self._option_button)
+        options = question.options if question else ()
+        self.option_buttons = self.answer_area.set_options(
+            options, lambda index, option: self._option_button(index, option, len(options))
+        )
         self.question_text.setFont(
             self.question_font if question is not None or snapshot is None else self.message_font
         )

@@ -53,18 +53,25 @@ def press(qtbot, window, widget: QWidget, key: Qt.Key) -> None:
     wait_idle(qtbot, window)
 
 
-def test_every_option_shows_its_key_and_0_answers_the_tenth(qtbot, many_window):
+def test_option_keys_1_to_9_then_0_for_the_tenth_or_for_the_way_out():
+    assert [option_key(i, 10) for i in range(10)] == list("1234567890")
+    # more than ten: 0 answers the last option ("something else"), those between have no key
+    assert [option_key(i, 12) for i in range(12)] == [*"123456789", None, None, "0"]
+    assert option_key(2, 3) == "3" and option_key(3, 3) is None
+
+
+def test_every_option_shows_its_key_and_0_answers_something_else(qtbot, many_window):
     window = many_window
     activate(qtbot, window)
     ask(qtbot, window, "share things")
     buttons = window.ask_page.option_buttons
     assert [b.text() for b in buttons] == list(ELEVEN_OPTIONS)
     keys = [b.label.text().split("</b>")[0].rsplit(">", 1)[-1] if b.key else None for b in buttons]
-    assert keys == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", None]  # shown on the buttons
-    assert [b.key for b in buttons] == [option_key(i) for i in range(11)]
-    assert "(key 0)" in buttons[9].toolTip() and "key" not in buttons[10].toolTip()
+    assert keys == ["1", "2", "3", "4", "5", "6", "7", "8", "9", None, "0"]  # shown on the buttons
+    assert [b.key for b in buttons] == [option_key(i, 11) for i in range(11)]
+    assert "(key 0)" in buttons[10].toolTip() and "key" not in buttons[9].toolTip()
     press(qtbot, window, window.ask_page.transcript, Qt.Key.Key_0)
-    assert answers(window) == ["share with a colleague in another team"]
+    assert answers(window) == ["something else"]
 
 
 def test_keys_work_after_clicking_the_conversation_but_not_while_typing(qtbot, many_window):
