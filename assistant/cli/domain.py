@@ -12,7 +12,7 @@ from assistant.app.own_faq import FORMATS, create_domain_job, preview_faq
 from assistant.app.release import RELEASE_DIR, compare_releases
 from assistant.cli.common import echo, echo_json, run_with_progress
 from assistant.cli.crowd import _report_problems
-from assistant.errors import ValidationError
+from assistant.errors import ClarifyError, ValidationError
 
 
 @click.group()
@@ -177,7 +177,11 @@ def release_models(names: tuple[str, ...], into: Path, compare_with: Path | None
             same = "identical weights" if not differing[name] else f"other weights: {', '.join(differing[name])}"
             echo(f"{name}: {same} to {compare_with / name}")
     if any(differing.values()):
-        raise click.ClickException("the same seeds gave other weights than " + str(compare_with))
+        raise ClarifyError(
+            f"the same seeds gave other weights than {compare_with}: the training is not reproducible on this "
+            "machine (check the package versions against pyproject.toml), or the shipped release is stale "
+            "(run make release-models and commit assistant/release/)"
+        )
 
 
 def _faq_options(command):
