@@ -51,15 +51,9 @@ def plot_accuracy_vs_turns(report: CurvesReport, path: str | Path) -> Path:
         f"{meta.get('domain', '')}: {meta.get('candidates', '?')} candidates, {meta.get('episodes', '?')} episodes"
     )
     ax.set_xlabel("questions asked")
-    ax.set_ylabel("Acc@1")
     ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
-    figure.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path)
-    return path
+    _accuracy_axes(ax)
+    return _save(figure, path)
 
 
 FRONTIER_POINTS = {
@@ -94,14 +88,8 @@ def plot_frontier(report: CurvesReport, path: str | Path, title: str = "") -> Pa
     meta = report.meta
     ax.set_title(title or f"{meta.get('domain', '')}: {meta.get('episodes', '?')} episodes")
     ax.set_xlabel("mean questions asked")
-    ax.set_ylabel("Acc@1")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
-    figure.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path)
-    return path
+    _accuracy_axes(ax)
+    return _save(figure, path)
 
 
 def plot_ranking_curves(result: dict, path: str | Path) -> Path:
@@ -125,6 +113,18 @@ def plot_ranking_curves(result: dict, path: str | Path) -> Path:
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=7, ncol=2)
     figure.suptitle(f"{result['dataset']} ({result['split']}, {result['questions']} questions, t = {result['t']})")
+    return _save(figure, path)
+
+
+def _accuracy_axes(ax) -> None:
+    """Acc@1 on the y axis, a light grid, the legend in the corner the curves leave free."""
+    ax.set_ylabel("Acc@1")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+
+
+def _save(figure, path: str | Path) -> Path:
+    """Lay the figure out and write it to ``path`` (its folder made if needed)."""
     figure.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

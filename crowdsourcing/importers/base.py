@@ -18,10 +18,11 @@ import csv
 import difflib
 import hashlib
 import io
+import json
 import os
 import stat
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -328,6 +329,31 @@ def read_csv(text: str, problems: Problems, delimiter: str = ",") -> Table | Non
         problems.add(None, None, "the file has no header row: the first line must name the columns")
         return None
     return Table(header, rows)
+
+
+def json_objects(text: str, problems: Problems, example: str) -> Iterator[tuple[int, dict]]:
+    """(line number, object) of every non-blank line of a JSON Lines text; a line that is not one JSON object
+    is a problem (``example`` shows what a line should look like) and is skipped."""
+    # JSON Lines separates records by \n only: U+2028, U+0085 and the like are valid inside strings, and
+    # str.splitlines would cut a record there
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.add(number, None, f"invalid JSON: {exc.msg} (column {exc.colno}); each line must be one object")
+            continue
+        except RecursionError:
+            problems.add(number, None, "the JSON is nested too deeply; each line must be one flat object")
+            continue
+        except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+            problems.add(number, None, f"invalid JSON value ({str(exc).split(':')[0]}); each line must be one object")
+            continue
+        if not isinstance(value, dict):
+            problems.add(number, None, f"each line must be a JSON object such as {example}")
+            continue
+        yield number, value
 
 
 def missing_columns(

@@ -19,7 +19,6 @@ column labels, otherwise queries.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -31,6 +30,7 @@ from crowdsourcing.importers.base import (
     Problems,
     QueryRecord,
     TagRecord,
+    json_objects,
     match_choice,
     read_csv,
     split_multi,
@@ -157,25 +157,7 @@ def _csv_rows(text: str, problems: Problems, delimiter: str) -> tuple[list[Row],
 
 def _jsonl_rows(text: str, problems: Problems) -> tuple[list[Row], dict[str, str]] | None:
     rows = []
-    # JSON Lines separates records by \n only: U+2028, U+0085 and the like are valid inside strings, and
-    # str.splitlines would cut a record there
-    for number, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.add(number, None, f"invalid JSON: {exc.msg} (column {exc.colno}); each line must be one object")
-            continue
-        except RecursionError:
-            problems.add(number, None, "the JSON is nested too deeply; each line must be one flat object")
-            continue
-        except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-            problems.add(number, None, f"invalid JSON value ({str(exc).split(':')[0]}); each line must be one object")
-            continue
-        if not isinstance(value, dict):
-            problems.add(number, None, 'each line must be a JSON object such as {"label": ..., "text": ...}')
-            continue
+    for number, value in json_objects(text, problems, '{"label": ..., "text": ...}'):
         values, names = {}, {}
         for key, item in value.items():
             lowered = ALIASES.get(str(key).casefold(), str(key).casefold())

@@ -18,11 +18,10 @@ answers in numbered answer columns instead), and so is a title used twice.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from crowdsourcing.importers.base import Problems, read_csv
+from crowdsourcing.importers.base import Problems, json_objects, read_csv
 from crowdsourcing.own_faq.entries import FaqEntry, ParsedFaq, clean, clean_block, derive_key
 
 COLUMN_NAMES: dict[str, tuple[str, ...]] = {
@@ -130,20 +129,7 @@ def parse_table(text: str, path: Path, fmt: str, problems: Problems) -> ParsedFa
 def _jsonl_rows(text: str, problems: Problems) -> list[tuple[int, dict[str, object]]] | None:
     """(line, object) of every non-blank line; None when a line is not a flat JSON object."""
     rows = []
-    for number, raw in enumerate(text.split("\n"), start=1):  # JSON Lines separates records by \n only
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.add(number, None, f"invalid JSON: {exc.msg} (column {exc.colno}); each line must be one object")
-            continue
-        except (RecursionError, ValueError):
-            problems.add(number, None, "invalid or too deeply nested JSON; each line must be one flat object")
-            continue
-        if not isinstance(value, dict):
-            problems.add(number, None, 'each line must be a JSON object such as {"title": ..., "answer": ...}')
-            continue
+    for number, value in json_objects(text, problems, '{"title": ..., "answer": ...}'):
         bad = [
             k
             for k, v in value.items()
