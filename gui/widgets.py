@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QPainter
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QComboBox,
     QFrame,
@@ -385,3 +386,32 @@ class RankingPlot(pg.GraphicsLayoutWidget):
                 plot.addItem(line)
                 if col == 0:
                     legend.addItem(plot.plot([], [], pen=_pen(7, 1.2, Qt.PenStyle.DashLine)), "no comparisons (prior)")
+
+
+def press_if_shown(button: QAbstractButton) -> None:
+    """A key's press of ``button``: only while it is shown and enabled (a hidden button's key does nothing)."""
+    if button.isVisible() and button.isEnabled():
+        button.click()
+
+
+def preference_keys(
+    left: QAbstractButton, right: QAbstractButton, tie: QAbstractButton
+) -> list[tuple[str, QAbstractButton]]:
+    """The keys of a pair of answers, the same on the Compare and the Summarize pages: L or Left, R or Right,
+    E or = (equally good)."""
+    return [("L", left), ("Left", left), ("R", right), ("Right", right), ("E", tie), ("=", tie)]
+
+
+def window_shortcuts(
+    owner: QWidget,
+    keys: Iterable[tuple[str, QAbstractButton]],
+    press: Callable[[QAbstractButton], None] = press_if_shown,
+) -> list[QShortcut]:
+    """Window-wide shortcuts that press the buttons: they act while ``owner`` is visible, wherever the focus is,
+    except in a text field (a field claims the keys it can type)."""
+    shortcuts = []
+    for key, button in keys:
+        shortcut = QShortcut(QKeySequence(key), owner, context=Qt.ShortcutContext.WindowShortcut)
+        shortcut.activated.connect(lambda button=button: press(button))
+        shortcuts.append(shortcut)
+    return shortcuts

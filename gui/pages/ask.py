@@ -13,7 +13,6 @@ import math
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
-    QAbstractButton,
     QCheckBox,
     QGroupBox,
     QHBoxLayout,
@@ -34,7 +33,7 @@ from gui.options import OPTION_KEYS, OptionArea, OptionButton, option_key
 from gui.qt_models import PosteriorModel
 from gui.snapshot import OutOfScopeView, SessionSnapshot
 from gui.transcript import transcript_html
-from gui.widgets import Card, make_table, stretch_column
+from gui.widgets import Card, make_table, press_if_shown, stretch_column, window_shortcuts
 
 LN2 = math.log(2.0)
 
@@ -274,21 +273,13 @@ class AskPage(QWidget):
             shortcut = QShortcut(QKeySequence(key), self.card, context=context)
             shortcut.activated.connect(lambda k=key: self._option_key(k))
             self.shortcuts.append(shortcut)
-        for key, button in (("N", self.not_sure_button), ("V", self.not_visible_button), ("P", self.probably)):
-            shortcut = QShortcut(QKeySequence(key), self.card, context=context)
-            shortcut.activated.connect(lambda button=button: self._press(button))
-            self.shortcuts.append(shortcut)
-
-    @staticmethod
-    def _press(button: QAbstractButton) -> None:
-        """A key of a button: only while the button is shown and enabled (a hidden button's key does nothing)."""
-        if button.isVisible() and button.isEnabled():
-            button.click()
+        buttons = (("N", self.not_sure_button), ("V", self.not_visible_button), ("P", self.probably))
+        self.shortcuts += window_shortcuts(self.card, buttons)
 
     def _option_key(self, key: str) -> None:
         for button in self.option_buttons:
             if button.key == key:
-                self._press(button)
+                press_if_shown(button)
 
     # ---- actions ---------------------------------------------------------------------------------------
     def _ask(self) -> None:

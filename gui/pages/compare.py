@@ -14,8 +14,8 @@ import re
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -33,7 +33,7 @@ from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
 from gui.snapshot import CandidateView, SessionSnapshot
-from gui.widgets import Card, make_table, stretch_column
+from gui.widgets import Card, make_table, preference_keys, press_if_shown, stretch_column, window_shortcuts
 from gui.words import decided_words
 
 CONFIDENCE_TIP = (
@@ -324,21 +324,8 @@ class ComparePage(QWidget):
 
         # window-wide while the pair shows (the shortcuts belong to the comparison panel, which is visible only
         # then), wherever the focus is, except in a text field (a field claims the keys it can type)
-        context = Qt.ShortcutContext.WindowShortcut
-        keys = (
-            ("L", self.prefer_left),
-            ("Left", self.prefer_left),
-            ("R", self.prefer_right),
-            ("Right", self.prefer_right),
-            ("E", self.tie),
-            ("=", self.tie),
-            ("N", self.neither),
-        )
-        self.shortcuts = []
-        for key, button in keys:
-            shortcut = QShortcut(QKeySequence(key), comparison, context=context)
-            shortcut.activated.connect(lambda button=button: self._press(button))
-            self.shortcuts.append(shortcut)
+        keys = [*preference_keys(self.prefer_left, self.prefer_right, self.tie), ("N", self.neither)]
+        self.shortcuts = window_shortcuts(comparison, keys, self._press)
         controller.snapshotChanged.connect(self.render)
         self.render(None)
 
@@ -355,10 +342,10 @@ class ComparePage(QWidget):
         button.setMinimumHeight(34)
         return button
 
-    def _press(self, button: QPushButton) -> None:
+    def _press(self, button: QAbstractButton) -> None:
         """A comparison key: only while a pair is shown (the page's other views have their own keys)."""
-        if self.stack.currentWidget() is self.comparison and button.isVisible() and button.isEnabled():
-            button.click()
+        if self.stack.currentWidget() is self.comparison:
+            press_if_shown(button)
 
     def render(self, snapshot: SessionSnapshot | None) -> None:  # type: ignore[override]  # shadows QWidget.render(device): a page draws a snapshot
         previous = self.snapshot.session_id if self.snapshot is not None else None

@@ -11,8 +11,6 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -33,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from assistant.app import summaries as jobs
 from assistant.app.summaries import SummarySettings, bundled_clusters
-from gui.widgets import Card
+from gui.widgets import Card, preference_keys, window_shortcuts
 from gui.words import SUMMARY_SESSIONS, cluster_words, status_words, summary_maker, summary_title
 from gui.workers import JobWorker, ProgressPanel, WorkerPool, is_running
 
@@ -169,18 +167,7 @@ class SummarizePage(QWidget):
         cl.addWidget(self.best, 2)
         # the Compare page's keys, window-wide while the pair shows (the shortcuts belong to this panel, which is
         # visible only then), except in a text field such as the question (a field claims what it can type)
-        self.shortcuts = []
-        for key, button in (
-            ("L", self.prefer_left),
-            ("Left", self.prefer_left),
-            ("R", self.prefer_right),
-            ("Right", self.prefer_right),
-            ("E", self.tie),
-            ("=", self.tie),
-        ):
-            shortcut = QShortcut(QKeySequence(key), compare, context=Qt.ShortcutContext.WindowShortcut)
-            shortcut.activated.connect(lambda button=button: self._press(button))
-            self.shortcuts.append(shortcut)
+        self.shortcuts = window_shortcuts(compare, preference_keys(self.prefer_left, self.prefer_right, self.tie))
 
         # ---- sentence mode -------------------------------------------------------------------------------------
         sentences = QWidget(self)
@@ -223,11 +210,6 @@ class SummarizePage(QWidget):
         layout.addWidget(self.stack, 1)
         self._source_changed()
         self.render()
-
-    @staticmethod
-    def _press(button: QPushButton) -> None:
-        if button.isVisible() and button.isEnabled():
-            button.click()
 
     def _panel(self, side: str, name: str) -> SummaryCard:
         card = SummaryCard(side, self, name)
