@@ -1,7 +1,7 @@
 """The product's defaults, each said once: how many answers go to the comparisons, how many comparisons a
 person is asked for at most, how sure the ranker must be, how many questions a conversation may ask.
 
-The configs that use them (``assistant.app.session_records.SessionConfig``, the registry's clarifiers, the
+The configs that use them (``assistant.app.conversation.session_records.SessionConfig``, the registry's clarifiers, the
 evaluation setups) take these as their defaults and validate what a caller passes instead. The ranking library
 (``assistant.ranking``) keeps its own defaults: it is usable without Clarify.
 """

@@ -18,7 +18,7 @@ from benchmarks.common import HELP, run_command
 
 
 def main(argv: list[str] | None = None) -> int:
-    from assistant.app.bench import benchmarks_dir
+    from assistant.app.research.bench import benchmarks_dir
     from assistant.evaluation.bench import discover
 
     names = sorted(discover(benchmarks_dir(Path(__file__).parent)))
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_all(names: list[str], quick: bool, out: str, seed: int, data_dir: str | None) -> int:
-    from assistant.app.bench import bench_run_job
+    from assistant.app.research.bench import bench_run_job
     from assistant.progress import run_job
 
     os.environ.setdefault("CLARIFY_HOME", str((Path(out) / "home").resolve()))

@@ -20,9 +20,9 @@ from typing import Any
 
 import click
 
-from assistant.app.domains import prepare
-from assistant.app.registry import ModelRegistry, default_pace, policy_path
-from assistant.app.research import evaluate_job
+from assistant.app.desk.domains import prepare
+from assistant.app.models.registry import ModelRegistry, default_pace, policy_path
+from assistant.app.research.research import evaluate_job
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.progress import Progress, run_job
 from benchmarks.common import HELP, comma_list, run_command

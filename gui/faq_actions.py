@@ -3,7 +3,7 @@ Inbox…* (the questions Clarify could not answer, each resolved in one step) an
 session ends with an accepted answer, the accepted sessions become training pairs once there are enough,
 and the models update in the background while the old ones keep answering).
 
-Everything here runs app jobs in workers (assistant.app.inbox, assistant.app.learning); no logic of its own.
+Everything here runs app jobs in workers (assistant.app.desk.inbox, assistant.app.desk.learning); no logic of its own.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.inbox import assign, dismiss, entries_of, inbox_items, new_entry_job
-from assistant.app.learning import learn_from_use_job
+from assistant.app.desk.inbox import assign, dismiss, entries_of, inbox_items, new_entry_job
+from assistant.app.desk.learning import learn_from_use_job
 from assistant.progress import Progress
 from gui.qt_models import Column, RecordTableModel
 from gui.widgets import make_table, stretch_column

@@ -1,9 +1,9 @@
 """*File > New domain from my FAQ…*: a desk's own FAQ becomes a domain, with no crowd data.
 
 Three pages: the FAQ (a file or a folder of articles, its format, the new domain's name); a preview of the
-entries it holds and every problem with its file and line, nothing written (``assistant.app.own_faq``
+entries it holds and every problem with its file and line, nothing written (``assistant.app.desk.own_faq``
 reads it in a worker); then the domain is created and prepared from its texts alone, with a progress bar,
-an ETA and Cancel (``assistant.app.domains.create_from_faq_job`` in a worker).
+an ETA and Cancel (``assistant.app.desk.domains.create_from_faq_job`` in a worker).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from assistant.app.domains import create_from_faq_job
-from assistant.app.own_faq import FORMATS, preview_faq
+from assistant.app.desk.domains import create_from_faq_job
+from assistant.app.desk.own_faq import FORMATS, preview_faq
 from assistant.progress import Progress
 from gui.dialogs import error_text
 from gui.qt_models import Column, ProblemsModel, RecordTableModel

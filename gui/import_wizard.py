@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from assistant.app.crowd import COLUMNS, ImportReport, import_impact_job, import_job, preview_job, preview_report
+from assistant.app.desk.crowd import COLUMNS, ImportReport, import_impact_job, import_job, preview_job, preview_report
 from gui.dialogs import error_text
 from gui.qt_models import PreviewRowsModel, ProblemsModel
 from gui.widgets import make_table, stretch_column

@@ -1,6 +1,6 @@
 """The main window: domain picker, Ask / Compare / History / Lab pages, menus, shortcuts, settings.
 
-Opening a domain runs ``assistant.app.domains.open_domain`` (build + train what is missing + warm up) in a worker
+Opening a domain runs ``assistant.app.desk.domains.open_domain`` (build + train what is missing + warm up) in a worker
 with a progress dialog and Cancel; the ready model registry is cached for the rest of the run (the trained
 models are cached on disk by the engine). Window geometry, the last domain and the session settings are
 kept in QSettings.
@@ -16,9 +16,9 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar
 
-from assistant.app.crowd import ImportReport
-from assistant.app.domains import DomainLoader, available_domains, open_domain
-from assistant.app.session import Phase
+from assistant.app.conversation.session import Phase
+from assistant.app.desk.crowd import ImportReport
+from assistant.app.desk.domains import DomainLoader, available_domains, open_domain
 from gui import APP_NAME, ORGANIZATION
 from gui.controller import SessionController
 from gui.dialogs import HelpDialog, SettingsDialog, open_about, session_config, show_error, show_exception
@@ -48,7 +48,7 @@ class MainWindow(QMainWindow):
     """See the module docstring.
 
     ``domain_loader(name)`` is the job that makes a domain ready and returns its model registry (default
-    ``assistant.app.domains.open_domain``); ``settings`` defaults to the user's QSettings.
+    ``assistant.app.desk.domains.open_domain``); ``settings`` defaults to the user's QSettings.
     """
 
     def __init__(

@@ -2,7 +2,7 @@
 
 After an import (or when a domain opens with models older than its data), ``ModelUpdater`` loads the
 domain afresh (the registry then serves the stale models with the new data), runs
-``assistant.app.updates.update_models_job`` in a worker and shows it in the status bar with Cancel; when it
+``assistant.app.models.updates.update_models_job`` in a worker and shows it in the status bar with Cancel; when it
 is done the fresh models are loaded and used for the next question. A conversation in progress keeps the
 models it started with. Cancelled, the update goes on from where it stopped the next time.
 """
@@ -21,7 +21,7 @@ from gui.workers import JobWorker, WorkerPool, describe, is_running, show_on_bar
 
 def reload_job(name: str) -> Generator[Progress, None, Any]:
     """The domain's registry loaded afresh (stale models serve the new data) and warmed up."""
-    from assistant.app.registry import ModelRegistry
+    from assistant.app.models.registry import ModelRegistry
 
     yield Progress(0, 0, f"loading {name} with its new data")
     registry = ModelRegistry(name)
@@ -31,7 +31,7 @@ def reload_job(name: str) -> Generator[Progress, None, Any]:
 
 
 def update_job(name: str) -> Generator[Progress, None, Any]:
-    from assistant.app.updates import update_models_job
+    from assistant.app.models.updates import update_models_job
 
     return (yield from update_models_job(name))
 

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from assistant.app.session import SessionStatus
+from assistant.app.conversation.session import SessionStatus
 from gui.snapshot import LabelProbability
 from gui.words import (
     PAIR_CHOICE_TIPS,
@@ -272,7 +272,7 @@ class RankingResultsModel(RecordTableModel):
 
 
 class SessionListModel(RecordTableModel):
-    """Saved sessions (``assistant.app.session.SessionSummary``), newest first; ``label_names`` maps the final
+    """Saved sessions (``assistant.app.conversation.session.SessionSummary``), newest first; ``label_names`` maps the final
     label's key to its name."""
 
     def __init__(self, parent: Any = None) -> None:

@@ -1,9 +1,9 @@
 """The "Questions of this domain" dialog: every question a domain may ask, with Hide / Show / Reword.
 
-A table (``QuestionsModel`` over ``assistant.app.questions.QuestionEntry`` records) lists tag, text, kind,
+A table (``QuestionsModel`` over ``assistant.app.desk.questions.QuestionEntry`` records) lists tag, text, kind,
 options and whether the question is induced, hidden or reworded. The buttons act on the selected row; the
 new wording is typed in the line edit under the table (no modal prompt). Every read and write is a job of
-``assistant.app.questions`` run in a worker; ``changed`` tells the main window to load the domain afresh,
+``assistant.app.desk.questions`` run in a worker; ``changed`` tells the main window to load the domain afresh,
 so that a hidden question is not asked from the next question on.
 """
 
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.questions import QuestionEntry, change_job, listing_job
+from assistant.app.desk.questions import QuestionEntry, change_job, listing_job
 from gui.qt_models import Column, RecordTableModel
 from gui.widgets import make_table, stretch_column
 from gui.workers import JobWorker, WorkerPool

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.app.session import FinalAnswer, OutOfScopeView, Phase, QuestionView, Session, SessionStatus
-from assistant.app.session_state import Candidate, QuestionExplanation
-from assistant.app.summaries import faq_answers
+from assistant.app.conversation.session import FinalAnswer, OutOfScopeView, Phase, QuestionView, Session, SessionStatus
+from assistant.app.conversation.session_state import Candidate, QuestionExplanation
+from assistant.app.research.summaries import faq_answers
 
 POSTERIOR_SIZE = 10
 

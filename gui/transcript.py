@@ -10,7 +10,7 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
-from assistant.app.session import AnswerKind, EntryKind, Phase, StopReason
+from assistant.app.conversation.session import AnswerKind, EntryKind, Phase, StopReason
 from gui.snapshot import SessionSnapshot
 from gui.words import STOP_REASONS, stop_words
 

@@ -312,7 +312,7 @@ class AccuracyPlot(pg.GraphicsLayoutWidget):
         return self.plot_item
 
     def show_report(self, report: Any) -> None:
-        from assistant.app.research import POINT_NAMES
+        from assistant.app.research.research import POINT_NAMES
 
         plot = self.plot_item
         plot.clear()

@@ -9,7 +9,7 @@ them). Nothing here decides anything.
 
 from __future__ import annotations
 
-from assistant.app.session import AnswerKind, ProposalReason, RankingStopReason, SessionStatus, StopReason
+from assistant.app.conversation.session import AnswerKind, ProposalReason, RankingStopReason, SessionStatus, StopReason
 
 # ---- the conversation ----------------------------------------------------------------------------------
 STOP_REASONS = {
@@ -75,7 +75,7 @@ PACES = {
 }
 PACE_TIPS = {
     PACE_DEFAULT: "The pace chosen for this domain on its development questions",
-    # a pace is its cost per question alone (assistant.app.registry.PACE_TURN_REWARD): no cap on the count
+    # a pace is its cost per question alone (assistant.app.models.registry.PACE_TURN_REWARD): no cap on the count
     "quick": "Asks a question only when it is likely to change the answer; the comparisons then do more of the work",
     "thorough": "Keeps asking while a question still helps, even a little",
 }

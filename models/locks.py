@@ -4,7 +4,7 @@ that holds the owner's pid.
 The kernel drops a ``flock`` when its owner dies (``kill -9``, a power cut ends every process anyway), so a
 lock file left on disk is never stale: whoever acquires it next takes it over, and whoever waits can say which
 live process it waits for. Used for sru's compiled op (``models.sru_loader``) and for building a domain and
-its models for the first time (``assistant.app.domains``).
+its models for the first time (``assistant.app.desk.domains``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Questions an answer makes redundant, among the induced questions of one kind (crowdsourcing.induction).
+"""Questions an answer makes redundant, among the induced questions of one kind (assistant.induction.induction).
 
 The answer model treats answers as independent given the label, so after "What do you want to do in
 Gmail?" -> archive it may still ask "Is it about archiving?" or "What do you want to do?": their answers

@@ -8,9 +8,9 @@ import sys
 
 import click
 
-from assistant.app.domains import ready_registry
-from assistant.app.session import Phase, ProposalReason, SessionStatus
-from assistant.app.summaries import faq_answers
+from assistant.app.conversation.session import Phase, ProposalReason, SessionStatus
+from assistant.app.desk.domains import ready_registry
+from assistant.app.research.summaries import faq_answers
 from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, SESSION_ID, echo, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
@@ -62,7 +62,7 @@ def ask_command(
 
     Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    from assistant.app.session import Session, SessionConfig, check_session_exists, open_knowledge_base
+    from assistant.app.conversation.session import Session, SessionConfig, check_session_exists, open_knowledge_base
 
     if resume_id is None and query is None:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
@@ -211,7 +211,7 @@ def ask_command(
 def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
     """`s` at the proposal: compare summaries of the proposed FAQ's answers (query-focused), saved as a summary
     session of the same domain; then back to the proposal."""
-    from assistant.app.summaries import SummaryLog, answers_topic_of, open_session_job
+    from assistant.app.research.summaries import SummaryLog, answers_topic_of, open_session_job
     from assistant.cli.summarize import compare_loop
 
     found = faq_answers(session)

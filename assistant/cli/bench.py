@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from assistant.app.bench import bench_run_job, list_benchmarks, parse_overrides, sweep_job
+from assistant.app.research.bench import bench_run_job, list_benchmarks, parse_overrides, sweep_job
 from assistant.cli.common import SEED, echo, run_with_progress
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from assistant.app.labels_only import (
+from assistant.app.research.labels_only import (
     PROTOCOL_DOMAINS,
     TABLE_SYSTEMS,
     build_labels_only_job,

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from assistant.app.crowd import (
+from assistant.app.desk.crowd import (
     DEFAULT_ALPHA,
     KINDS,
     SPLITS,

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from assistant.app import questions as reviews
-from assistant.app.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
-from assistant.app.own_faq import FORMATS, create_domain_job, preview_faq
-from assistant.app.release import RELEASE_DIR, compare_releases
+from assistant.app.desk import questions as reviews
+from assistant.app.desk.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
+from assistant.app.desk.own_faq import FORMATS, create_domain_job, preview_faq
+from assistant.app.models.release import RELEASE_DIR, compare_releases
 from assistant.cli.common import echo, echo_json, run_with_progress
 from assistant.cli.crowd import _report_problems
 from assistant.errors import ClarifyError, ValidationError

@@ -9,16 +9,16 @@ from typing import Any
 import click
 
 import assistant.cli.out_of_scope as oos_cli
-from assistant.app.domains import prepare
-from assistant.app.registry import VARIANTS, ModelRegistry
-from assistant.app.research import SYSTEMS, evaluate_job, noise_sweep_job, noise_table, plot_accuracy_vs_turns
-from assistant.app.training_jobs import (
+from assistant.app.desk.domains import prepare
+from assistant.app.models.registry import VARIANTS, ModelRegistry
+from assistant.app.models.training_jobs import (
     PolicyConfig,
     pace_config,
     train_encoder_job,
     train_policy_job,
     tune_coverage_job,
 )
+from assistant.app.research.research import SYSTEMS, evaluate_job, noise_sweep_job, noise_table, plot_accuracy_vs_turns
 from assistant.cli.common import (
     CANDIDATES_OPTION,
     EPISODES,

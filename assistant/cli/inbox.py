@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from assistant.app.inbox import assign, dismiss, inbox_items, new_entry_job
+from assistant.app.desk.inbox import assign, dismiss, inbox_items, new_entry_job
 from assistant.cli.common import echo, echo_json, run_with_progress
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from assistant.app.learning import (
+from assistant.app.desk.learning import (
     DATASETS,
     LEARN_AFTER_SESSIONS,
     EncoderTrainConfig,

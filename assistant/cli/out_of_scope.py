@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from assistant.app.out_of_scope import evaluate_out_of_scope_job
-from assistant.app.registry import ModelRegistry
+from assistant.app.models.out_of_scope import evaluate_out_of_scope_job
+from assistant.app.models.registry import ModelRegistry
 from assistant.cli.common import FiniteFloat, echo, run_with_progress, write_json_file
 
 OUT_OF_SCOPE_CHOICES = ("auto", "only", "no")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from assistant.app.research import (
+from assistant.app.research.research import (
     RANKING_DATASETS,
     plot_ranking_curves,
     ranking_demo_job,

@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import click
 
-from assistant.app.session import SessionStatus, list_sessions
+from assistant.app.conversation.session import SessionStatus, list_sessions
 from assistant.cli.common import echo
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from assistant.app.summaries import (
+from assistant.app.research.summaries import (
     RLSettings,
     SummaryLog,
     SummarySettings,

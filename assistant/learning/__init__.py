@@ -11,5 +11,5 @@ the text prior, with no Qt and no crowdsourcing import.
 - ``loop``: the round loop (a job).
 
 DASL's protocol (cQA loaders, Table 1, Figure 3) is in ``assistant.evaluation.learning``; the product loop
-(suggest queries to label, update the text prior from sessions) in ``assistant.app.learning``.
+(suggest queries to label, update the text prior from sessions) in ``assistant.app.desk.learning``.
 """

@@ -9,7 +9,7 @@ or the evaluation would flatter the agent. What each side gets depends on the da
   with probability pct_r / sum(pct) over the group's values. The re-sampling seed is part of the
   protocol (default 0) and is stored with every trained model.
 - Induced questions (FAQ, banking). The agent's p_hat models how a person who has the label in mind
-  answers, from the label's name and *training* queries (crowdsourcing.induction); the simulated user
+  answers, from the label's name and *training* queries (assistant.induction.induction); the simulated user
   answers from the same person model measured on *all* of the label's queries (train, dev and test), i.e.
   from how the label is really talked about, with its own error rate. That distribution is computed
   when the domain is built (crowdsourcing's adapters) and stored (``Domain.heldout_answers``).

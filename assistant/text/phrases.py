@@ -1,6 +1,6 @@
 """Phrases of a text by kind (product, action, object, attribute), and the matching of phrases in texts.
 
-Induced questions (crowdsourcing.induction) are about phrases a person recognises at once:
+Induced questions (assistant.induction.induction) are about phrases a person recognises at once:
 
 - *product*: a name written with capitals ("Gmail", "Google Docs", "Apple Pay"), found by ``find_products``
   over a whole domain and then matched in any case;

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from assistant.app.registry import default_pace, policy_stem
+from assistant.app.models.registry import default_pace, policy_stem
 from assistant.store import KnowledgeBase, Label, Question
 
 REPO = Path(__file__).resolve().parents[2]

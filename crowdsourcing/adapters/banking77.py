@@ -4,7 +4,7 @@
 - Queries: the official train set (10% of each intent's queries, chosen by a seed derived from the
   intent, go to dev) and the official test set.
 - Questions: induced from the intent names and training queries, the person model fitted on the dev
-  queries, marked induced (see crowdsourcing.induction); importing crowd annotations replaces them.
+  queries, marked induced (see assistant.induction.induction); importing crowd annotations replaces them.
 - Out of scope: dev and test queries from faq and CLINC150 that no banking intent answers
   (added by crowdsourcing.adapters.out_of_scope), stored apart from the labelled queries.
 """

@@ -7,7 +7,7 @@
   oos_test -> test) and are stored apart from the labelled queries (``DomainData.out_of_scope``).
 - Questions: the areas as one multiple-choice question ("Which area is it about?" banking / credit cards /
   ... / something else), plus the questions induced from the intent names and training queries (binary
-  questions and facets, crowdsourcing.induction) over all 150 intents, the person model fitted on dev.
+  questions and facets, assistant.induction.induction) over all 150 intents, the person model fitted on dev.
   The area question's answers come from the intent's area: the agent and the simulated user both expect the
   right area with probability 1 - ``AREA_ERROR``, half of the rest on "something else" and half spread
   over the other areas (an assumption, not a measurement: no crowd answered it).

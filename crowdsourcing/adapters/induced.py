@@ -10,12 +10,18 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping, Sequence
 
+from assistant.induction.induction import (
+    InducedQuestion,
+    InductionConfig,
+    induce_questions,
+    make_gate,
+    question_from_tag,
+)
+from assistant.induction.person_model import fit_person_model, mention_evidence, person_answers
+from assistant.induction.wording import action_coverage, question_problems
 from assistant.store import Label, Question, QuestionKind
 from assistant.text.grammar import agree
-from crowdsourcing.induction import InducedQuestion, InductionConfig, induce_questions, make_gate, question_from_tag
-from crowdsourcing.person_model import fit_person_model, mention_evidence, person_answers
 from crowdsourcing.templates import TemplateSet
-from crowdsourcing.wording import action_coverage, question_problems
 
 # Pseudo-annotators per option of a question: the induced answer distribution (the fitted person model) is
 # stored as counts of this many imaginary workers per option, so that the agent's add-one smoothing (one per

@@ -7,7 +7,7 @@
   label key so that builds are stable.
 - Questions: no crowd tags exist, so questions are induced from each FAQ's title and training queries (not
   its answers: users know what they ask, not the words of the answer), with the person model's error rate
-  fitted on the dev queries (see crowdsourcing.induction), and marked induced; importing crowd annotations
+  fitted on the dev queries (see assistant.induction.induction), and marked induced; importing crowd annotations
   replaces them.
 - Out of scope: dev and test queries from banking and CLINC150 that no FAQ answers
   (added by crowdsourcing.adapters.out_of_scope), stored apart from the labelled queries.

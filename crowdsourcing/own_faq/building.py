@@ -5,7 +5,7 @@
   ``SYNTHESIZED`` in train (what the agent learns from) and dev (what it is tuned on); real queries a desk
   adds later keep their own source and split.
 - Questions: induced from the titles and the synthesized training queries, the person model fitted on the
-  synthesized dev queries (crowdsourcing.induction, as for the bundled FAQ), plus, when the FAQ has
+  synthesized dev queries (assistant.induction.induction, as for the bundled FAQ), plus, when the FAQ has
   categories, "Which topic is it about?" (the categories + "something else") and the induced facets within
   each category ("What do you want to do in Borrowing?").
 - The simulated user's answers (``DomainData.heldout``): the same person model over *all* of an entry's
@@ -26,12 +26,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from assistant.induction.induction import InductionConfig, find_products
 from assistant.store import SOMETHING_ELSE, DomainData, Label, Question
 from assistant.text.lemmas import lemma
 from assistant.text.phrases import words
 from assistant.text.tokens import STOPWORDS
 from crowdsourcing.adapters.induced import heldout_answers, induced_questions, pseudo_count
-from crowdsourcing.induction import InductionConfig, find_products
 from crowdsourcing.own_faq.entries import FaqEntry
 from crowdsourcing.own_faq.synthesis import synthesize
 

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.session import Phase
-from assistant.app.session_state import QuestionExplanation
+from assistant.app.conversation.session import Phase
+from assistant.app.conversation.session_state import QuestionExplanation
 from gui.controller import SessionController
 from gui.options import OPTION_KEYS, OptionArea, OptionButton, option_key
 from gui.qt_models import PosteriorModel

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.session import FinalAnswer, Phase, ProposalReason
+from assistant.app.conversation.session import FinalAnswer, Phase, ProposalReason
 from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel

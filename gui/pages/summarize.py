@@ -3,7 +3,7 @@ answers from the Compare page), an optional question, then either compare two ca
 (left / right / equal / undo) with the best summary and its confidence and "write me a better one" (RL), or
 build the summary sentence by sentence choosing among the top-5 (RLQA). Sessions are saved turn by turn in
 the open domain's session log and can be resumed from the "Saved" list. Every long step runs in a JobWorker
-with Cancel; the jobs are the engine's (assistant.app.summaries)."""
+with Cancel; the jobs are the engine's (assistant.app.research.summaries)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app import summaries as jobs
-from assistant.app.summaries import SummarySettings, bundled_clusters
+from assistant.app.research import summaries as jobs
+from assistant.app.research.summaries import SummarySettings, bundled_clusters
 from gui.widgets import Card, preference_keys, window_shortcuts
 from gui.words import SUMMARY_SESSIONS, cluster_words, status_words, summary_maker, summary_title
 from gui.workers import JobWorker, ProgressPanel, WorkerPool, is_running

@@ -26,6 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "assistant.store": {"models"},  # models.files.atomic_write: the one atomic file write
     "assistant.text": {"assistant.store", "models"},
     "assistant.priors": {"assistant.store", "assistant.text", "models"},
+    "assistant.induction": {"assistant.store", "assistant.text", "models"},
     "assistant.clarification": {"assistant.store", "assistant.text", "assistant.priors", "models"},
     "assistant.simulation": {"assistant.store", "assistant.text", "assistant.clarification"},
     "assistant.ranking": {"assistant.store", "assistant.text", "models"},
@@ -61,7 +62,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "assistant.app": {"*assistant", "crowdsourcing", "models"},
     "assistant.cli": {"assistant.app"},
-    "crowdsourcing": {"assistant.store", "assistant.text", "models"},
+    "crowdsourcing": {"assistant.store", "assistant.text", "assistant.induction", "models"},
     "gui": {"assistant.app"},
 }
 

@@ -13,7 +13,7 @@ import threading
 import numpy as np
 import pytest
 
-from assistant.app.registry import load_domain
+from assistant.app.models.registry import load_domain
 from assistant.errors import ConfigError, ValidationError
 from assistant.progress import run_job
 from benchmarks.reliability.environment import build_crowd_domain, dump

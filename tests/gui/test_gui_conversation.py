@@ -6,7 +6,7 @@ from gui_helpers import activate, ask, click, click_option, named, option_button
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTableView, QWidget
 
-from assistant.app.session import Session
+from assistant.app.conversation.session import Session
 from assistant.store import KnowledgeBase
 
 

@@ -9,7 +9,7 @@ from gui_helpers import TIMEOUT_MS, click, named, option_buttons, posterior, wai
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QProgressBar, QPushButton, QTableView, QWidget
 
-from assistant.app.session import Session
+from assistant.app.conversation.session import Session
 from assistant.store import KnowledgeBase
 from gui.qt_models import VALUE_ROLE
 
@@ -103,7 +103,7 @@ def toward(window, target: str) -> str:
 def test_the_trained_home_embeds_queries_and_answers_in_one_space(use_trained_home):
     """The answers' vectors come from the cache the home was prepared with, the query's from the encoder of the
     running app: both must be the same encoder's, or the comparisons' prior ranks noise."""
-    from assistant.app.registry import ModelRegistry
+    from assistant.app.models.registry import ModelRegistry
     from assistant.ranking.ranking_session import candidate_texts
 
     for name in ("faq", "birds"):

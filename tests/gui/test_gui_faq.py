@@ -10,8 +10,8 @@ from gui_helpers import TIMEOUT_MS, make_window
 from PySide6.QtWidgets import QLineEdit, QPushButton, QTableView, QWizard
 
 from assistant import paths
-from assistant.app.inbox import inbox_items
-from assistant.app.own_faq import create_domain_job
+from assistant.app.desk.inbox import inbox_items
+from assistant.app.desk.own_faq import create_domain_job
 from assistant.progress import Progress, run_job
 from assistant.store import KnowledgeBase, SessionLog
 

@@ -8,7 +8,7 @@ import csv
 import pytest
 from PySide6.QtWidgets import QPushButton
 
-from assistant.app.learning import update
+from assistant.app.desk.learning import update
 from assistant.priors.sru import encoder_checkpoint_path
 from tests.support.product import (
     NAME,

@@ -7,7 +7,7 @@ from gui_helpers import TIMEOUT_MS
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
-from assistant.app.questions import list_questions
+from assistant.app.desk.questions import list_questions
 from assistant.store import KnowledgeBase, write_domain
 from tests.support.tiny import BLACK, RED, SIZE, tiny_data
 

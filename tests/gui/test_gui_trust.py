@@ -240,7 +240,7 @@ def test_a_launch_with_a_planted_lock_file_does_not_hang(qtbot, settings, tmp_pa
     monkeypatch.setenv(sru_loader.EXTENSIONS_ENV, str(folder))
 
     def loader(name: str):
-        from assistant.app.domains import text_encoder_op
+        from assistant.app.desk.domains import text_encoder_op
 
         notice = yield from text_encoder_op()
         agents = TinyAgents(turns=3, name=name)

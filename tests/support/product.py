@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.app.registry import ModelRegistry
-from assistant.app.session import Session, SessionConfig
-from assistant.app.training_jobs import base_answer_model, fit_prior_job
+from assistant.app.conversation.session import Session, SessionConfig
+from assistant.app.models.registry import ModelRegistry
+from assistant.app.models.training_jobs import base_answer_model, fit_prior_job
 from assistant.clarification.clarifier import Clarifier
 from assistant.clarification.stopping import FixedTurns
 from assistant.progress import run_job

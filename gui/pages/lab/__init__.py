@@ -2,7 +2,7 @@
 ranking evaluation, each with progress and Cancel, a plot, a results table and CSV/PNG/JSON export.
 
 The jobs are the app's (the same calls as ``clarify evaluate``, ``clarify train`` and
-``clarify rank evaluate``, from assistant.app.research); each runs in a worker thread, which opens its own
+``clarify rank evaluate``, from assistant.app.research.research); each runs in a worker thread, which opens its own
 knowledge base connection.
 """
 

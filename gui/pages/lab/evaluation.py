@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from assistant.app.research import (
+from assistant.app.research.research import (
     SYSTEMS,
     evaluate_job,
     plot_accuracy_vs_turns,

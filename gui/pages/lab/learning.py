@@ -1,6 +1,6 @@
 """The Lab's "Learn from use" tab: the active step (queries to label -> an MTurk batch CSV) and the update
 of the text prior from logged sessions, with before/after figures. Both run the engine's jobs
-(assistant.app.learning, as ``clarify learn suggest|update``) in a worker with progress and Cancel."""
+(assistant.app.desk.learning, as ``clarify learn suggest|update``) in a worker with progress and Cancel."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLabel, QPushButton, QSpinBox
 
-from assistant.app.learning import suggest_batch_job, update
+from assistant.app.desk.learning import suggest_batch_job, update
 from assistant.progress import Progress
 from gui.pages.lab.panel import LabPanel
 from gui.workers import JobWorker

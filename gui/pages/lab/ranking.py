@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from assistant.app.research import (
+from assistant.app.research.research import (
     RANKING_DATASETS,
     RANKING_MODELS,
     RANKING_STRATEGIES,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.app.session import Session, SessionConfig
+from assistant.app.conversation.session import Session, SessionConfig
 from assistant.errors import ClarifyError
 from assistant.store import KnowledgeBase
 from benchmarks.reliability.arguments import Case, bad_argument_cases, run_case

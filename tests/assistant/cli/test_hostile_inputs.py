@@ -100,7 +100,7 @@ def _damage(session_id: int, sql: str) -> None:
     ],
 )
 def test_a_session_row_that_is_not_json_is_a_one_line_error_naming_the_session(sql, names):
-    from assistant.app.session import Session, SessionConfig
+    from assistant.app.conversation.session import Session, SessionConfig
     from assistant.store.session_log import DamagedSessionError
     from tests.support.tiny import TinyAgents
 
@@ -116,8 +116,8 @@ def test_a_session_row_that_is_not_json_is_a_one_line_error_naming_the_session(s
 
 
 def test_learning_skips_a_damaged_session_and_counts_it():
-    from assistant.app.learning import collect_sessions
-    from assistant.app.session import Session, SessionConfig
+    from assistant.app.conversation.session import Session, SessionConfig
+    from assistant.app.desk.learning import collect_sessions
     from assistant.store import KnowledgeBase
     from tests.support.tiny import TinyAgents
 

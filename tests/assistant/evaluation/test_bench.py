@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.app.bench import bench_run_job, benchmarks_dir, parse_overrides
+from assistant.app.research.bench import bench_run_job, benchmarks_dir, parse_overrides
 from assistant.errors import ConfigError
 from assistant.evaluation.bench import discover
 from assistant.progress import run_job

@@ -7,8 +7,8 @@ import csv
 import numpy as np
 import pytest
 
-from assistant.app.bench import sweep_job
-from assistant.app.sweeps import noisy_answers, ranking_shards, sweep_function
+from assistant.app.research.bench import sweep_job
+from assistant.app.research.sweeps import noisy_answers, ranking_shards, sweep_function
 from assistant.errors import ConfigError
 from assistant.evaluation.cqa.protocol import evaluate
 from assistant.evaluation.sweeps import SweepConfig, merge

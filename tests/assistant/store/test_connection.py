@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant import paths
-from assistant.app.session import Session, SessionConfig
+from assistant.app.conversation.session import Session, SessionConfig
 from assistant.errors import StoreBusyError
 from assistant.store import KnowledgeBase, connection
 from benchmarks.reliability.environment import write_lock_held

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.app.registry import PACE_TURN_BUDGET, PACE_TURN_REWARD, PACES
+from assistant.app.models.registry import PACE_TURN_BUDGET, PACE_TURN_REWARD, PACES
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.stopping import LearnedPolicy

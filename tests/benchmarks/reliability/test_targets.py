@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from assistant.app.domains import prepare
+from assistant.app.desk.domains import prepare
 from assistant.progress import run_job
 from benchmarks.bench_reliability import _trained
 from benchmarks.reliability.damage import damages

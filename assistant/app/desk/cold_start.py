@@ -1,0 +1,193 @@
+"""Preparing a desk's own FAQ from its texts alone (the cold-start path of `clarify prepare`).
+
+A bundled domain tunes its models on crowd and dev queries. A desk's FAQ has none: its domain holds
+queries synthesized from the texts (crowdsourcing.own_faq.synthesis; train and dev) and keeps a third
+part, ``held``, that is never stored. The path:
+
+1. the text prior: pooled MiniLM (no training; its label documents are the title, the description and the
+   induced tags, plus the centroid of the synthesized training queries, which come from the titles,
+   descriptions and the parts of the answers a person talks about), its weights and temperatures tuned on
+   the synthesized dev queries;
+2. the SRU encoder, trained within ``SRU_PROBE`` on the synthesized training queries, only if it is better
+   than MiniLM on the held-out part (the ``held`` synthesized queries, made vague as people type them:
+   ``HELD_OUT_MIX``) beyond chance (``clearly_better``); the choice and both figures are saved
+   (``ModelRegistry`` serves the chosen prior);
+3. the STOP/ASK policies (both paces, and the lambda = 1 baseline) on episodes whose first queries are the
+   vague mix of the synthesized dev queries, with ``POLICY_ITERATIONS`` (their learning curves flatten
+   well before the bundled domains' 1,000);
+4. the coverage rule and the out-of-scope hypothesis, tuned on the same dev episodes and on the
+   out-of-scope examples taken from the other bundled domains.
+
+Each stage yields progress; the whole is about 2-4 minutes for 25-150 entries on two cores.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from assistant.app.desk.own_faq import stored_entries
+from assistant.app.models.out_of_scope import tune_out_of_scope_job
+from assistant.app.models.prior_choice import save_text_prior_choice
+from assistant.app.models.registry import ModelRegistry
+from assistant.app.models.training_jobs import fit_prior_job, pace_config, train_policy_job, tune_coverage_job
+from assistant.priors.calibration import ranking_metrics
+from assistant.progress import Progress
+from assistant.simulation.episodes import EpisodeSpec
+from assistant.simulation.queries import VagueQueryMix, vague_episodes
+from assistant.training.encoder import EncoderTrainConfig
+from crowdsourcing.own_faq.synthesis import synthesize
+
+POLICY_ITERATIONS = 300
+# Limited by steps alone (issue 28: never by time, so that the same seed gives the same encoder). The probe is
+# the encoder alone (no blend with MiniLM and BM25): it is weighed against MiniLM, so it must not contain it.
+SRU_PROBE = EncoderTrainConfig(max_steps=600, eval_every=100, patience=3, blend=False)
+# how the held-out synthesized queries are made vague (as people type: mostly short)
+HELD_OUT_MIX = VagueQueryMix({"crowd": 0.3, "window": 0.35, "keywords": 0.35})
+HELD_OUT_COPIES = 3
+
+
+def held_out_queries(registry: ModelRegistry, seed: int = 0) -> tuple[list[str], np.ndarray]:
+    """The ``held`` synthesized queries of the registry's domain (never stored), each in ``HELD_OUT_COPIES``
+    vague versions: what chooses between the text priors."""
+    entries = stored_entries(registry.name)
+    position = {label.key: y for y, label in enumerate(registry.domain.labels)}
+    held = [q for q in synthesize(entries) if q.split == "held" and q.key in position]
+    specs = [EpisodeSpec(position[q.key], q.text, 0) for _ in range(HELD_OUT_COPIES) for q in held]
+    made = vague_episodes(registry.agent_domain, specs, HELD_OUT_MIX, seed)
+    return [e.query for e in made], np.array([e.target for e in made], dtype=np.int64)
+
+
+def _held_out_accuracy(registry: ModelRegistry, texts: list[str], labels: np.ndarray) -> dict:
+    scores = registry.combined_prior().scores(texts)
+    metrics = ranking_metrics(scores, labels)
+    right = (np.argmax(scores, axis=1) == labels).tolist()
+    return {"acc1": round(metrics["acc1"], 4), "acc3": round(metrics["acc3"], 4), "n": len(labels), "right": right}
+
+
+def clearly_better(challenger: list[bool], incumbent: list[bool]) -> bool:
+    """Whether ``challenger`` is right more often than ``incumbent`` on the same queries beyond chance: of the
+    queries exactly one gets right, it must win more than one standard deviation above half (a one-sigma
+    sign test; a few hundred held-out synthesized queries differ by a handful of queries by chance alone)."""
+    wins = sum(a and not b for a, b in zip(challenger, incumbent))
+    losses = sum(b and not a for a, b in zip(challenger, incumbent))
+    return wins - losses > np.sqrt(wins + losses)
+
+
+class OverallProgress:
+    """Turns the progress of a job's stages into one scale (0-1000) with an ETA: each stage has a weight (its
+    expected share of the time), and the inner job's own fraction moves within it."""
+
+    def __init__(self, weights: dict[str, float]) -> None:
+        self.weights = weights
+        self.total = sum(weights.values())
+        self.done = 0.0
+        self.last = 0.0
+        self.start = time.monotonic()
+
+    def record(self, inner: Progress, stage: str, label: str) -> Progress:
+        # never backwards: a stage that runs several jobs restarts their own counts
+        self.last = fraction = max(self.last, (self.done + self.weights[stage] * (inner.fraction or 0.0)) / self.total)
+        elapsed = time.monotonic() - self.start
+        eta = ""
+        if fraction >= 0.03:
+            left = elapsed * (1.0 - fraction) / fraction
+            eta = (
+                f" (about {left / 60:.0f} min left)"
+                if left >= 90
+                else f" (about {max(5, round(left / 5) * 5):.0f} s left)"
+            )
+        message = f"{label}: {inner.message}" if inner.message else label
+        return Progress(round(1000 * fraction), 1000, message + eta, inner.metrics)
+
+    def run(self, job: Generator[Progress, None, Any], stage: str, label: str) -> Generator[Progress, None, Any]:
+        """Run ``job`` as ``stage``, yielding its records on the overall scale; returns its result."""
+        try:
+            yield self.record(Progress(0, 1), stage, label)
+            while True:
+                try:
+                    inner = next(job)
+                except StopIteration as stop:
+                    self.done += self.weights[stage]
+                    return stop.value
+                yield self.record(inner, stage, label)
+        finally:
+            job.close()  # cancelled from outside: close the inner job too (its clean-up runs)
+
+
+def cold_start_policy_config(pace: str, iterations: int = POLICY_ITERATIONS):
+    """The policy training settings of a domain made from a FAQ (its cold start and its later updates)."""
+    return replace(pace_config(pace), iterations=iterations)
+
+
+def _stage_weights(registry: ModelRegistry, try_sru: bool) -> dict[str, float]:
+    """Expected seconds of each stage on two cores (for the ETA), from the domain's size."""
+    policies = registry.required_policies(("all",))
+    learned = [p for p in policies if p[1] == "learned"]
+    weights = {"minilm": 15.0, "sru": 120.0 if try_sru else 0.0}
+    weights.update({f"policy-{c}-{v}-{p}": 0.15 * POLICY_ITERATIONS for c, v, p in policies})
+    weights.update({f"tune-{c}-{p}": 8.0 for c, _v, p in learned})
+    return weights
+
+
+def cold_start_prepare(
+    name: str,
+    seed: int = 0,
+    try_sru: bool = True,
+    policy_iterations: int = POLICY_ITERATIONS,
+    sru_probe: EncoderTrainConfig = SRU_PROBE,
+) -> Generator[Progress, None, list[str]]:
+    """The cold-start path (module docstring); returns what was done, the chosen prior first. Its progress is
+    one scale over all stages, with an ETA in the message. (Tests pass tiny budgets.)"""
+    start = time.monotonic()
+    minilm = ModelRegistry(name, text_prior="minilm")
+    overall = OverallProgress(_stage_weights(minilm, try_sru))
+    label = "cold start: fitting the MiniLM text prior on synthesized queries"
+    yield from overall.run(fit_prior_job(minilm, seed), "minilm", label)
+    overall.done -= overall.weights["minilm"]  # the held-out scoring below is part of the stage
+    texts, labels = held_out_queries(minilm, seed)
+    figures = {"minilm": _held_out_accuracy(minilm, texts, labels)}
+    overall.done += overall.weights["minilm"]
+    done = []
+    chosen = "minilm"
+    if try_sru:
+        from assistant.training.encoder import train_encoder
+
+        def probe() -> Generator[Progress, None, None]:
+            yield from train_encoder(minilm.domain, sru_probe, seed=seed, save=True)
+            yield from fit_prior_job(ModelRegistry(name, text_prior="sru"), seed)
+
+        yield from overall.run(probe(), "sru", "cold start: the SRU encoder on the synthesized queries (a probe)")
+        sru = ModelRegistry(name, text_prior="sru")
+        figures["sru"] = _held_out_accuracy(sru, texts, labels)
+        if clearly_better(figures["sru"]["right"], figures["minilm"]["right"]):
+            chosen = "sru"
+    for figure in figures.values():
+        figure.pop("right")
+    save_text_prior_choice(name, chosen, {"held_out": figures, "path": "cold start (FAQ texts only)"})
+    summary = ", ".join(f"{k} {v['acc1']:.3f}" for k, v in figures.items())
+    done.append(f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
+    registry = minilm if chosen == "minilm" else ModelRegistry(name, text_prior=chosen)  # keeps its query cache
+    for c, variant, pace in registry.required_policies(("all",)):
+        config = cold_start_policy_config(pace, policy_iterations)  # lambda_1: fit_policy fixes lambda
+        job = train_policy_job(registry, c, variant, config, seed=seed, pace=pace)
+        label = f"cold start ({chosen} prior): the {variant} stop policy, pace {pace}"
+        yield from overall.run(job, f"policy-{c}-{variant}-{pace}", label)
+        done.append(f"policy-{c}-{variant}-{pace}")
+    for c, variant, pace in registry.required_policies(("all",)):
+        if variant != "learned":
+            continue
+
+        def tuning(c: str = c, pace: str = pace) -> Generator[Progress, None, None]:
+            yield from tune_coverage_job(registry, c, pace, seed=seed)
+            if registry.has_out_of_scope_queries:
+                yield from tune_out_of_scope_job(registry, c, pace, seed=seed)
+
+        yield from overall.run(tuning(), f"tune-{c}-{pace}", f"cold start: coverage and out-of-scope rules ({pace})")
+        done += [f"coverage-{c}-{pace}"] + ([f"oos-{c}-{pace}"] if registry.has_out_of_scope_queries else [])
+    yield Progress(1000, 1000, f"cold start for {name} done in {time.monotonic() - start:.0f} s")
+    return done

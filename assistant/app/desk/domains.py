@@ -1,0 +1,237 @@
+"""Domains as a person meets them: which ones there are, making one ready (build it and train what is
+missing), opening it for conversations, and importing crowd files into it.
+
+``open_domain`` is the job the GUI's domain picker runs (in a worker); ``prepare`` is `clarify prepare`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assistant import paths
+from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare
+from assistant.app.desk.own_faq import is_own_faq
+from assistant.app.models.model_sets import domain_lock
+from assistant.app.models.out_of_scope import tune_out_of_scope_job
+from assistant.app.models.prior_choice import chosen_text_prior
+from assistant.app.models.registry import ModelRegistry
+from assistant.app.models.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
+from assistant.app.models.training_jobs import fit_prior_job, train_encoder_job, train_policy_job, tune_coverage_job
+from assistant.errors import ConfigError, DomainNotFoundError
+from assistant.progress import Progress
+from assistant.store import KnowledgeBase, built_domains
+from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
+
+__all__ = [
+    "BUNDLED_DOMAINS",
+    "DomainEntry",
+    "DomainLoader",
+    "available_domains",
+    "build_job",
+    "create_from_faq_job",
+    "domain_stats",
+    "open_domain",
+    "prepare",
+    "ready_registry",
+    "release_job",
+]
+
+
+# The job that makes a domain ready and returns its ModelRegistry (``open_domain``, or a test's stand-in).
+DomainLoader = Callable[[str], Generator[Progress, None, Any]]
+
+
+@dataclass(frozen=True)
+class DomainEntry:
+    name: str
+    description: str
+    built: bool
+
+
+def available_domains() -> list[DomainEntry]:
+    """Bundled domains first (in their usual order), then other built or imported ones."""
+    built = set(built_domains())
+    entries = [DomainEntry(name, text, name in built) for name, text in BUNDLED_DOMAINS.items()]
+    entries += [DomainEntry(name, "built or imported domain", True) for name in sorted(built - set(BUNDLED_DOMAINS))]
+    return entries
+
+
+def domain_stats(name: str) -> dict:
+    """The figures `clarify domain stats` prints (labels, questions by kind, queries by split, ...)."""
+    with KnowledgeBase.open(name) as kb:
+        return kb.stats()
+
+
+def build_job(name: str) -> Generator[Progress, None, dict]:
+    """`clarify domain build NAME`: (re)build a bundled domain; returns its stats. Waits for another Clarify
+    that builds or prepares it (``model_sets.domain_lock``)."""
+    release = yield from domain_lock(name)
+    try:
+        return (yield from build_domain(name))
+    finally:
+        release()
+
+
+def prepare(
+    name: str,
+    candidate_settings: tuple[str, ...] | None = None,
+    seed: int = 0,
+    text_prior: str | None = None,
+    use_release: bool = True,
+    release_dir: Path = RELEASE_DIR,
+) -> Generator[Progress, None, list[str]]:
+    """Build the domain if needed, install the release models shipped with Clarify when they fit
+    (``assistant.app.models.release``; ``use_release``), and train whatever is still missing; returns what was done
+    ('release models', 'encoder', 'policy-all-learned-quick', ...). ``text_prior`` None: the domain's (SRU,
+    or what the cold start chose). A domain made from a desk's FAQ that has no models yet takes the cold-start
+    path (``assistant.app.desk.cold_start``: from the texts alone), and says so.
+
+    Two programs preparing the same domain (two first launches) take turns (``model_sets.domain_lock``): the
+    second then finds the domain built and the models there. A bundled domain whose first build was cut
+    short (an empty knowledge base from a Clarify before builds were renamed into place) is built again."""
+    release = yield from domain_lock(name)
+    try:
+        return (yield from _prepare(name, candidate_settings, seed, text_prior, use_release, release_dir))
+    finally:
+        release()
+
+
+def _prepare(
+    name: str,
+    candidate_settings: tuple[str, ...] | None,
+    seed: int,
+    text_prior: str | None,
+    use_release: bool,
+    release_dir: Path,
+) -> Generator[Progress, None, list[str]]:
+    if not paths.domain_db_path(name).exists():
+        if name not in BUNDLED_DOMAINS:
+            raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
+        yield from build_domain(name)
+    elif name in BUNDLED_DOMAINS and _built_by_an_older_clarify(name):
+        yield from build_domain(name)  # idempotent: keeps imports and sessions, adds what is new
+    if text_prior is None and chosen_text_prior(name) is None and is_own_faq(name):
+        yield Progress(0, 0, f"{name} was made from a FAQ: preparing it from its texts alone (cold start)")
+        done = yield from cold_start_prepare(name, seed)
+        return ["cold start", *done]
+    registry = ModelRegistry(name, text_prior=text_prior)
+    if candidate_settings is None:
+        has_uncaptioned = registry.domain.labels_with_queries("train").size < registry.domain.num_labels
+        candidate_settings = ("all", "captioned") if has_uncaptioned else ("all",)
+    trained = []
+    todo = registry.missing(candidate_settings)
+    if todo and use_release:
+        usable, why = check_release(registry, release_dir)
+        if why:
+            yield Progress(0, 0, why if usable else f"training: {why}")
+        if usable:
+            # a model the registry could not use (damaged, stale) is replaced by the release's, not retrained
+            install_release(name, release_dir, replace=[t for t in todo if t == "encoder" or t.startswith("policy-")])
+            registry = ModelRegistry(name, text_prior=text_prior)
+            trained.append("release models")
+            todo = registry.missing(candidate_settings)
+    if "encoder" in todo:
+        yield from train_encoder_job(registry, seed)  # fits the prior on top of it too
+        trained.append("encoder")
+        todo = registry.missing(candidate_settings)
+    for item in todo:  # the prior's fit, policies, then the coverage rules tuned for them
+        if item == "prior":
+            yield from fit_prior_job(registry, seed)
+        elif item.startswith("coverage-"):
+            _, cands, pace = item.split("-", 2)
+            yield from tune_coverage_job(registry, cands, pace, seed=seed)
+        elif item.startswith("oos-"):
+            _, cands, pace = item.split("-", 2)
+            yield from tune_out_of_scope_job(registry, cands, pace, seed=seed)
+        else:
+            _, cands, variant, pace = item.split("-", 3)
+            config = cold_start_policy_config(pace) if is_own_faq(name) else None  # a FAQ's: as its cold start's
+            yield from train_policy_job(registry, cands, variant, config, seed=seed, pace=pace)
+        trained.append(item)
+    from assistant.app.models.updates import update_models_job
+
+    plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
+    trained += [f"{u.model} ({u.mode})" for u in plan.updates]
+    return trained
+
+
+def create_from_faq_job(
+    name: str, source: str | Path, fmt: str = "auto", title: str = "", seed: int = 0
+) -> Generator[Progress, None, dict]:
+    """*New domain from my FAQ*: create the domain from the FAQ (nothing written while it has a problem), then
+    prepare it from its texts alone; returns {"report": FaqDomainReport, "prepared": what was done}."""
+    from assistant.app.desk.own_faq import create_domain_job
+
+    report = yield from create_domain_job(name, source, fmt, title)
+    prepared = yield from prepare(name, seed=seed)
+    return {"report": report, "prepared": prepared}
+
+
+def _built_by_an_older_clarify(name: str) -> bool:
+    """Whether bundled domain ``name`` needs building again: built before held-out answers were stored, or
+    left empty by a first build that was cut short (kill, full disk) before builds were renamed into place."""
+    with KnowledgeBase.open(name) as kb:
+        return kb.lacks_heldout_answers() or (name in BUNDLED_DOMAINS and kb.is_empty())
+
+
+def text_encoder_op() -> Generator[Progress, None, str]:
+    """Make sure sru's compiled op is ready (normally built at installation; a build cut short by a killed
+    process is detected and redone), reporting progress so that Cancel works while it builds; returns a
+    one-line notice when Clarify has to run without it (slower), else ''."""
+    from models.sru_loader import build_steps
+
+    steps = build_steps()
+    while True:
+        try:
+            message = next(steps)
+        except StopIteration as done:
+            status = done.value
+            return "" if status.compiled else f"{status.notice}: the text encoder runs without it (slower)."
+        yield Progress(0, 0, message)
+
+
+def ready_registry(name: str, candidates: str = "all", text_prior: str | None = None) -> Generator[Progress, None, Any]:
+    """The ``ModelRegistry`` of ``name`` with its models for ``candidates``, preparing the domain first when it
+    is not built or lacks them (`clarify ask` on a fresh home).
+
+    When the domain is built and the models are there, the registry that checked them is used as it is
+    (``prepare`` would load them a second time).
+    """
+    exists = paths.domain_db_path(name).exists()
+    registry = ModelRegistry(name, text_prior=text_prior) if exists and not _built_by_an_older_clarify(name) else None
+    if registry is None or registry.missing((candidates,)):
+        yield from prepare(name, text_prior=text_prior)
+        registry = ModelRegistry(name, text_prior=text_prior)
+    return registry
+
+
+def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None, Any]:
+    """Prepare ``name`` (build + install the release models or train what is missing), then load and warm up
+    its models; returns the ready ``ModelRegistry`` (its ``notice`` says what runs in a slower way, if
+    anything)."""
+    yield Progress(0, 0, "checking the text encoder")
+    notice = yield from text_encoder_op()
+    yield Progress(0, 0, f"checking the models of {name}")
+    registry = yield from ready_registry(name, candidates)
+    yield from registry.warm_up(candidates)
+    registry.notice = notice
+    registry.stale((candidates,))  # found on loading: the app updates them in the background
+    return registry
+
+
+def release_job(name: str, release_dir: Path = RELEASE_DIR) -> Generator[Progress, None, dict]:
+    """Train the models of bundled domain ``name`` from ``RELEASE_SEED`` in the current (fresh) home and write
+    them with their manifest into ``release_dir/name``; returns the manifest."""
+    if paths.models_dir(name).exists() and any(paths.models_dir(name).iterdir()):
+        raise ConfigError(
+            f"{paths.models_dir(name)} already holds models: build release models in a fresh CLARIFY_HOME "
+            "(`make release-models` does)"
+        )
+    start = time.monotonic()
+    done = yield from prepare(name, seed=RELEASE_SEED, use_release=False)
+    yield from ModelRegistry(name).warm_up()  # writes text-embeddings.npz
+    return write_release(name, release_dir, done, time.monotonic() - start)

@@ -1,0 +1,106 @@
+"""The cold-start path end to end on a tiny FAQ (tiny budgets): prepared from its texts alone, it says which
+text prior it took, serves a conversation, and learns from accepted sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.app.desk.cold_start import cold_start_prepare, held_out_queries
+from assistant.app.desk.domains import prepare
+from assistant.app.desk.learning import learn_from_use_job, pending_sessions
+from assistant.app.desk.own_faq import create_domain_job
+from assistant.app.models.prior_choice import chosen_text_prior
+from assistant.app.models.registry import ModelRegistry
+from assistant.progress import collect, run_job
+from assistant.store import KnowledgeBase, SessionLog
+from assistant.training.encoder import EncoderTrainConfig
+
+pytestmark = pytest.mark.slow  # each test prepares a FAQ: trains its encoder and policies
+
+TINY_FAQ = """key,title,description,category,answer
+wifi,How do I connect to the Wi-Fi?,My laptop has no internet.,Computers,"Choose the network Guest. If the terms page does not appear, open any web page."
+print,How do I print a document?,,Computers,"Send the file to the print station and pay 15 cents a page. If the printer says ""Out of paper"", ask at the desk."
+scan,Can I scan documents?,,Computers,The copier scans to email for free.
+renew,How do I renew my books?,My books are due soon.,Borrowing,"Log in to My Account and choose ""Renew all"". If someone placed a hold, you cannot renew."
+fines,Do you charge late fees?,My books are overdue.,Borrowing,No. If an item is 30 days late we bill its cost.
+hold,How do I reserve a book?,Someone has the book I want.,Borrowing,"Choose ""Place hold"" in the catalogue; we email you when it is ready."
+hours,When is the library open?,,Visiting,Monday to Friday 9-20 and weekends 10-17.
+parking,Where can I park?,,Visiting,The car park on Mill Street is free for two hours.
+"""
+TINY_PROBE = EncoderTrainConfig(max_steps=20, eval_every=10, patience=1, blend=False)
+
+
+@pytest.fixture
+def tiny_faq(tmp_path) -> Path:
+    path = tmp_path / "tiny.csv"
+    path.write_text(TINY_FAQ, encoding="utf-8")
+    run_job(create_domain_job("tiny", path))
+    return path
+
+
+def test_a_tiny_faq_is_prepared_from_its_texts_and_answers_a_question(tiny_faq):
+    records, done = collect(cold_start_prepare("tiny", seed=0, policy_iterations=3, sru_probe=TINY_PROBE))
+    assert done[0].startswith("text prior: ") and "held-out synthesized queries" in done[0]
+    assert {"policy-all-learned-quick", "policy-all-learned-thorough", "coverage-all-quick", "oos-all-thorough"} <= set(
+        done
+    )
+    chosen = chosen_text_prior("tiny")
+    assert chosen in ("minilm", "sru") and done[0].startswith(f"text prior: {chosen}")
+    steps = [r.step for r in records if r.total == 1000]
+    assert steps == sorted(steps) and steps[-1] == 1000  # one scale over every stage
+    assert any("left)" in r.message for r in records)  # with an ETA
+    registry = ModelRegistry("tiny")
+    assert registry.text_prior == chosen and registry.missing() == []
+    texts, labels = held_out_queries(registry)
+    assert len(texts) == len(labels) > 0
+    conversation = registry.clarifier().start("no internet on my laptop")
+    probs = conversation.probs
+    assert probs.shape == (8,) and abs(probs.sum() - 1) < 1e-4
+    question = conversation.next_question(override_stop=True)
+    assert question is not None and conversation.question(question).text.endswith("?")
+
+
+def test_prepare_takes_the_cold_start_path_once_and_says_so(tiny_faq, monkeypatch):
+    import assistant.app.desk.cold_start as cold_start
+
+    monkeypatch.setattr(cold_start, "POLICY_ITERATIONS", 2)
+    monkeypatch.setattr(cold_start, "SRU_PROBE", TINY_PROBE)
+    original = cold_start.cold_start_prepare
+
+    def tiny(name, seed=0, try_sru=True):
+        return original(name, seed, try_sru, policy_iterations=2, sru_probe=TINY_PROBE)
+
+    monkeypatch.setattr("assistant.app.desk.domains.cold_start_prepare", tiny)
+    done = run_job(prepare("tiny"))
+    assert done[0] == "cold start" and done[1].startswith("text prior:")
+    assert run_job(prepare("tiny")) == []  # prepared: nothing left to do
+
+
+def test_accepted_sessions_become_training_pairs_and_the_models_update(tiny_faq):
+    run_job(cold_start_prepare("tiny", seed=0, try_sru=False, policy_iterations=2))
+    with KnowledgeBase.open("tiny") as kb:
+        log = SessionLog(kb)
+        for query, label in [("laptop offline", "wifi"), ("overdue charge", "fines"), ("opening times", "hours")]:
+            number = log.create(query, {})
+            log.append(number, "accept", {"label": label}, "finished", label)
+        number = log.create("printer jammed", {})
+        log.append(number, "give_up", {}, "failed", None)
+    assert pending_sessions("tiny") == 3
+    waiting = run_job(learn_from_use_job("tiny", min_new=5))
+    assert waiting == {"stored": 0, "pending": 3, "updated": []}
+    learned = run_job(learn_from_use_job("tiny", min_new=3))
+    assert learned["stored"] == 3 and "prior" in learned["updated"]  # the prior no longer fitted the data
+    with KnowledgeBase.open("tiny") as kb:
+        rows = sorted(
+            kb.db.execute(
+                "SELECT l.key, q.text, q.split FROM queries q JOIN labels l ON l.id = q.label_id WHERE q.source = 'session'"
+            )
+        )
+    assert rows == [
+        ("fines", "overdue charge", "train"),
+        ("hours", "opening times", "train"),
+        ("wifi", "laptop offline", "train"),
+    ]
+    assert pending_sessions("tiny") == 0 and ModelRegistry("tiny").stale() == []

@@ -1,0 +1,111 @@
+"""The inbox: unanswered questions (out of scope, handed on, answers rejected) listed, and each resolved in
+one step (assigned to an entry, turned into a new entry, dismissed)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from assistant.app.desk.inbox import INBOX_SOURCE, assign, dismiss, inbox_items, new_entry_job
+from assistant.app.desk.own_faq import create_domain_job
+from assistant.cli.main import main
+from assistant.errors import ConfigError
+from assistant.progress import run_job
+from assistant.store import KnowledgeBase, SessionLog
+from tests.support import EXAMPLES
+
+pytestmark = pytest.mark.slow  # each test builds the library FAQ from its texts
+
+FAQ = EXAMPLES / "library-faq.csv"
+
+
+def session(kb: KnowledgeBase, query: str, entries: list[tuple[str, dict]], status: str, final: str | None = None):
+    log = SessionLog(kb)
+    number = log.create(query, {})
+    for kind, payload in entries:
+        log.append(number, kind, payload, status, final)
+    return number
+
+
+@pytest.fixture
+def library():
+    run_job(create_domain_job("library", FAQ))
+    with KnowledgeBase.open("library") as kb:
+        ids = {
+            "museum": session(kb, "museum pass", [("out_of_scope", {})], "out_of_scope"),
+            "handed": session(
+                kb,
+                "where do i pay my parking ticket",
+                [("out_of_scope", {}), ("handoff", {"closest": ["parking", "opening-hours"], "note": "urgent"})],
+                "out_of_scope",
+            ),
+            "rejected": session(kb, "kindle wont sync", [("reject", {"label": "ebooks"}), ("give_up", {})], "failed"),
+            "museum again": session(kb, "Museum  pass", [("out_of_scope", {})], "out_of_scope"),
+            "answered": session(kb, "wifi", [("accept", {"label": "wifi"})], "finished", "wifi"),
+        }
+    return ids
+
+
+def test_the_inbox_lists_what_was_not_answered_and_why(library):
+    items = {item.session_id: item for item in inbox_items("library")}
+    assert set(items) == {library["museum"], library["handed"], library["rejected"], library["museum again"]}
+    handed = items[library["handed"]]
+    assert handed.reason == "handed on" and handed.closest == ("parking", "opening-hours") and handed.note == "urgent"
+    assert items[library["rejected"]].reason == "answers rejected" and items[library["rejected"]].closest == ("ebooks",)
+    assert items[library["museum"]].reason == "out of scope"
+
+
+def test_assigning_makes_the_question_a_training_query_and_resolves_its_twins(library):
+    done = assign("library", library["rejected"], "How do I borrow e-books and audiobooks?")
+    assert done["label"] == "ebooks" and done["query_added"]
+    with KnowledgeBase.open("library") as kb:
+        rows = kb.db.execute(
+            "SELECT l.key, q.split FROM queries q JOIN labels l ON l.id = q.label_id WHERE q.source = ?", [INBOX_SOURCE]
+        ).fetchall()
+    assert rows == [("ebooks", "train")]
+    assert library["rejected"] not in {i.session_id for i in inbox_items("library")}
+    resolved = {i.session_id: i for i in inbox_items("library", include_resolved=True)}
+    assert (
+        resolved[library["rejected"]].resolution == "assigned" and resolved[library["rejected"]].label_key == "ebooks"
+    )
+    with pytest.raises(ConfigError, match="resolved already"):
+        assign("library", library["rejected"], "ebooks")
+    with pytest.raises(ConfigError, match="unknown label"):
+        assign("library", library["museum"], "no such entry")
+
+
+def test_a_new_entry_is_made_from_the_question_and_an_answer(library):
+    done = run_job(
+        new_entry_job("library", library["museum"], "Yes: ask at the information desk.", "Can I borrow a museum pass?")
+    )
+    assert done["label"] == "can-i-borrow-a-museum-pass" and sorted(done["resolved"]) == sorted(
+        [library["museum"], library["museum again"]]
+    )
+    with KnowledgeBase.open("library") as kb:
+        domain = kb.load_domain()
+        source = kb.db.execute("SELECT source FROM labels WHERE key = ?", [done["label"]]).fetchone()[0]
+    y = domain.label_index(done["label"])
+    assert domain.labels[y].answers == ("Yes: ask at the information desk.",) and source == INBOX_SOURCE
+    assert domain.num_labels == 34 and (domain.query_labels == y).sum() >= 2  # its question and synthesized ones
+    # the entry stays when the FAQ file (which lacks it) is imported again
+    run_job(create_domain_job("library", FAQ, update=True))
+    with KnowledgeBase.open("library") as kb:
+        assert done["label"] in kb.label_ids()
+    with pytest.raises(ConfigError, match="write the answer"):
+        run_job(new_entry_job("library", library["handed"], "  "))
+
+
+def test_the_cli_lists_and_resolves(library):
+    runner = CliRunner()
+    listed = runner.invoke(main, ["inbox", "library"])
+    assert listed.exit_code == 0 and "4 question(s) library could not answer" in listed.output
+    assert "closest: parking, opening-hours" in listed.output
+    done = runner.invoke(main, ["inbox", "library", str(library["handed"]), "--dismiss"])
+    assert done.exit_code == 0 and "dismissed 'where do i pay my parking ticket'" in done.output
+    both = runner.invoke(main, ["inbox", "library", str(library["museum"]), "--assign", "x", "--dismiss"])
+    assert both.exit_code == 2 and "exactly one" in both.output
+    assigned = runner.invoke(main, ["inbox", "library", str(library["museum"]), "--assign", "visitor-card"])
+    assert assigned.exit_code == 0 and "and 1 more session(s)" in assigned.output
+    assert [i.session_id for i in inbox_items("library")] == [library["rejected"]]
+    dismiss("library", library["rejected"], "a test")
+    assert "empty" in runner.invoke(main, ["inbox", "library"]).output
