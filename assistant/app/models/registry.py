@@ -34,6 +34,10 @@ from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.out_of_scope import OutOfScopeModel
 from assistant.clarification.policy_io import LoadedPolicy, load_policy
+
+# the paces live with the stop rules; PACES stays importable from here (an explicit re-export)
+from assistant.clarification.stopping import PACES as PACES
+from assistant.clarification.stopping import check_pace, default_pace
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
@@ -49,17 +53,6 @@ CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
 TEXT_PRIORS = ("sru", "minilm")
 VARIANTS = ("learned", "lambda_1")
-# The cost of a question is a product choice (issue 10), and the only thing a pace sets (issue 28): "quick" is
-# IC's r_a = -1 per question (a question is worth asking when it adds 1/30 of the +20/-10 reward swing, 3.3
-# points of Acc@1); "thorough" asks while a question adds about 1 point (r_a = -0.3). Each pace has its own
-# policy, which learns that trade-off. quick is the bound: no pace values a question less, and no cap on the
-# mean number of questions makes a question dearer (the old caps, 4.5 and 6, raised birds' quick cost to -1.77).
-# ``DEFAULT_PACE``: each bundled domain's, chosen on its dev queries: thorough where its extra questions buy at
-# least 2 points of Acc@1 each on dev vague queries (``benchmarks/bench_policy.py``, docs/policy.md).
-PACES = ("quick", "thorough")
-PACE_TURN_REWARD = {"quick": -1.0, "thorough": -0.3}
-PACE_TURN_BUDGET: dict[str, float | None] = {"quick": None, "thorough": None}
-DEFAULT_PACE = {"birds": "quick", "faq": "thorough", "banking": "quick", "clinc": "quick"}
 # Coverage values ``tune_coverage`` chooses among (0 = the stop rule alone decides).
 COVERAGE_GRID = (0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 PROTOCOL_SEED = 0
@@ -83,17 +76,6 @@ def candidate_labels(domain: Domain, setting: str) -> np.ndarray:
             raise ConfigError(f"domain {domain.name!r} has no training queries, so no 'captioned' labels")
         return found
     raise ConfigError(f"unknown candidate setting {setting!r}: use one of {', '.join(CANDIDATE_SETTINGS)}")
-
-
-def default_pace(domain: str) -> str:
-    """The pace a domain's sessions and evaluations use unless told otherwise."""
-    return DEFAULT_PACE.get(domain, "quick")
-
-
-def check_pace(pace: str) -> str:
-    if pace not in PACES:
-        raise ConfigError(f"unknown pace {pace!r}: use one of {', '.join(PACES)}")
-    return pace
 
 
 def policy_stem(candidates: str, variant: str, text_prior: str = "sru", pace: str = "quick") -> str:

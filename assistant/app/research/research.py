@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from assistant.app.models.registry import PACE_TURN_REWARD, ModelRegistry, candidate_labels, check_pace
+from assistant.app.models.registry import ModelRegistry, candidate_labels
 from assistant.app.models.training_jobs import DEV_SEED_OFFSET, SHORTLIST_SIZE, dev_mix_episodes, registry_of
+from assistant.clarification.stopping import PACE_TURN_REWARD, check_pace
 from assistant.errors import ConfigError
 from assistant.evaluation.clarifier import SYSTEMS, EvaluationSetup, evaluate
 from assistant.evaluation.cqa.data import DATASETS as RANKING_DATASETS
