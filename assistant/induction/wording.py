@@ -39,6 +39,7 @@ from assistant.induction.facets import group_members
 from assistant.induction.synonyms import SYNONYM_SIMILARITY, is_variant, meaning_text, one_letter_apart, opposites
 from assistant.text.embeddings import phrase_vectors
 from assistant.text.grammar import (
+    PhraseUses,
     action_problems,
     agreement_problems_of,
     attribute_problems,
@@ -148,6 +149,8 @@ class WordingGate:
         self._title_words = {w for title in self.titles for w in words(title)}
         self._vocabulary: list[str] | None = None
         self._vectors: dict[str, np.ndarray] = {}
+        # how the label names use the phrases of the latest ``check`` (set there, read by the judges)
+        self._title_uses = PhraseUses()
 
     # ---- label names -------------------------------------------------------------------------------------
     def title_actions(self, label: int) -> set[tuple[str, ...]]:
@@ -240,15 +243,8 @@ class WordingGate:
 
     def _judge(self, ident: Ident, shown: str, frame_problem: str | None, uses) -> Verdict:
         kind, key = ident
-        total = uses.total[key]
         if kind == "product":
-            if frame_problem is not None:
-                return Verdict(False, shown, f"not a name: {frame_problem}")
-            if total >= 2 and uses.fragment[key] + uses.compound_head[key] >= total:
-                return Verdict(False, shown, "part of a longer name")
-            if key[-1] in ARTICLE_NAMES and len(key) > 1:  # "the European Union", "the Russian ruble"
-                return Verdict(True, f"the {shown}")
-            return Verdict(True, shown)
+            return _judge_product(key, shown, frame_problem, uses)
         if frame_problem is not None:
             return Verdict(False, shown, f"not a {_WANTED[kind]}: {frame_problem}")
         if kind == "action":
@@ -260,10 +256,15 @@ class WordingGate:
                 return Verdict(False, shown, "not asked for: the texts rarely ask to do it")
             return Verdict(True, shown)
         if kind == "attribute":
-            if uses.predicate[key] < MIN_PREDICATES or uses.predicate[key] < NOUN_SHARE * total:
+            if uses.predicate[key] < MIN_PREDICATES or uses.predicate[key] < NOUN_SHARE * uses.total[key]:
                 return Verdict(False, shown, "not said of anything: mostly before a noun")
             return Verdict(True, shown)
-        # objects
+        return self._judge_object(key, shown, uses)
+
+    def _judge_object(self, key: tuple[str, ...], shown: str, uses) -> Verdict:
+        """An object that reads well in its frame: vague, relative, a name, no noun phrase in the texts, cut
+        from a compound, or judged by its words (``_judge_words``)."""
+        total = uses.total[key]
         if key[-1] in VAGUE_NOUNS or any(w in VAGUE_NOUNS for w in key):
             return Verdict(False, shown, "vague: the noun says nothing on its own")
         first = shown.split()[0]
@@ -373,6 +374,18 @@ class WordingGate:
 
 
 _WANTED = {"object": "noun phrase", "action": "verb", "attribute": "state"}
+
+
+def _judge_product(key: tuple[str, ...], shown: str, frame_problem: str | None, uses) -> Verdict:
+    """A product is a name, not an adjective nor the first word of a longer name."""
+    total = uses.total[key]
+    if frame_problem is not None:
+        return Verdict(False, shown, f"not a name: {frame_problem}")
+    if total >= 2 and uses.fragment[key] + uses.compound_head[key] >= total:
+        return Verdict(False, shown, "part of a longer name")
+    if key[-1] in ARTICLE_NAMES and len(key) > 1:  # "the European Union", "the Russian ruble"
+        return Verdict(True, f"the {shown}")
+    return Verdict(True, shown)
 
 
 def choosable_verb(key: tuple[str, ...]) -> bool:

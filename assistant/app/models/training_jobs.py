@@ -73,7 +73,7 @@ def _fit_prior(registry: ModelRegistry) -> Generator[Progress, None, dict]:
     calibration = None
     if registry.text_prior == "minilm":
         from assistant.priors.minilm import MiniLMPrior
-        from assistant.training.encoder import calibration_queries
+        from assistant.training.encoder_tuning import calibration_queries
 
         yield Progress(0, 2, "calibrating the pooled MiniLM prior on the dev queries")
         prior = MiniLMPrior.fit(
