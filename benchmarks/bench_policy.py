@@ -30,6 +30,7 @@ from assistant.errors import ConfigError, ModelMissingError
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.evaluation.plots import plot_frontier
 from assistant.progress import Progress
+from assistant.settings import MAX_QUESTIONS
 from benchmarks.common import run_main
 
 SETTINGS = {"faq": ("all",), "banking": ("all",), "birds": ("captioned", "all"), "clinc": ("all",)}
@@ -61,7 +62,7 @@ def comparison_rows(kind: str, report) -> list[dict]:
     return rows
 
 
-def checks(report, kind: str, max_turns: int = 10) -> list[dict]:
+def checks(report, kind: str, max_turns: int = MAX_QUESTIONS) -> list[dict]:
     """The issue's comparisons for one report: ours against fixed N = ceil(mean questions) and against the
     dev-tuned threshold (and, for information, the threshold matched on test)."""
     ours = report.row("ours")

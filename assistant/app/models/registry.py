@@ -41,6 +41,7 @@ from assistant.clarification.stopping import check_pace, default_pace
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
+from assistant.settings import MAX_QUESTIONS, SHORTLIST_SIZE
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
 from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
@@ -402,7 +403,11 @@ class ModelRegistry:
 
     # ---- products ----
     def clarifier(
-        self, candidates: str = "all", pace: str | None = None, shortlist_size: int = 5, max_turns: int = 10
+        self,
+        candidates: str = "all",
+        pace: str | None = None,
+        shortlist_size: int = SHORTLIST_SIZE,
+        max_turns: int = MAX_QUESTIONS,
     ) -> Clarifier:
         """The agent for real conversations: the domain's full annotations, trained prior, the pace's policy
         and its dev-tuned coverage rule for a shortlist of ``shortlist_size``.

@@ -31,6 +31,7 @@ from assistant.evaluation.report import EvaluationReport, noise_table
 from assistant.priors.bm25 import BM25Prior
 from assistant.progress import Progress
 from assistant.ranking.ranking_session import Candidate, RankingSession
+from assistant.settings import MAX_QUESTIONS
 from assistant.simulation.episodes import episodes_from_file, sample_episodes
 from assistant.simulation.noise import UserNoise
 from assistant.simulation.queries import VagueQueryMix, vague_episodes
@@ -101,7 +102,7 @@ def evaluate_job(
     episodes: int = 2000,
     seed: int = 0,
     systems: Sequence[str] = SYSTEMS,
-    max_turns: int = 10,
+    max_turns: int = MAX_QUESTIONS,
     dev_episodes: int = 500,
     queries: str = "crowd",
     pace: str | None = None,
