@@ -257,3 +257,15 @@ def test_conversation_pages_import_only_the_conversation_wing(page):
     assert page in FILES, f"{page} is gone: update CONVERSATION_PAGES"
     found = sorted(t for t in GRAPH[page] if t.startswith("assistant.app") and _wing(t) != "conversation")
     assert not found, f"{page} imports {found}: of assistant/app/ it may use the conversation wing only"
+
+
+def test_every_package_says_what_it_holds():
+    """A package's docstring is its door sign: more than its own name ("app", "priors")."""
+    bare = []
+    for module, path in FILES.items():
+        if path.name != "__init__.py":
+            continue
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        if len(doc.split()) < 5 or doc.strip(" .").lower() == module.split(".")[-1]:
+            bare.append(module)
+    assert not bare, f"packages whose docstring says nothing: {sorted(bare)}"
