@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant import paths
+from assistant.app.models.components import missing_models
 from assistant.app.models.prior_choice import chosen_text_prior
 from assistant.clarification.answer_list import answer_lists_suit
 from assistant.clarification.answer_model import AnswerModel
@@ -309,35 +310,9 @@ class ModelRegistry:
     def missing(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
         """What has no usable model at all (also what is stale, unless the registry serves stale models), in
         order: 'encoder', 'prior' (its fitted settings), 'policy-all-learned-quick', ..., 'coverage-all-quick'
-        (the coverage rule of a learned policy), 'oos-all-quick' (the out-of-scope hypothesis)."""
-        needed = self.required_policies(candidate_settings)
-        coverages = [f"coverage-{c}-{p}" for c, v, p in needed if v == "learned"]
-        if self.has_out_of_scope_queries:  # tuned after the coverage rule it stops with
-            coverages += [f"oos-{c}-{p}" for c, v, p in needed if v == "learned"]
-        policies = [f"policy-{c}-{v}-{p}" for c, v, p in needed]
-        try:
-            self.encoder  # noqa: B018 - loading is the check
-        except ModelMissingError:
-            return (["encoder"] if self.text_prior == "sru" else []) + ["prior", *policies, *coverages]
-        todo = []
-        try:
-            self.mention_weight()
-        except ModelMissingError:
-            todo.append("prior")
-        for c, v, p in needed:
-            try:
-                self.load_policy(c, v, p)
-            except ModelMissingError:
-                todo.append(f"policy-{c}-{v}-{p}")
-        for item in coverages:
-            kind, c, p = item.split("-", 2)
-            upstream = f"policy-{c}-learned-{p}" in todo or f"coverage-{c}-{p}" in todo
-            if (
-                upstream
-                or self._stop_key(c, p) + ("/out_of_scope" if kind == "oos" else "") not in self._stop_settings()
-            ):
-                todo.append(item)
-        return todo
+        (the coverage rule of a learned policy), 'oos-all-quick' (the out-of-scope hypothesis): the models of
+        every kind in ``assistant.app.models.components.COMPONENTS``."""
+        return missing_models(self, candidate_settings)
 
     @property
     def has_out_of_scope_queries(self) -> bool:
@@ -347,12 +322,12 @@ class ModelRegistry:
     def out_of_scope_model(self, candidates: str = "all", pace: str | None = None) -> OutOfScopeModel | None:
         """The out-of-scope hypothesis tuned on dev for this policy (None until tuned, or without dev queries)."""
         pace = check_pace(pace or self.default_pace)
-        saved = self._stop_settings().get(self._stop_key(candidates, pace) + "/out_of_scope")
+        saved = self.stop_settings().get(self.stop_key(candidates, pace) + "/out_of_scope")
         return OutOfScopeModel.from_dict(saved["model"]) if saved else None
 
     def save_out_of_scope(self, candidates: str, pace: str, model: OutOfScopeModel, details: dict) -> None:
-        settings = self._stop_settings()
-        settings[self._stop_key(candidates, pace) + "/out_of_scope"] = {"model": model.to_dict(), **details}
+        settings = self.stop_settings()
+        settings[self.stop_key(candidates, pace) + "/out_of_scope"] = {"model": model.to_dict(), **details}
         write_json_atomic(self._stop_settings_path(), settings)
         self._clarifiers.clear()
 
@@ -361,19 +336,20 @@ class ModelRegistry:
         on dev vague queries for this policy and a shortlist of 5 (``assistant.app.models.training_jobs.tune_coverage_job``);
         0 (the policy alone decides) until it is tuned."""
         pace = check_pace(pace or self.default_pace)
-        saved = self._stop_settings().get(self._stop_key(candidates, pace))
+        saved = self.stop_settings().get(self.stop_key(candidates, pace))
         return float(saved["coverage"]) if saved else 0.0
 
     def coverage_missing(self, candidates: str = "all", pace: str | None = None) -> bool:
-        return self._stop_key(candidates, check_pace(pace or self.default_pace)) not in self._stop_settings()
+        return self.stop_key(candidates, check_pace(pace or self.default_pace)) not in self.stop_settings()
 
     def save_coverage(self, candidates: str, pace: str, coverage: float, details: dict) -> None:
-        settings = self._stop_settings()
-        settings[self._stop_key(candidates, pace)] = {"coverage": coverage, **details}
+        settings = self.stop_settings()
+        settings[self.stop_key(candidates, pace)] = {"coverage": coverage, **details}
         write_json_atomic(self._stop_settings_path(), settings)
         self._clarifiers.clear()
 
-    def _stop_key(self, candidates: str, pace: str) -> str:
+    def stop_key(self, candidates: str, pace: str) -> str:
+        """The key of a learned policy's tuned rules in stop.json: they belong to that policy's data."""
         _, data = self.policy_checkpoint(candidates, "learned", pace)
         return f"{candidates}/{pace}/{data}"
 
@@ -382,7 +358,8 @@ class ModelRegistry:
             "stop.json" if self.text_prior == "sru" else f"stop-{self.text_prior}.json"
         )
 
-    def _stop_settings(self) -> dict:
+    def stop_settings(self) -> dict:
+        """stop.json: the coverage rules and out-of-scope hypotheses tuned per learned policy."""
         path = self._stop_settings_path()
         saved = read_json(path)  # a damaged file is retuned like a missing one
         return saved if isinstance(saved, dict) else {}
