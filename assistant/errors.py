@@ -65,6 +65,20 @@ class Cancelled(ClarifyError):
     """A long job was cancelled by the user."""
 
 
+class NotFittedError(RuntimeError):
+    """A model used before its ``fit``: a bug in the caller, never the person's mistake, so deliberately no
+    ``ClarifyError`` (the CLI does not turn it into a one-line error with exit 2; it fails loudly)."""
+
+
+def check_fitted(model: object, *attributes: str) -> None:
+    """scikit-learn's convention: a model's fitted state lives in attributes whose names end in "_", set by
+    ``fit`` only (never in ``__init__``). Raise ``NotFittedError`` unless ``model`` has all of ``attributes``
+    (none given: at least one such attribute)."""
+    names = attributes or tuple(k for k in vars(model) if k.endswith("_") and not k.startswith("__"))
+    if not names or not all(hasattr(model, name) for name in names):
+        raise NotFittedError(f"{type(model).__name__} is not fitted: call fit() before using it")
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found while validating an input file.

@@ -14,6 +14,7 @@ runs them in a worker thread with a Cancel button, tests drive them with tiny bu
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -37,6 +38,41 @@ class Progress:
     @property
     def fraction(self) -> float | None:
         return None if self.total <= 0 else min(1.0, self.step / self.total)
+
+
+def eta_text(seconds: float) -> str:
+    """How long a job has left, as a person reads it: "about 3 min left", "about 45 s left" (5 s steps)."""
+    if seconds >= 90:
+        return f"about {seconds / 60:.0f} min left"
+    return f"about {max(5, round(seconds / 5) * 5):.0f} s left"
+
+
+class Eta:
+    """The one ETA of a job's progress records (the CLI's progress lines and the GUI's progress panel show
+    it; jobs never put one in their messages): the rate since the first record of the current stage (the
+    message without its numbers, up to its first colon), so that the steps that came at once before it,
+    or a stage that restarts its own count, do not count. ``new_stage``: the last record began a stage."""
+
+    def __init__(self) -> None:
+        self.stage: str | None = None
+        self.stage_start = 0.0
+        self.stage_step = 0
+        self.new_stage = False
+
+    @staticmethod
+    def stage_of(message: str) -> str:
+        return "".join(c for c in message if not c.isdigit()).split(":")[0].strip()
+
+    def seconds_left(self, record: Progress, now: float | None = None) -> float | None:
+        """Seconds left after ``record`` (None: not known yet, or no total)."""
+        now = time.monotonic() if now is None else now
+        stage = self.stage_of(record.message)
+        self.new_stage = stage != self.stage
+        if self.new_stage:
+            self.stage, self.stage_start, self.stage_step = stage, now, record.step
+        if record.total > 0 and self.stage_step < record.step < record.total:
+            return (now - self.stage_start) / (record.step - self.stage_step) * (record.total - record.step)
+        return None
 
 
 def run_job(

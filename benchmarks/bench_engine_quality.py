@@ -21,8 +21,9 @@ from typing import Any
 import click
 
 from assistant.app.desk.domains import prepare
-from assistant.app.models.registry import ModelRegistry, default_pace, policy_path
+from assistant.app.models.registry import ModelRegistry, policy_path
 from assistant.app.research.research import evaluate_job
+from assistant.clarification.stopping import default_pace
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.progress import Progress, run_job
 from benchmarks.common import HELP, comma_list, run_command

@@ -22,13 +22,15 @@ from collections.abc import Generator
 from pathlib import Path
 
 from assistant.app.desk.domains import prepare
-from assistant.app.models.registry import PACES, ModelRegistry
+from assistant.app.models.registry import ModelRegistry
 from assistant.app.models.training_jobs import train_policy_job
 from assistant.app.research.research import evaluate_job
+from assistant.clarification.stopping import PACES
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.evaluation.plots import plot_frontier
 from assistant.progress import Progress
+from assistant.settings import MAX_QUESTIONS
 from benchmarks.common import run_main
 
 SETTINGS = {"faq": ("all",), "banking": ("all",), "birds": ("captioned", "all"), "clinc": ("all",)}
@@ -60,7 +62,7 @@ def comparison_rows(kind: str, report) -> list[dict]:
     return rows
 
 
-def checks(report, kind: str, max_turns: int = 10) -> list[dict]:
+def checks(report, kind: str, max_turns: int = MAX_QUESTIONS) -> list[dict]:
     """The issue's comparisons for one report: ours against fixed N = ceil(mean questions) and against the
     dev-tuned threshold (and, for information, the threshold matched on test)."""
     ours = report.row("ours")
@@ -97,9 +99,10 @@ def pace_rows(registry, candidates: str, episodes: int, seed: int) -> Generator[
     """Each pace's policy on dev episodes (vague first queries and the crowd's, never test): ours against the
     fixed N and the best threshold at its effort on the same dev episodes, and what each extra question of
     the thorough pace buys; the rule of ``bench_vague.POINTS_PER_QUESTION`` picks the default from it."""
-    from assistant.app.models.registry import PACES, candidate_labels
+    from assistant.app.models.registry import candidate_labels
     from assistant.app.models.training_jobs import DEV_SEED_OFFSET, dev_mix_episodes
     from assistant.app.research.research import evaluation_setup
+    from assistant.clarification.stopping import PACES
     from assistant.evaluation.clarifier import evaluate
     from assistant.simulation.episodes import sample_episodes
     from benchmarks.bench_vague import POINTS_PER_QUESTION

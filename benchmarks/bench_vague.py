@@ -26,9 +26,10 @@ from typing import Any
 import click
 
 from assistant.app.desk.domains import prepare
-from assistant.app.models.registry import PACES, ModelRegistry, candidate_labels
+from assistant.app.models.registry import ModelRegistry, candidate_labels
 from assistant.app.models.training_jobs import DEV_SEED_OFFSET, dev_mix_episodes
 from assistant.app.research.research import evaluate_job, evaluation_setup
+from assistant.clarification.stopping import PACES
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.evaluation.clarifier import evaluate
 from assistant.progress import Progress, run_job

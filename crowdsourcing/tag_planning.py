@@ -100,9 +100,33 @@ def plan_tags(
     questions: Sequence[Question],
     templates: TemplateSet,
 ) -> None:
+    """Plan the import of tag records: resolve their tags (merging spellings), check labels, kinds and
+    answers, add the new questions, and the annotations not stored yet (``plan`` collects all)."""
     records = [r for r in plan.parsed.records if isinstance(r, TagRecord)]
     by_tag = {q.tag: q for q in questions}
-    by_normal: dict[tuple[str, str], Question] = {(q.kind, normalize_tag(q.tag)): q for q in reversed(questions)}
+    resolutions = _resolve_kinds(plan, records, questions)
+    found = _resolve_records(plan, records, matcher, resolutions, questions)
+    new_questions: dict[str, Question] = {}
+    for kind in QUESTION_KINDS:
+        for goal in resolutions[kind].new:
+            first = found.first_record.get((kind, goal))
+            if first is None:
+                continue
+            question = _new_question(plan, first, goal, kind, found.choice_options.get(goal, []), templates)
+            if question is not None:
+                new_questions[goal] = question
+    plan.questions_new = list(new_questions.values())
+    known = {**by_tag, **new_questions}
+    planned: dict[tuple, list] = {}  # slot -> [key, tag, answer, count, worker, task, preview row indices]
+    for record, key, goal in found.resolved:
+        _plan_record(plan, planned, record, key, known.get(goal) if goal else None, goal)
+    _keep_unstored(plan, planned, stored_annotations(kb, plan.source))
+    annotated = {tag for _, tag, *_ in plan.annotations}
+    plan.induced_replaced = [q.tag for q in questions if q.induced and q.tag in annotated]
+
+
+def _resolve_kinds(plan: ImportPlan, records: Sequence[TagRecord], questions: Sequence[Question]) -> dict:
+    """Per question kind, the tags the records use resolved against the domain's (``resolve_tags``)."""
     resolutions: dict[str, TagResolution] = {}
     for kind in QUESTION_KINDS:
         weights: defaultdict[str, float] = defaultdict(float)  # a tag's weight: how many people used it
@@ -112,10 +136,29 @@ def plan_tags(
         existing = [q.tag for q in questions if q.kind == kind] if weights else []
         resolutions[kind] = resolve_tags(weights, existing)
         plan.merges.extend({**m, "kind": kind} for m in resolutions[kind].merges)
+    return resolutions
 
-    first_record: dict[tuple[str, str], TagRecord] = {}
-    choice_options: dict[str, list[str]] = defaultdict(list)
-    resolved: list[tuple[TagRecord, str | None, str | None]] = []
+
+@dataclass
+class _Resolved:
+    """Each record with its label key and resolved tag (None: a problem), the first record of each new tag
+    and the options the records give each new multiple-choice tag."""
+
+    resolved: list[tuple[TagRecord, str | None, str | None]]
+    first_record: dict[tuple[str, str], TagRecord]
+    choice_options: dict[str, list[str]]
+
+
+def _resolve_records(
+    plan: ImportPlan,
+    records: Sequence[TagRecord],
+    matcher: LabelMatcher,
+    resolutions: Mapping[str, TagResolution],
+    questions: Sequence[Question],
+) -> _Resolved:
+    by_tag = {q.tag: q for q in questions}
+    by_normal: dict[tuple[str, str], Question] = {(q.kind, normalize_tag(q.tag)): q for q in reversed(questions)}
+    found = _Resolved([], {}, defaultdict(list))
     for record in records:
         line = record.origin.line
         key = matcher.key(record.label)
@@ -126,80 +169,87 @@ def plan_tags(
             add_problem(plan, line, record.origin.column("tag"), f"tag {record.tag!r} has no letters or digits")
         elif _wrong_kind(plan, record, goal, by_tag, by_normal):
             goal = None
-        resolved.append((record, key, goal))
-        if goal is not None:
-            first_record.setdefault((record.kind, goal), record)
-            if record.kind == "choice" and goal not in by_tag:
-                offered = record.options or ((record.answer,) if record.answer != NOT_APPLICABLE else ())
-                known_options = {fold(o) for o in choice_options[goal]}
-                for option in offered:
-                    if fold(option) not in known_options:
-                        known_options.add(fold(option))
-                        choice_options[goal].append(option)
-
-    new_questions: dict[str, Question] = {}
-    for kind in QUESTION_KINDS:
-        for goal in resolutions[kind].new:
-            first = first_record.get((kind, goal))
-            if first is None:
-                continue
-            question = _new_question(plan, first, goal, kind, choice_options.get(goal, []), templates)
-            if question is not None:
-                new_questions[goal] = question
-    plan.questions_new = list(new_questions.values())
-    known = {**by_tag, **new_questions}
-
-    stored = stored_annotations(kb, plan.source)
-    stored_slots = {(key, tag, worker, task) for key, tag, _, worker, task in stored if worker}
-    planned: dict[tuple, list] = {}  # slot -> [key, tag, answer, count, worker, task, preview row indices]
-    for record, key, goal in resolved:
-        line = record.origin.line
-        question = known.get(goal) if goal else None
-        answer = record.answer
-        if question is not None and answer != NOT_APPLICABLE:
-            canonical = next((o for o in question.options if fold(o) == fold(answer)), None)
-            if canonical is None:
-                add_problem(
-                    plan,
-                    line,
-                    record.origin.column("answer"),
-                    f"unknown option {answer!r} for question {goal!r}: use one of "
-                    f"{', '.join(map(repr, question.options))} or {NOT_APPLICABLE!r}",
-                )
-                question = None
-            else:
-                answer = canonical
-        if key is None or question is None:
-            plan.rows.append(
-                PreviewRow(line, record.kind, key or record.label, goal or record.tag, answer, record.worker, "problem")
-            )
+        found.resolved.append((record, key, goal))
+        if goal is None:
             continue
-        if record.worker:
-            plan.ratings.append(Rating(record.kind, record.task, (key, question.tag), record.worker, answer))
-        if answer == NOT_APPLICABLE:
-            plan.not_applicable += 1
-            plan.rows.append(PreviewRow(line, record.kind, key, question.tag, answer, record.worker, "not applicable"))
-            continue
-        task = record.task
-        if record.worker:
-            task = task or content_task(key, question.tag, record.worker)
-            slot = (key, question.tag, record.worker, task)
-            if slot in planned:
-                plan.duplicates += 1
-                if record.kind == "binary" and answer == "yes":  # a tag shown twice (two spellings merged)
-                    planned[slot][2] = "yes"
-                plan.rows.append(PreviewRow(line, record.kind, key, question.tag, answer, record.worker, "duplicate"))
-                continue
-            planned[slot] = [key, question.tag, answer, record.count, record.worker, task, []]
+        found.first_record.setdefault((record.kind, goal), record)
+        if record.kind == "choice" and goal not in by_tag:
+            offered = record.options or ((record.answer,) if record.answer != NOT_APPLICABLE else ())
+            known_options = {fold(o) for o in found.choice_options[goal]}
+            for option in offered:
+                if fold(option) not in known_options:
+                    known_options.add(fold(option))
+                    found.choice_options[goal].append(option)
+    return found
+
+
+def _canonical_answer(plan: ImportPlan, record: TagRecord, question: Question, goal: str | None) -> str | None:
+    """The record's answer spelt as the question's option (None: no such option, reported)."""
+    answer = record.answer
+    canonical = next((o for o in question.options if fold(o) == fold(answer)), None)
+    if canonical is None:
+        add_problem(
+            plan,
+            record.origin.line,
+            record.origin.column("answer"),
+            f"unknown option {answer!r} for question {goal!r}: use one of "
+            f"{', '.join(map(repr, question.options))} or {NOT_APPLICABLE!r}",
+        )
+    return canonical
+
+
+def _plan_record(
+    plan: ImportPlan,
+    planned: dict[tuple, list],
+    record: TagRecord,
+    key: str | None,
+    question: Question | None,
+    goal: str | None,
+) -> None:
+    """One record's preview row, rating and planned annotation (``planned``: by slot, duplicates merged)."""
+    line = record.origin.line
+    answer = record.answer
+    if question is not None and answer != NOT_APPLICABLE:
+        canonical = _canonical_answer(plan, record, question, goal)
+        if canonical is None:
+            question = None
         else:
-            slot = (key, question.tag, answer, task)
-            if slot in planned:
-                planned[slot][3] += record.count
-            else:
-                planned[slot] = [key, question.tag, answer, record.count, "", task, []]
-        planned[slot][6].append(len(plan.rows))
-        plan.rows.append(PreviewRow(line, record.kind, key, question.tag, answer, record.worker, "new"))
+            answer = canonical
+    if key is None or question is None:
+        plan.rows.append(
+            PreviewRow(line, record.kind, key or record.label, goal or record.tag, answer, record.worker, "problem")
+        )
+        return
+    if record.worker:
+        plan.ratings.append(Rating(record.kind, record.task, (key, question.tag), record.worker, answer))
+    if answer == NOT_APPLICABLE:
+        plan.not_applicable += 1
+        plan.rows.append(PreviewRow(line, record.kind, key, question.tag, answer, record.worker, "not applicable"))
+        return
+    task = record.task
+    if record.worker:
+        task = task or content_task(key, question.tag, record.worker)
+        slot: tuple = (key, question.tag, record.worker, task)
+        if slot in planned:
+            plan.duplicates += 1
+            if record.kind == "binary" and answer == "yes":  # a tag shown twice (two spellings merged)
+                planned[slot][2] = "yes"
+            plan.rows.append(PreviewRow(line, record.kind, key, question.tag, answer, record.worker, "duplicate"))
+            return
+        planned[slot] = [key, question.tag, answer, record.count, record.worker, task, []]
+    else:
+        slot = (key, question.tag, answer, task)
+        if slot in planned:
+            planned[slot][3] += record.count
+        else:
+            planned[slot] = [key, question.tag, answer, record.count, "", task, []]
+    planned[slot][6].append(len(plan.rows))
+    plan.rows.append(PreviewRow(line, record.kind, key, question.tag, answer, record.worker, "new"))
 
+
+def _keep_unstored(plan: ImportPlan, planned: Mapping[tuple, list], stored) -> None:
+    """The planned annotations not stored yet go to ``plan.annotations``; the others mark their rows."""
+    stored_slots = {(key, tag, worker, task) for key, tag, _, worker, task in stored if worker}
     for entry in planned.values():
         key, tag, answer, count, worker, task, row_indices = entry
         if not task:  # aggregated counts without a task: keyed by what the file says, whatever its row order
@@ -210,8 +260,6 @@ def plan_tags(
                 plan.rows[i] = replace(plan.rows[i], status="exists")
         else:
             plan.annotations.append((key, tag, answer, float(count), worker, task))
-    annotated = {tag for _, tag, *_ in plan.annotations}
-    plan.induced_replaced = [q.tag for q in questions if q.induced and q.tag in annotated]
 
 
 def _wrong_kind(

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.app.conversation.session import Phase
 from assistant.app.desk.inbox import assign, dismiss, entries_of, inbox_items, new_entry_job
 from assistant.app.desk.learning import learn_from_use_job
 from assistant.progress import Progress
@@ -186,7 +187,7 @@ class FaqActions(QObject):
         self.inbox_action.setToolTip("The questions Clarify could not answer: assign them, or make new entries")
         self.inbox_action.triggered.connect(self.open_inbox)
         self.learning: JobWorker | None = None
-        self.phase: str | None = None
+        self.phase: Phase | None = None
 
     def install(self, file_menu: Any, before: QAction) -> None:
         file_menu.insertAction(before, self.new_faq_action)
@@ -216,11 +217,11 @@ class FaqActions(QObject):
         dialog.open()
         return dialog
 
-    def session_ended(self, phase: str) -> None:
+    def session_ended(self, phase: Phase) -> None:
         """After a session: an accepted answer may make a training round due (run in the background)."""
         name = self.window.domain
         changed, self.phase = phase != self.phase, phase
-        if not changed or phase != "finished" or not name or is_running(self.learning) or self.window.updater.busy:
+        if not changed or phase != Phase.FINISHED or not name or is_running(self.learning) or self.window.updater.busy:
             return
         worker = JobWorker(lambda: learn_job(name), f"Learning from the sessions of {name}")
 

@@ -75,7 +75,7 @@ PACES = {
 }
 PACE_TIPS = {
     PACE_DEFAULT: "The pace chosen for this domain on its development questions",
-    # a pace is its cost per question alone (assistant.app.models.registry.PACE_TURN_REWARD): no cap on the count
+    # a pace is its cost per question alone (assistant.clarification.stopping.PACE_TURN_REWARD): no cap on the count
     "quick": "Asks a question only when it is likely to change the answer; the comparisons then do more of the work",
     "thorough": "Keeps asking while a question still helps, even a little",
 }

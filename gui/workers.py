@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from assistant.errors import Cancelled
-from assistant.progress import Progress, run_job
+from assistant.progress import Eta, Progress, eta_text, run_job
 from gui.words import METRICS
 
 T = TypeVar("T", bound=QThread)
@@ -193,11 +193,13 @@ class WorkerPool(QObject):
         return self.running
 
 
-def describe(record: Progress) -> str:
-    """One line for a progress record: message, step of total, metrics."""
+def describe(record: Progress, seconds_left: float | None = None) -> str:
+    """One line for a progress record: message, step of total, the ETA (``assistant.progress.Eta``), metrics."""
     parts = [record.message] if record.message else []
     if record.total > 0:
         parts.append(f"{record.step} / {record.total}")
+    if seconds_left is not None:
+        parts.append(eta_text(seconds_left))
     if record.metrics:
         parts.append("  ".join(f"{METRICS.get(k, k.replace('_', ' '))} {v:.4g}" for k, v in record.metrics.items()))
     return " · ".join(parts)
@@ -231,9 +233,11 @@ class ProgressPanel(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.message)
         self.worker: JobWorker | None = None
+        self.eta = Eta()
 
     def follow(self, worker: JobWorker) -> None:
         self.worker = worker
+        self.eta = Eta()
         self.bar.setRange(0, 0)  # busy until the first record says how far along it is
         self.message.setText(f"{worker.title}: starting…" if worker.title else "starting…")
         self.cancel_button.setEnabled(True)
@@ -246,7 +250,7 @@ class ProgressPanel(QWidget):
     def show_progress(self, batch: list[Progress]) -> None:
         record = batch[-1]
         show_on_bar(self.bar, record)
-        self.message.setText(describe(record))
+        self.message.setText(describe(record, self.eta.seconds_left(record)))
 
     def cancel(self) -> None:
         """Cancel the job: at its next step, or, if it does not get there within ``ABANDON_MS``, at once

@@ -14,6 +14,7 @@ from enum import StrEnum
 import numpy as np
 
 from assistant.errors import ConfigError
+from assistant.settings import MAX_QUESTIONS, SHORTLIST_SIZE
 from assistant.store import Label
 
 
@@ -101,8 +102,8 @@ class ClarifierConfig:
     (``assistant.clarification.answer_list``): for domains whose labels people know by name.
     """
 
-    max_turns: int = 10
-    shortlist_size: int = 10
+    max_turns: int = MAX_QUESTIONS
+    shortlist_size: int = SHORTLIST_SIZE
     softness: float = 0.5
     coverage: float = 0.0
     answer_lists: bool = False

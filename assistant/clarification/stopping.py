@@ -35,6 +35,31 @@ MIN_INFORMATIVE_GAIN = 0.01
 SHORTLIST_MASS_SIZE = 5
 
 
+# Paces. The cost of a question is a product choice (issue 10), and the only thing a pace sets (issue 28): "quick" is
+# IC's r_a = -1 per question (a question is worth asking when it adds 1/30 of the +20/-10 reward swing, 3.3
+# points of Acc@1); "thorough" asks while a question adds about 1 point (r_a = -0.3). Each pace has its own
+# policy, which learns that trade-off. quick is the bound: no pace values a question less, and no cap on the
+# mean number of questions makes a question dearer (the old caps, 4.5 and 6, raised birds' quick cost to -1.77).
+# ``DEFAULT_PACE``: each bundled domain's, chosen on its dev queries: thorough where its extra questions buy at
+# least 2 points of Acc@1 each on dev vague queries (``benchmarks/bench_policy.py``, docs/policy.md).
+PACES = ("quick", "thorough")
+PACE_TURN_REWARD = {"quick": -1.0, "thorough": -0.3}
+PACE_TURN_BUDGET: dict[str, float | None] = {"quick": None, "thorough": None}
+DEFAULT_PACE = {"birds": "quick", "faq": "thorough", "banking": "quick", "clinc": "quick"}
+
+
+def default_pace(domain: str) -> str:
+    """The pace a domain's sessions and evaluations use unless told otherwise."""
+    return DEFAULT_PACE.get(domain, "quick")
+
+
+def check_pace(pace: str) -> str:
+    """``pace`` itself if it is one of ``PACES``; a ConfigError (the user's) that names them otherwise."""
+    if pace not in PACES:
+        raise ConfigError(f"unknown pace {pace!r}: use one of {', '.join(PACES)}")
+    return pace
+
+
 def policy_features(probs, turn, max_turns: int, top_k: int = 20, best_gain=0.0, xp=np):
     """[..., top_k + 4] float32: the top-k probabilities (descending, zero-padded), the belief's entropy
     over log Y, the best remaining question's expected information gain in bits, the mass of the

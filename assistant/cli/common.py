@@ -28,7 +28,7 @@ from tqdm import tqdm
 from assistant.app.models.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS
 from assistant.errors import ConfigError
 from assistant.paths import check_output_file, write_output_file
-from assistant.progress import Progress, run_job
+from assistant.progress import Eta, Progress, eta_text, run_job
 
 T = TypeVar("T")
 
@@ -80,20 +80,12 @@ class ProgressLog:
         self.after = after
         self.start = time.monotonic()
         self.last_line = -float("inf")
-        self.stage: str | None = None
-        self.stage_start = self.start
-        self.stage_step = 0
-
-    @staticmethod
-    def _stage(message: str) -> str:
-        return "".join(c for c in message if not c.isdigit()).split(":")[0].strip()
+        self.eta = Eta()  # the one ETA (assistant.progress), as the GUI's progress panel shows it
 
     def __call__(self, p: Progress) -> None:
         now = time.monotonic()
-        stage = self._stage(p.message)
-        new_stage = stage != self.stage
-        if new_stage:  # the ETA of a stage counts from its first record: the steps before it came at once
-            self.stage, self.stage_start, self.stage_step = stage, now, p.step
+        left = self.eta.seconds_left(p, now)
+        new_stage = self.eta.new_stage
         if now - self.start < self.after:
             return
         if not new_stage and now - self.last_line < self.every and not (p.total and p.step >= p.total):
@@ -101,10 +93,7 @@ class ProgressLog:
         self.last_line = now
         elapsed = now - self.start
         where = f"{p.step}/{p.total}" if p.total > 0 else f"{p.step}"
-        eta = ""
-        if p.total > 0 and self.stage_step < p.step < p.total:
-            rate = (now - self.stage_start) / (p.step - self.stage_step)
-            eta = f", about {rate * (p.total - p.step):.0f} s left"
+        eta = "" if left is None else f", {eta_text(left)}"
         line = f"{self.label}: {p.message} [{where}, {elapsed:.0f} s{eta}] {_metrics(p)}".rstrip()
         print(terminal_text(line), file=self.stream, flush=True)
 

@@ -48,7 +48,7 @@ from assistant.evaluation.report import (
 )
 from assistant.priors.base import Prior
 from assistant.progress import Progress
-from assistant.settings import SHORTLIST_SIZE
+from assistant.settings import MAX_QUESTIONS, SHORTLIST_SIZE
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.protocol import answer_correlation
 from assistant.simulation.rollout import Episode, give_answer, run_episode
@@ -156,7 +156,7 @@ def tune_threshold(
 
 
 def tune_coverage(
-    setup: EvaluationSetup, episodes: Sequence[EpisodeSpec], grid: Sequence[float], max_turns: int = 10
+    setup: EvaluationSetup, episodes: Sequence[EpisodeSpec], grid: Sequence[float], max_turns: int = MAX_QUESTIONS
 ) -> tuple[float, dict]:
     """The coverage for the compare-only-when-covered rule (``ClarifierConfig.coverage``) on ``episodes``
     (dev, vague first queries) with the learned policy, and what it was chosen from.
@@ -218,7 +218,7 @@ def evaluate(
     setup: EvaluationSetup,
     episodes: Sequence[EpisodeSpec],
     dev_episodes: Sequence[EpisodeSpec] = (),
-    max_turns: int = 10,
+    max_turns: int = MAX_QUESTIONS,
     systems: Sequence[str] = SYSTEMS,
     threshold: float | None = None,
 ) -> Generator[Progress, None, EvaluationReport]:
@@ -226,6 +226,20 @@ def evaluate(
 
     ``threshold`` None: tuned on ``dev_episodes`` (required then, for the threshold system).
     """
+    _check_request(setup, episodes, systems)
+    start = time.perf_counter()
+    yield Progress(0, len(systems) + 1, "scoring the queries with the prior")
+    run = _Run(setup, episodes, max_turns, setup.prior.scores([e.query for e in episodes]))
+    for step, system in enumerate(systems, start=1):
+        yield Progress(step, len(systems) + 1, f"evaluating {system}")
+        run.system(system, dev_episodes, threshold)
+    run.compare_with_ours()
+    run.meta["seconds"] = round(time.perf_counter() - start, 2)
+    yield Progress(len(systems) + 1, len(systems) + 1, "done")
+    return EvaluationReport(rows=run.rows, curves=run.curves, meta=run.meta)
+
+
+def _check_request(setup: EvaluationSetup, episodes: Sequence[EpisodeSpec], systems: Sequence[str]) -> None:
     if not systems:
         raise ConfigError(f"no systems to evaluate: choose from {', '.join(SYSTEMS)}")
     unknown = sorted(set(systems) - set(SYSTEMS))
@@ -237,26 +251,10 @@ def evaluate(
     candidate_set = set(setup.candidates.tolist())
     if any(e.target not in candidate_set for e in episodes):
         raise ConfigError("some episode targets are not among the candidates")
-    start = time.perf_counter()
-    config = ClarifierConfig(max_turns=max_turns)
-    yield Progress(0, len(systems) + 1, "scoring the queries with the prior")
-    scores = setup.prior.scores([e.query for e in episodes])
 
-    lam1_model = setup.answer_model_lambda_1 or setup.answer_model.with_params(lam=1.0)
-    lam1_policy = setup.policy_lambda_1 or setup.policy
-    plans: dict[str, tuple] = {
-        "ours": (setup.answer_model, setup.policy, InformationGainQuestions()),
-        "lambda_1": (lam1_model, lam1_policy, InformationGainQuestions()),
-        "static_ig": (setup.answer_model, setup.policy, StaticInformationGainQuestions()),
-        "random": (setup.answer_model, setup.policy, RandomQuestions()),
-    }
-    curve_plans = {
-        "ig": (setup.answer_model, InformationGainQuestions()),
-        "lambda_1": (lam1_model, InformationGainQuestions()),
-        "static_ig": (setup.answer_model, StaticInformationGainQuestions()),
-        "random": (setup.answer_model, RandomQuestions()),
-    }
-    meta: dict = {
+
+def _meta(setup: EvaluationSetup, episodes: Sequence[EpisodeSpec], max_turns: int) -> dict:
+    return {
         "domain": setup.domain.name,
         "candidates": len(setup.candidates),
         "episodes": len(episodes),
@@ -275,12 +273,41 @@ def evaluate(
         "answer_lists": setup.answer_lists,
     }
 
-    # the systems the learned policy stops follow the compare-only-when-covered rule; the baselines do not
-    covered = replace(config, shortlist_size=setup.shortlist_size, coverage=setup.coverage)
-    learned = {setup.policy, lam1_policy}
 
-    def rollouts(model: AnswerModel, stop: StopRule, strategy, specs=episodes, prior_scores=scores) -> list[Episode]:
-        cfg = covered if stop in learned else config
+class _Run:
+    """One evaluation's systems run on the same episodes: their rows, Acc@1 hits, curves and meta."""
+
+    def __init__(self, setup: EvaluationSetup, episodes: Sequence[EpisodeSpec], max_turns: int, scores) -> None:
+        self.setup, self.episodes, self.max_turns, self.scores = setup, episodes, max_turns, scores
+        self.config = ClarifierConfig(max_turns=max_turns)
+        lam1_model = setup.answer_model_lambda_1 or setup.answer_model.with_params(lam=1.0)
+        lam1_policy = setup.policy_lambda_1 or setup.policy
+        self.plans: dict[str, tuple] = {
+            "ours": (setup.answer_model, setup.policy, InformationGainQuestions()),
+            "lambda_1": (lam1_model, lam1_policy, InformationGainQuestions()),
+            "static_ig": (setup.answer_model, setup.policy, StaticInformationGainQuestions()),
+            "random": (setup.answer_model, setup.policy, RandomQuestions()),
+        }
+        self.curve_plans = {
+            "ig": (setup.answer_model, InformationGainQuestions()),
+            "lambda_1": (lam1_model, InformationGainQuestions()),
+            "static_ig": (setup.answer_model, StaticInformationGainQuestions()),
+            "random": (setup.answer_model, RandomQuestions()),
+        }
+        self.meta = _meta(setup, episodes, max_turns)
+        # the systems the learned policy stops follow the compare-only-when-covered rule; the baselines do not
+        self.covered = replace(self.config, shortlist_size=setup.shortlist_size, coverage=setup.coverage)
+        self.learned = {setup.policy, lam1_policy}
+        self.rows: list[dict] = []
+        self.hits: list[np.ndarray] = []  # per row: Acc@1 hit of every episode, for paired tests
+        self.curves: dict[str, dict[str, list[float]]] = {}
+        self.full: list[Episode] | None = None  # the fixed-turn rollouts (every prefix of them is a stop)
+
+    def rollouts(self, model: AnswerModel, stop: StopRule, strategy, specs=None, prior_scores=None) -> list[Episode]:
+        setup = self.setup
+        specs = self.episodes if specs is None else specs
+        prior_scores = self.scores if prior_scores is None else prior_scores
+        cfg = self.covered if stop in self.learned else self.config
         if stop is setup.policy and model is setup.answer_model and isinstance(strategy, InformationGainQuestions):
             cfg = replace(cfg, answer_lists=setup.answer_lists)  # ours as it ships
         clarifier = Clarifier(setup.domain, setup.prior, model, stop, strategy, setup.candidates, cfg)
@@ -289,72 +316,70 @@ def evaluate(
             for spec, s in zip(specs, prior_scores)
         ]
 
-    rows: list[dict] = []
-    hits: list[np.ndarray] = []  # per row: Acc@1 hit of every episode, for paired tests
-    curves: dict[str, dict[str, list[float]]] = {}
+    def add(self, system: str, done: Sequence[Episode], **extra) -> None:
+        self.rows.append(report_row(system, done, **extra))
+        self.hits.append(np.array([e.correct_at_1 for e in done], dtype=bool))
 
-    def add(system: str, done: Sequence[Episode], **extra) -> None:
-        rows.append(report_row(system, done, **extra))
-        hits.append(np.array([e.correct_at_1 for e in done], dtype=bool))
-
-    full: list[Episode] | None = None  # the fixed-turn rollouts (every prefix of them is a stop)
-    step = 1
-    for system in systems:
-        yield Progress(step, len(systems) + 1, f"evaluating {system}")
-        step += 1
-        if system in plans:
-            model, stop, strategy = plans[system]
-            add(system, rollouts(model, stop, strategy))
-            if system != "ours" and system in curve_plans:
-                model_c, strategy_c = curve_plans[system]
-                curves[system] = accuracy_curve(rollouts(model_c, FixedTurns(max_turns), strategy_c), max_turns)
+    def system(self, system: str, dev_episodes: Sequence[EpisodeSpec], threshold: float | None) -> None:
+        setup, max_turns = self.setup, self.max_turns
+        if system in self.plans:
+            model, stop, strategy = self.plans[system]
+            self.add(system, self.rollouts(model, stop, strategy))
+            if system != "ours" and system in self.curve_plans:
+                model_c, strategy_c = self.curve_plans[system]
+                done = self.rollouts(model_c, FixedTurns(max_turns), strategy_c)
+                self.curves[system] = accuracy_curve(done, max_turns)
         elif system == "threshold":
-            if threshold is None:
-                if not dev_episodes:
-                    raise ConfigError("the threshold system needs dev episodes to tune its threshold (or pass one)")
-                dev_scores = setup.prior.scores([e.query for e in dev_episodes])
-                # at no more questions than ours: the policy's mean on the same dev episodes is the limit
-                ours_dev = rollouts(setup.answer_model, setup.policy, None, dev_episodes, dev_scores)
-                limit = float(np.mean([e.turns for e in ours_dev]))
-                threshold, _ = tune_threshold(setup, dev_scores, dev_episodes, max_turns, limit)
-                meta["threshold_turn_limit"] = limit
-            meta["threshold"] = threshold
-            add(system, rollouts(setup.answer_model, ThresholdStop(threshold), InformationGainQuestions()))
+            threshold = self.tuned_threshold(dev_episodes) if threshold is None else threshold
+            self.meta["threshold"] = threshold
+            self.add(system, self.rollouts(setup.answer_model, ThresholdStop(threshold), InformationGainQuestions()))
         elif system == "fixed_turns":
-            full = rollouts(setup.answer_model, FixedTurns(max_turns), InformationGainQuestions())
-            curves["ig"] = accuracy_curve(full, max_turns)
-            meta["threshold_sweep"] = threshold_curve(full, THRESHOLD_GRID)
-            meta["questions_to_acc1_0.9"] = questions_to_reach(curves["ig"], 0.9)
+            full = self.full = self.rollouts(setup.answer_model, FixedTurns(max_turns), InformationGainQuestions())
+            self.curves["ig"] = accuracy_curve(full, max_turns)
+            self.meta["threshold_sweep"] = threshold_curve(full, THRESHOLD_GRID)
+            self.meta["questions_to_acc1_0.9"] = questions_to_reach(self.curves["ig"], 0.9)
             for k in range(1, max_turns + 1):
-                truncated = [truncate_episode(e, k) for e in full]
-                add("fixed_turns", truncated, turns=k)
+                self.add("fixed_turns", [truncate_episode(e, k) for e in full], turns=k)
         elif system == "no_interaction_neural":
-            add(system, rollouts(setup.answer_model, FixedTurns(0), InformationGainQuestions()))
-        elif system == "no_interaction_bm25":
-            if setup.bm25_prior is None:
-                continue
-            bm25 = setup.bm25_prior.scores([e.query for e in episodes])[:, setup.candidates]
-            order = np.argsort(-bm25, axis=1, kind="stable")[:, :3]
-            ranked = setup.candidates[order]
-            prior_only = [
-                Episode(e.target, e.query, hit1_by_turn=[bool(r[0] == e.target)], hit3_by_turn=[e.target in r])
-                for e, r in zip(episodes, ranked)
-            ]
-            add(system, prior_only)
-    ours_at = next((i for i, row in enumerate(rows) if row["system"] == "ours"), None)
-    if ours_at is not None and full is not None:
-        sweep = meta["threshold_sweep"]
-        limit = rows[ours_at]["mean_turns"] + 1e-9
-        fits = [i for i, turns in enumerate(sweep["mean_turns"]) if turns <= limit]
-        if fits:
-            best = max(fits, key=lambda i: (sweep["acc1"][i], -sweep["mean_turns"][i]))
-            matched = sweep["threshold"][best]
-            add("threshold_matched", [truncate_episode(e, threshold_stop(e, matched)) for e in full])
-            meta["threshold_matched"] = matched
-    if ours_at is not None:
-        for i, row in enumerate(rows):
-            if i != ours_at:
-                row["vs_ours"] = paired_test(hits[ours_at], hits[i])
-    meta["seconds"] = round(time.perf_counter() - start, 2)
-    yield Progress(len(systems) + 1, len(systems) + 1, "done")
-    return EvaluationReport(rows=rows, curves=curves, meta=meta)
+            self.add(system, self.rollouts(setup.answer_model, FixedTurns(0), InformationGainQuestions()))
+        elif system == "no_interaction_bm25" and setup.bm25_prior is not None:
+            self.add(system, self.bm25_episodes(setup.bm25_prior))
+
+    def tuned_threshold(self, dev_episodes: Sequence[EpisodeSpec]) -> float:
+        if not dev_episodes:
+            raise ConfigError("the threshold system needs dev episodes to tune its threshold (or pass one)")
+        setup = self.setup
+        dev_scores = setup.prior.scores([e.query for e in dev_episodes])
+        # at no more questions than ours: the policy's mean on the same dev episodes is the limit
+        ours_dev = self.rollouts(setup.answer_model, setup.policy, None, dev_episodes, dev_scores)
+        limit = float(np.mean([e.turns for e in ours_dev]))
+        threshold, _ = tune_threshold(setup, dev_scores, dev_episodes, self.max_turns, limit)
+        self.meta["threshold_turn_limit"] = limit
+        return threshold
+
+    def bm25_episodes(self, bm25_prior: Prior) -> list[Episode]:
+        bm25 = bm25_prior.scores([e.query for e in self.episodes])[:, self.setup.candidates]
+        order = np.argsort(-bm25, axis=1, kind="stable")[:, :3]
+        ranked = self.setup.candidates[order]
+        return [
+            Episode(e.target, e.query, hit1_by_turn=[bool(r[0] == e.target)], hit3_by_turn=[e.target in r])
+            for e, r in zip(self.episodes, ranked)
+        ]
+
+    def compare_with_ours(self) -> None:
+        """The threshold matched to ours' mean turns, and every row's paired test against ours."""
+        rows, meta = self.rows, self.meta
+        ours_at = next((i for i, row in enumerate(rows) if row["system"] == "ours"), None)
+        if ours_at is not None and self.full is not None:
+            sweep = meta["threshold_sweep"]
+            limit = rows[ours_at]["mean_turns"] + 1e-9
+            fits = [i for i, turns in enumerate(sweep["mean_turns"]) if turns <= limit]
+            if fits:
+                best = max(fits, key=lambda i: (sweep["acc1"][i], -sweep["mean_turns"][i]))
+                matched = sweep["threshold"][best]
+                self.add("threshold_matched", [truncate_episode(e, threshold_stop(e, matched)) for e in self.full])
+                meta["threshold_matched"] = matched
+        if ours_at is not None:
+            for i, row in enumerate(rows):
+                if i != ours_at:
+                    row["vs_ours"] = paired_test(self.hits[ours_at], self.hits[i])

@@ -45,7 +45,7 @@ from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, FixedTurns, S
 from assistant.errors import ConfigError
 from assistant.priors.base import Prior
 from assistant.progress import Progress
-from assistant.settings import SHORTLIST_SIZE
+from assistant.settings import MAX_QUESTIONS, SHORTLIST_SIZE
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.out_of_scope import OUT_OF_SCOPE_USER_ERROR, with_out_of_scope_person
 from assistant.simulation.queries import LABEL_FREE_KINDS, VagueQueries, VagueQueryMix, vague_episodes
@@ -72,7 +72,7 @@ class OutOfScopeSetup:
     user_answers: np.ndarray
     coverage: float = 0.0
     shortlist_size: int = SHORTLIST_SIZE
-    max_turns: int = 10
+    max_turns: int = MAX_QUESTIONS
     user_error: float = OUT_OF_SCOPE_USER_ERROR
     answer_lists: bool = False  # ours also asks "Which of these is it?" (assistant.clarification.answer_list)
 

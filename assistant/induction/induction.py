@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from assistant.text.tokens import STOPWORDS
 
 # the kinds that get a multiple-choice question, and its tag (the group of that kind's binary questions too)
 FACET_KINDS: tuple[str, ...] = ("product", "action", "object")
+Ident = tuple[str, tuple[str, ...]]  # (kind, key): ("object", ("exchange", "rate"))
 
 
 @dataclass(frozen=True)
@@ -192,67 +193,140 @@ def induce_questions(
         raise ConfigError("induce_questions needs one title per label")
     docs = _label_docs(texts_by_label, titles, config)
     adjectives = _adjectival_words([t for doc in docs for t in doc])
-
-    def adjectival(key: tuple[str, ...]) -> bool:
-        return len(key) == 1 and key[0] in adjectives
-
     products = find_products(titles, [t for texts in texts_by_label for t in texts], config.min_product_mentions)
+    counts, display, label_freq = _count_phrases(docs, products, config.max_ngram)
+    if not config.wording_gate:
+        gate = None
+    elif gate is None:
+        gate = make_gate(titles, texts_by_label)
+    phrases = _Phrases(config, gate, display, label_freq, adjectives)
+    questions = _binary_questions(phrases, _chosen_phrases(phrases, counts, docs))
+    phrases.read_titles(titles, products)
+    return questions + _facet_questions(phrases, titles, products, groups)
+
+
+def _count_phrases(
+    docs: Sequence[Sequence[str]], products: dict[tuple[str, ...], str], max_ngram: int
+) -> tuple[list[Counter], dict[Ident, Counter], Counter]:
+    """Per label, in how many of its texts each phrase occurs; each phrase's spellings; in how many labels."""
     counts: list[Counter] = []
-    display: dict[tuple[str, tuple[str, ...]], Counter] = defaultdict(Counter)
+    display: dict[Ident, Counter] = defaultdict(Counter)
     label_freq: Counter = Counter()
     for doc in docs:
         c: Counter = Counter()
         for text in doc:
-            seen: dict[tuple[str, tuple[str, ...]], Phrase] = {}
-            for phrase in text_phrases(text, products, config.max_ngram):
+            seen: dict[Ident, Phrase] = {}
+            for phrase in text_phrases(text, products, max_ngram):
                 seen.setdefault((phrase.kind, phrase.key), phrase)
             for ident, phrase in seen.items():
                 c[ident] += 1
                 display[ident][phrase.display] += 1
         counts.append(c)
         label_freq.update(c.keys())
+    return counts, display, label_freq
 
-    num_labels = len(docs)
-    max_labels = max(2, int(config.max_label_fraction * num_labels))
-    if not config.wording_gate:
-        gate = None
-    elif gate is None:
-        gate = make_gate(titles, texts_by_label)
-    ranked: list[list[tuple[float, tuple[str, tuple[str, ...]]]]] = []
-    for y, c in enumerate(counts):
-        n = max(1, len(docs[y]))
-        scored = []
-        for ident, k in c.items():
-            df = label_freq[ident]
-            if k < config.min_label_support or df > max_labels:
-                continue
-            scored.append(((k / n) * np.log(num_labels / df) * (1.0 + 0.25 * (len(ident[1]) - 1)), ident))
-        scored.sort(key=lambda item: (-item[0], item[1]))
-        scored = [
-            item
-            for item in scored
-            if not (
-                item[1][0] == "object"
-                and (label_freq[("action", item[1][1])] >= label_freq[item[1]] or adjectival(item[1][1]))
-            )
+
+@dataclass
+class _Phrases:
+    """What induction knows of a domain's phrases while it asks: their spellings, in how many labels each
+    occurs, the gate's verdicts and (``read_titles``) the phrases each label name names."""
+
+    config: InductionConfig
+    gate: WordingGate | None
+    display: dict[Ident, Counter]
+    label_freq: Counter
+    adjectives: set[str]
+    title_idents: list[set[Ident]] = field(default_factory=list)
+    named: Counter = field(default_factory=Counter)
+
+    def shown(self, ident: Ident) -> str:
+        if self.gate is not None and ident in self.gate.verdicts:
+            return self.gate.verdicts[ident].display
+        return _shown(self.display, ident)
+
+    def no_object(self, ident: Ident, freq: Counter) -> bool:
+        """A word used (``freq``) as often as an action as as an object is no object ("search", "link"); nor
+        is a lone word the texts use as an adjective ("specific")."""
+        key = ident[1]
+        return ident[0] == "object" and (
+            freq[("action", key)] >= freq[ident] or (len(key) == 1 and key[0] in self.adjectives)
+        )
+
+    def read_titles(self, titles: Sequence[str], products: dict[tuple[str, ...], str]) -> None:
+        """The phrases each label name names; with the gate, its action as the parser reads it ("Change pin":
+        change), judged and embedded."""
+        idents = [{(p.kind, p.key) for p in text_phrases(title, products)} for title in titles]
+        gate = self.gate
+        if gate is not None:
+            idents = [
+                {i for i in ids if i[0] != "action"} | {("action", key) for key in gate.title_actions(y)}
+                for y, ids in enumerate(idents)
+            ]
+            gate.check({i: _shown(self.display, i) for ids in idents for i in ids})
+            gate.embed([(i[0], self.shown(i)) for ids in idents for i in ids if gate.verdicts[i].keep])
+        self.title_idents = idents
+        self.named = Counter(ident for ids in idents for ident in ids)
+
+    def facet_values(self, kind: str, members: Sequence[int], min_labels: int, excluded: set) -> list:
+        """The values of a facet of ``kind`` over the labels ``members`` (assistant.induction.facets)."""
+        local = Counter(ident for y in members for ident in self.title_idents[y] if ident[0] == kind)
+        candidates = [
+            ident
+            for ident, count in local.items()
+            if count >= min_labels and ident not in excluded and not self.no_object(ident, self.named)
         ]
-        ranked.append(scored[: config.gate_candidates_per_label if gate else config.tags_per_label])
+        candidates.sort(key=lambda i: (-local[i], -self.label_freq[i], i))
+        gate = self.gate
+        if gate is not None:
+            candidates = [i for i in candidates if gate.verdicts[i].keep]
+        if kind != "product":  # "card" and "card payment" side by side confuse; "Google", "Google Docs" do not
+            candidates = _without_overlaps(candidates)
+            if gate is not None:  # nor "delete" and "remove": the better-covering one stays
+                candidates = _without_synonyms(gate, candidates, self.shown)
+        most = self.config.action_facet_values if kind == "action" else self.config.facet_values
+        return choose_facet_values(candidates, [self.title_idents[y] for y in members], most)
+
+    def facet_question(
+        self, tag: str, kind: str, values: Sequence[Ident], within: str | None = None
+    ) -> InducedQuestion:
+        shown, keys = tuple(self.shown(v) for v in values), tuple(v[1] for v in values)
+        return InducedQuestion(tag, kind, shown, keys, facet=True, within=within)
+
+
+def _chosen_phrases(phrases: _Phrases, counts: Sequence[Counter], docs: Sequence[Sequence[str]]) -> dict[Ident, float]:
+    """The phrases that get a yes/no question, with their best score over the labels they characterise."""
+    config, gate = phrases.config, phrases.gate
+    limit = config.gate_candidates_per_label if gate else config.tags_per_label
+    ranked = [_ranked(phrases, c, max(1, len(docs[y])), len(docs))[:limit] for y, c in enumerate(counts)]
     if gate is not None:
-        gate.check({ident: _shown(display, ident) for scored in ranked for _, ident in scored})
-    chosen: dict[tuple[str, tuple[str, ...]], float] = {}
+        gate.check({ident: _shown(phrases.display, ident) for scored in ranked for _, ident in scored})
+    chosen: dict[Ident, float] = {}
     for scored in ranked:
         kept = [item for item in scored if gate is None or gate.verdicts[item[1]].keep]
         for score, ident in kept[: config.tags_per_label]:
             chosen[ident] = max(chosen.get(ident, 0.0), score)
+    return chosen
 
-    def shown(ident: tuple[str, tuple[str, ...]]) -> str:
-        if gate is not None and ident in gate.verdicts:
-            return gate.verdicts[ident].display
-        return _shown(display, ident)
 
+def _ranked(phrases: _Phrases, c: Counter, n: int, num_labels: int) -> list[tuple[float, Ident]]:
+    """One label's phrases (``c``: in how many of its ``n`` texts) by share of texts x idf, best first."""
+    max_labels = max(2, int(phrases.config.max_label_fraction * num_labels))
+    scored = []
+    for ident, k in c.items():
+        df = phrases.label_freq[ident]
+        if k < phrases.config.min_label_support or df > max_labels:
+            continue
+        scored.append(((k / n) * np.log(num_labels / df) * (1.0 + 0.25 * (len(ident[1]) - 1)), ident))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [item for item in scored if not phrases.no_object(item[1], phrases.label_freq)]
+
+
+def _binary_questions(phrases: _Phrases, chosen: Mapping[Ident, float]) -> list[InducedQuestion]:
+    """A yes/no question per chosen phrase, best first, one per tag and per form of a word."""
+    gate, shown = phrases.gate, phrases.shown
     questions: list[InducedQuestion] = []
     tags: set[str] = set()
-    asked: list[tuple[str, tuple[str, ...]]] = []
+    asked: list[Ident] = []
     for ident in sorted(chosen, key=lambda i: (-chosen[i], i)):
         tag = make_tag(ident[0], shown(ident))
         # forms of one word only (MiniLM is for facet values: a yes/no question on a near-synonym still helps)
@@ -264,66 +338,29 @@ def induce_questions(
             tags.add(tag)
             asked.append(ident)
             questions.append(InducedQuestion(tag, ident[0], (shown(ident),), (ident[1],)))
-    title_idents = [{(p.kind, p.key) for p in text_phrases(title, products)} for title in titles]
-    if gate is not None:  # what a name asks to do, as the parser reads it ("Change pin": change)
-        title_idents = [
-            {i for i in idents if i[0] != "action"} | {("action", key) for key in gate.title_actions(y)}
-            for y, idents in enumerate(title_idents)
-        ]
-        gate.check({i: _shown(display, i) for ids in title_idents for i in ids})
-        gate.embed([(i[0], shown(i)) for ids in title_idents for i in ids if gate.verdicts[i].keep])
-    named = Counter(ident for idents in title_idents for ident in idents)
+    return questions
 
-    def facet_values(kind: str, members: Sequence[int], min_labels: int, excluded: set) -> list:
-        """The values of a facet of ``kind`` over the labels ``members`` (assistant.induction.facets)."""
-        local = Counter(ident for y in members for ident in title_idents[y] if ident[0] == kind)
-        candidates = [
-            ident
-            for ident, count in local.items()
-            if count >= min_labels
-            and ident not in excluded
-            # a word used more often as an action than as an object is no object ("search", "link"); nor is
-            # a lone word the texts use as an adjective ("specific")
-            and not (kind == "object" and (named[("action", ident[1])] >= named[ident] or adjectival(ident[1])))
-        ]
-        candidates.sort(key=lambda i: (-local[i], -label_freq[i], i))
-        if gate is not None:
-            candidates = [i for i in candidates if gate.verdicts[i].keep]
-        if kind != "product":  # "card" and "card payment" side by side confuse; "Google", "Google Docs" do not
-            candidates = _without_overlaps(candidates)
-            if gate is not None:  # nor "delete" and "remove": the better-covering one stays
-                candidates = _without_synonyms(gate, candidates, shown)
-        most = config.action_facet_values if kind == "action" else config.facet_values
-        return choose_facet_values(candidates, [title_idents[y] for y in members], most)
 
-    everyone = range(num_labels)
+def _facet_questions(phrases: _Phrases, titles, products, groups) -> list[InducedQuestion]:
+    """One multiple-choice question per kind over every label, and per group the actions and objects within."""
+    config, label_freq, num_labels = phrases.config, phrases.label_freq, len(titles)
     # a value must be mentioned by a few labels; an action a name asks to do counts whatever its frequency
     rare = {i for i in label_freq if label_freq[i] < config.min_facet_labels} - {
-        i for ids in title_idents for i in ids if i[0] == "action"
+        i for ids in phrases.title_idents for i in ids if i[0] == "action"
     }
     common = {
         i for i in label_freq if i[0] != "product" and label_freq[i] > config.max_facet_label_fraction * num_labels
     }
+    questions = []
     for kind in FACET_KINDS:
-        values = facet_values(kind, everyone, 1, rare | common)
+        values = phrases.facet_values(kind, range(num_labels), 1, rare | common)
         if len(values) >= 3:
-            questions.append(
-                InducedQuestion(kind, kind, tuple(shown(v) for v in values), tuple(v[1] for v in values), facet=True)
-            )
+            questions.append(phrases.facet_question(kind, kind, values))
     for within, members in _facet_groups(titles, products, config, groups).items():
         for kind in FACET_KINDS[1:]:  # what to do and what about, within a product or an area
-            values = facet_values(kind, members, config.min_group_value_labels, common)
+            values = phrases.facet_values(kind, members, config.min_group_value_labels, common)
             if len(values) >= 3:
-                questions.append(
-                    InducedQuestion(
-                        facet_tag(kind, within),
-                        kind,
-                        tuple(shown(v) for v in values),
-                        tuple(v[1] for v in values),
-                        facet=True,
-                        within=within,
-                    )
-                )
+                questions.append(phrases.facet_question(facet_tag(kind, within), kind, values, within))
     return questions
 
 
@@ -334,7 +371,7 @@ def make_gate(titles: Sequence[str], texts_by_label: Sequence[Sequence[str]]) ->
     return gate
 
 
-def _shown(display: Mapping, ident: tuple[str, tuple[str, ...]]) -> str:
+def _shown(display: Mapping, ident: Ident) -> str:
     """The display form of a phrase: its commonest spelling; an object's last word singular ("exchange rate",
     not "exchange rates")."""
     if ident not in display:

@@ -29,16 +29,16 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from wordfreq import zipf_frequency
 
-from assistant.induction.facets import group_members
 from assistant.induction.synonyms import SYNONYM_SIMILARITY, is_variant, meaning_text, one_letter_apart, opposites
 from assistant.text.embeddings import phrase_vectors
 from assistant.text.grammar import (
+    PhraseUses,
     action_problems,
     agreement_problems_of,
     attribute_problems,
@@ -148,6 +148,9 @@ class WordingGate:
         self._title_words = {w for title in self.titles for w in words(title)}
         self._vocabulary: list[str] | None = None
         self._vectors: dict[str, np.ndarray] = {}
+        self._meanings: dict[tuple[str, str], str] = {}
+        # how the label names use the phrases of the latest ``check`` (set there, read by the judges)
+        self._title_uses = PhraseUses()
 
     # ---- label names -------------------------------------------------------------------------------------
     def title_actions(self, label: int) -> set[tuple[str, ...]]:
@@ -240,15 +243,8 @@ class WordingGate:
 
     def _judge(self, ident: Ident, shown: str, frame_problem: str | None, uses) -> Verdict:
         kind, key = ident
-        total = uses.total[key]
         if kind == "product":
-            if frame_problem is not None:
-                return Verdict(False, shown, f"not a name: {frame_problem}")
-            if total >= 2 and uses.fragment[key] + uses.compound_head[key] >= total:
-                return Verdict(False, shown, "part of a longer name")
-            if key[-1] in ARTICLE_NAMES and len(key) > 1:  # "the European Union", "the Russian ruble"
-                return Verdict(True, f"the {shown}")
-            return Verdict(True, shown)
+            return _judge_product(key, shown, frame_problem, uses)
         if frame_problem is not None:
             return Verdict(False, shown, f"not a {_WANTED[kind]}: {frame_problem}")
         if kind == "action":
@@ -260,10 +256,15 @@ class WordingGate:
                 return Verdict(False, shown, "not asked for: the texts rarely ask to do it")
             return Verdict(True, shown)
         if kind == "attribute":
-            if uses.predicate[key] < MIN_PREDICATES or uses.predicate[key] < NOUN_SHARE * total:
+            if uses.predicate[key] < MIN_PREDICATES or uses.predicate[key] < NOUN_SHARE * uses.total[key]:
                 return Verdict(False, shown, "not said of anything: mostly before a noun")
             return Verdict(True, shown)
-        # objects
+        return self._judge_object(key, shown, uses)
+
+    def _judge_object(self, key: tuple[str, ...], shown: str, uses) -> Verdict:
+        """An object that reads well in its frame: vague, relative, a name, no noun phrase in the texts, cut
+        from a compound, or judged by its words (``_judge_words``)."""
+        total = uses.total[key]
         if key[-1] in VAGUE_NOUNS or any(w in VAGUE_NOUNS for w in key):
             return Verdict(False, shown, "vague: the noun says nothing on its own")
         first = shown.split()[0]
@@ -344,9 +345,15 @@ class WordingGate:
     # ---- meaning -----------------------------------------------------------------------------------------
     def embed(self, phrases: Sequence[tuple[str, str]]) -> None:
         """Compute (once) the MiniLM vectors ``same_meaning`` compares, for (kind, display) pairs."""
-        todo = sorted({t for t in (meaning_text(kind, shown) for kind, shown in phrases) if t not in self._vectors})
+        todo = sorted({t for t in (self._meaning(kind, shown) for kind, shown in phrases) if t not in self._vectors})
         if todo:
             self._vectors.update(zip(todo, phrase_vectors(todo)))
+
+    def _meaning(self, kind: str, shown: str) -> str:
+        """``meaning_text``, worked out once per phrase (the pairs compared share their phrases)."""
+        if (kind, shown) not in self._meanings:
+            self._meanings[kind, shown] = meaning_text(kind, shown)
+        return self._meanings[kind, shown]
 
     @staticmethod
     def same_form(key_a: tuple[str, ...], key_b: tuple[str, ...]) -> bool:
@@ -368,11 +375,23 @@ class WordingGate:
         if opposites(key_a, key_b):
             return False  # "enable" / "disable", "block" / "unblock"
         self.embed([(kind, shown_a), (kind, shown_b)])
-        text_a, text_b = meaning_text(kind, shown_a), meaning_text(kind, shown_b)
+        text_a, text_b = self._meaning(kind, shown_a), self._meaning(kind, shown_b)
         return float(self._vectors[text_a] @ self._vectors[text_b]) >= SYNONYM_SIMILARITY
 
 
 _WANTED = {"object": "noun phrase", "action": "verb", "attribute": "state"}
+
+
+def _judge_product(key: tuple[str, ...], shown: str, frame_problem: str | None, uses) -> Verdict:
+    """A product is a name, not an adjective nor the first word of a longer name."""
+    total = uses.total[key]
+    if frame_problem is not None:
+        return Verdict(False, shown, f"not a name: {frame_problem}")
+    if total >= 2 and uses.fragment[key] + uses.compound_head[key] >= total:
+        return Verdict(False, shown, "part of a longer name")
+    if key[-1] in ARTICLE_NAMES and len(key) > 1:  # "the European Union", "the Russian ruble"
+        return Verdict(True, f"the {shown}")
+    return Verdict(True, shown)
 
 
 def choosable_verb(key: tuple[str, ...]) -> bool:
@@ -402,33 +421,3 @@ def question_problems(texts: Sequence[str]) -> list[list[str]]:
                         problems.append(f"'{obj.text}' after 'about' is {obj.pos_.lower()}, not a noun")
         out.append(problems)
     return out
-
-
-def action_coverage(
-    gate: WordingGate, questions: Sequence, groups: Mapping[str, Collection[int]] | None = None
-) -> tuple[int, int]:
-    """(covered, asking): of the labels whose name asks to do something (``WordingGate.title_actions``), how
-    many find that action, or a value that says the same (``same_meaning``: "search" for "find"), among the
-    values of an action facet they belong to (the facet of every label, or one within their group). ``questions``: the induced questions (assistant.induction.induction.InducedQuestion)."""
-    offered: list[set[tuple[str, ...]]] = [set() for _ in gate.titles]
-    for question in questions:
-        if not (question.facet and question.kind == "action"):
-            continue
-        members = (
-            np.ones(len(gate.titles), dtype=bool)
-            if question.within is None
-            else group_members(question.within, gate.titles, groups)
-        )
-        for y in np.flatnonzero(members):
-            offered[y].update(question.keys)
-    asking = [y for y in range(len(gate.titles)) if gate.title_actions(y)]
-    covered = [
-        y
-        for y in asking
-        if any(  # the action itself, or a value that says the same ("search" for "find")
-            gate.same_meaning((a, " ".join(a)), (o, " ".join(o)), "action")
-            for a in gate.title_actions(y)
-            for o in offered[y]
-        )
-    ]
-    return len(covered), len(asking)

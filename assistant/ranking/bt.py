@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, check_fitted
 from assistant.ranking.base import Comparisons, PreferenceModel, check_inputs, standardize
 from assistant.ranking.laplace import KernelPosterior, laplace_mode
 
@@ -31,7 +31,6 @@ class BradleyTerry(PreferenceModel):
         self.l2 = l2
         self.prior_scale = prior_scale
         self.max_iter = max_iter
-        self._posterior: KernelPosterior | None = None
 
     def fit(self, features: np.ndarray, prior: np.ndarray | None, comparisons: Comparisons) -> BradleyTerry:
         """Fit on ``comparisons`` over candidates ``features`` [N, D] with ``prior`` [N] (None = zeros)."""
@@ -50,17 +49,16 @@ class BradleyTerry(PreferenceModel):
             return (x[idx] @ x[idx].T) / self.l2
 
         if len(comparisons) == 0:
-            self._posterior = KernelPosterior(offset, prior_var, np.zeros((len(x), 0)), None, rows, block)
+            self.posterior_ = KernelPosterior(offset, prior_var, np.zeros((len(x), 0)), None, rows, block)
             return self
         items = np.unique(comparisons.pairs)
         K_NS = rows(items).T  # [N, s]
         # A tiny jitter: the linear kernel is singular when D < s.
         K_SS = K_NS[items] + 1e-9 * np.eye(len(items))
         fit = laplace_mode(K_SS, offset[items], comparisons, items, "logistic", 1.0, self.max_iter)
-        self._posterior = KernelPosterior(offset, prior_var, K_NS, fit, rows, block)
+        self.posterior_ = KernelPosterior(offset, prior_var, K_NS, fit, rows, block)
         return self
 
     def posterior(self) -> KernelPosterior:
-        if self._posterior is None:
-            raise ConfigError("BradleyTerry.posterior() called before fit()")
-        return self._posterior
+        check_fitted(self, "posterior_")
+        return self.posterior_

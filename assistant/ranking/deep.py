@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, check_fitted
 from assistant.progress import Job, Progress, metrics_of
 from assistant.ranking.base import (
     Comparisons,
@@ -144,8 +144,6 @@ class DeepRanker(PreferenceModel):
         self.seed = seed
         self.finetune = finetune
         self.anchor = anchor
-        self.model_: SiameseRanker | None = None
-        self._x: torch.Tensor | None = None
 
     def fit(self, features: np.ndarray, prior: np.ndarray | None, comparisons: Comparisons) -> DeepRanker:
         if self.steps < 0 or self.lr <= 0 or self.weight_decay < 0 or self.margin < 0 or self.anchor < 0:
@@ -158,13 +156,13 @@ class DeepRanker(PreferenceModel):
                 f"deep ranker expects {self.pretrained.config['in_dim']} input features, got {x.shape[1]} "
                 "(build them with models.deep_ranker.pair_features)"
             )
-        self._x = torch.from_numpy(x.astype(np.float32))
+        self.x_ = torch.from_numpy(x.astype(np.float32))
         model = copy.deepcopy(self.pretrained)
         if len(comparisons) and self.steps:
             gen = torch.Generator().manual_seed(self.seed + 7919 * len(comparisons))
             items = np.unique(comparisons.pairs)
             local = np.searchsorted(items, comparisons.pairs)
-            xs = self._x[torch.from_numpy(items)]
+            xs = self.x_[torch.from_numpy(items)]
             pairs = torch.from_numpy(local)
             outcomes = torch.from_numpy(comparisons.outcomes)
             # "head": only the output layer and the prior weight move (a stable last-layer update);
@@ -187,9 +185,8 @@ class DeepRanker(PreferenceModel):
 
     @torch.no_grad()
     def posterior(self) -> Posterior:
-        if self.model_ is None or self._x is None:
-            raise ConfigError(f"{type(self).__name__}.posterior() called before fit()")
-        return PointPosterior(self.model_(self._x).double().numpy())
+        check_fitted(self, "model_", "x_")
+        return PointPosterior(self.model_(self.x_).double().numpy())
 
 
 class MCDropoutRanker(DeepRanker):
@@ -208,12 +205,11 @@ class MCDropoutRanker(DeepRanker):
 
     @torch.no_grad()
     def posterior(self) -> Posterior:
-        if self.model_ is None or self._x is None:
-            raise ConfigError("MCDropoutRanker.posterior() called before fit()")
+        check_fitted(self, "model_", "x_")
         if self.samples < 2:
             raise ConfigError(f"MC dropout needs at least 2 samples, got {self.samples}")
         gen = torch.Generator().manual_seed(self.seed + 104729)
-        draws = self.model_(self._x, mc=True, generator=gen, samples=self.samples)  # [T, N], fresh masks per sample
+        draws = self.model_(self.x_, mc=True, generator=gen, samples=self.samples)  # [T, N], fresh masks per sample
         return SamplePosterior(draws.double().numpy())
 
 
@@ -297,8 +293,7 @@ class SWAGRanker(DeepRanker):
 
     @torch.no_grad()
     def posterior(self) -> Posterior:
-        if self.model_ is None or self._x is None:
-            raise ConfigError("SWAGRanker.posterior() called before fit()")
+        check_fitted(self, "model_", "x_")
         if self.samples < 2 or self.scale < 0:
             raise ConfigError("SWAG needs samples >= 2 and scale >= 0")
         gen = torch.Generator().manual_seed(self.seed + 15485863)
@@ -313,5 +308,5 @@ class SWAGRanker(DeepRanker):
             z2 = torch.randn(k, generator=gen)
             theta = center + self.scale * (sd * z1 / np.sqrt(2.0) + dev.T @ z2 / np.sqrt(2.0 * (k - 1)))
             torch.nn.utils.vector_to_parameters(theta, scratch.parameters())
-            draws.append(scratch(self._x))
+            draws.append(scratch(self.x_))
         return SamplePosterior(torch.stack(draws).double().numpy())

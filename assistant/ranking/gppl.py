@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, check_fitted
 from assistant.ranking.base import Comparisons, PreferenceModel, check_inputs, standardize
 from assistant.ranking.laplace import KernelPosterior, LaplaceFit, laplace_mode
 
@@ -143,9 +143,6 @@ class GPPL(PreferenceModel):
         self.max_iter = max_iter
         self._kernel: RBFKernel | None = None
         self._kernel_key: tuple = ()
-        self._posterior: KernelPosterior | None = None
-        self._prior_stats: tuple[float, float] | None = None
-        self.fit_: LaplaceFit | None = None
 
     def _check_params(self) -> None:
         for name in ("output_scale", "noise", "lengthscale_factor"):
@@ -192,13 +189,13 @@ class GPPL(PreferenceModel):
         The prior is standardised with the fitted candidates' mean and spread, the kernel is the fitted one
         (same length scales and output scale), so a fitted candidate passed again gets its posterior mean.
         """
-        if self._kernel is None or self._prior_stats is None:
-            raise ConfigError("GPPL.predict_mean() called before fit()")
+        check_fitted(self, "posterior_", "prior_stats_", "fit_")
+        assert self._kernel is not None  # every fit prepares one
         x = np.asarray(features, dtype=np.float64)
         p = np.asarray(prior, dtype=np.float64).reshape(-1)
         if x.ndim != 2 or x.shape[1] != self._kernel.z.shape[1] or len(p) != len(x):
             raise ConfigError(f"predict_mean needs [M, {self._kernel.z.shape[1]}] features and [M] prior scores")
-        mean, sd = self._prior_stats
+        mean, sd = self.prior_stats_
         base = (p - mean) / sd if self.standardize_prior else p
         value = self.prior_scale * base
         fit = self.fit_
@@ -219,13 +216,13 @@ class GPPL(PreferenceModel):
         if kernel is None:
             kernel = self._prepare_kernel(x, features)
         m = self.prior_mean(p)
-        self._prior_stats = (float(p.mean()), float(p.std()) if p.std() > 1e-12 else np.inf)
+        self.prior_stats_ = (float(p.mean()), float(p.std()) if p.std() > 1e-12 else np.inf)
         prior_var = kernel.diag() + self.jitter
         if len(comparisons) == 0:
-            self._posterior = KernelPosterior(
+            self.posterior_ = KernelPosterior(
                 m, prior_var, np.zeros((len(features), 0)), None, self._rows(kernel), self._block(kernel)
             )
-            self.fit_ = None
+            self.fit_: LaplaceFit | None = None  # no comparisons: the prior alone
             return self
         items = np.unique(comparisons.pairs)
         K_SN = kernel.rows(items)  # [s, N]
@@ -236,7 +233,7 @@ class GPPL(PreferenceModel):
         K_NS = K_SN.T.copy()
         K_NS[items, np.arange(len(items))] += self.jitter
         self.fit_ = fit
-        self._posterior = KernelPosterior(m, prior_var, K_NS, fit, self._rows(kernel), self._block(kernel))
+        self.posterior_ = KernelPosterior(m, prior_var, K_NS, fit, self._rows(kernel), self._block(kernel))
         return self
 
     def _rows(self, kernel: RBFKernel):
@@ -258,6 +255,5 @@ class GPPL(PreferenceModel):
         return block
 
     def posterior(self) -> KernelPosterior:
-        if self._posterior is None:
-            raise ConfigError("GPPL.posterior() called before fit()")
-        return self._posterior
+        check_fitted(self, "posterior_")
+        return self.posterior_

@@ -87,6 +87,7 @@ def phrase_key(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(lemma(w) for w in words)
 
 
+@lru_cache(maxsize=65536)
 def inflect(word: str, tag: str) -> str:
     """``word`` inflected for a Penn tag ("VBG": "delete" -> "deleting", "NNS": "card" -> "cards"); unchanged
     where the lexicon has no form."""
@@ -94,6 +95,7 @@ def inflect(word: str, tag: str) -> str:
     return forms[0] if forms else word
 
 
+@lru_cache(maxsize=65536)
 def plural_forms(word: str) -> frozenset[str]:
     """Every plural the lexicon gives a noun ("person" -> {"persons", "people"}); empty when it has none."""
     return frozenset(lemminflect.getAllInflections(word, upos="NOUN").get("NNS", ()))

@@ -27,8 +27,7 @@ import torch
 
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.base import centroid_applicable
-from assistant.priors.blend import PriorBlend, blend_scores, fit_blend_weights, fit_retrieval
-from assistant.priors.calibration import ranking_metrics, split_by_length, tune_temperature
+from assistant.priors.calibration import ranking_metrics
 from assistant.priors.sru import (
     EncoderPrior,
     LabelBank,
@@ -43,6 +42,7 @@ from assistant.simulation.queries import training_queries
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig
 from assistant.training.encoder_batches import PairSampler, label_subset
+from assistant.training.encoder_tuning import calibrated_prior, fit_blend
 from assistant.training.resume import clear_resume, load_resume, resume_path, save_resume
 from models.checkpoint import data_hash, save_checkpoint
 from models.determinism import reproducible
@@ -314,23 +314,13 @@ def _train_encoder(
         encoder.eval()
 
     prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
-    if use_centroid:
-        prior = prior.with_centroids(_tune_centroid_weight(prior, dev_ids, dev_labels))
-    # calibrated on the vague first-query mix of the dev queries (long and short queries apart)
-    temperature, short_temperature = 1.0, None
-    (long_texts, long_labels), (short_texts, short_labels) = calibration_queries(agent, config.protocol_seed)
-    if long_texts:
-        long_ids = vectors.token_ids(long_texts, config.model.max_len)
-        temperature = tune_temperature(prior.raw_scores_from_ids(long_ids), long_labels)
-    if short_texts:
-        short_ids = vectors.token_ids(short_texts, config.model.max_len)
-        short_temperature = tune_temperature(prior.raw_scores_from_ids(short_ids), short_labels)
-    prior = prior.with_temperature(temperature, short_temperature)
+    centroids = (dev_ids, dev_labels) if use_centroid else None
+    prior, temperature, short_temperature = calibrated_prior(prior, agent, vectors, config, centroids)
     final = _dev_metrics(prior, dev_ids, dev_labels, with_queries, dev_vague) if len(dev_ids) else {}
     blend = None
     if config.blend and len(dev_ids):
         yield Progress(step, step, "blending in pooled MiniLM and BM25 (weights tuned on vague dev queries)")
-        blend, blend_metrics = _fit_blend(agent, prior, config)
+        blend, blend_metrics = fit_blend(agent, prior, config)
         prior = prior.with_blend(blend)
         final.update(blend_metrics)
     seconds = time.perf_counter() - start
@@ -370,34 +360,6 @@ def _train_encoder(
     return EncoderResult(prior, metrics, history, seconds, None if path is None else str(path))
 
 
-# Vague versions of the dev queries the blend's weights are tuned on: a few per query, at most this many.
-BLEND_TUNING_QUERIES = 2000
-
-
-def _fit_blend(agent: Domain, prior: EncoderPrior, config: EncoderTrainConfig) -> tuple[PriorBlend, dict]:
-    """The weights of the encoder, pooled MiniLM and BM25 in the blended prior (``assistant.priors.blend``),
-    tuned by NLL on vague versions of the dev queries (not those the temperatures were tuned on), and the
-    blend's dev figures."""
-    minilm, bm25 = fit_retrieval(agent, config.protocol_seed, calibration_queries(agent, config.protocol_seed))
-    copies = max(1, min(3, BLEND_TUNING_QUERIES // max(len(agent.queries("dev")[0]), 1)))
-    texts, labels, _ = training_queries(agent, seed=config.protocol_seed + 2, copies=copies)
-    parts = {"sru": prior.with_blend(None).scores(texts), "minilm": minilm.scores(texts), "bm25": bm25.scores(texts)}
-    weights, nll = fit_blend_weights(parts, labels)
-    blend = PriorBlend(weights, minilm if weights["minilm"] else None, bm25 if weights["bm25"] else None)
-    alone = ranking_metrics(parts["sru"], labels)
-    blended = ranking_metrics(blend_scores(parts, weights), labels)
-    metrics = {
-        "blend_sru": weights["sru"],
-        "blend_minilm": weights["minilm"],
-        "blend_bm25": weights["bm25"],
-        "blend_tuning_queries": float(len(texts)),
-        "blend_tuning_acc1_encoder": alone["acc1"],
-        "blend_tuning_acc1": blended["acc1"],
-        "blend_tuning_nll": nll,
-    }
-    return blend, metrics
-
-
 def data_sizes(domain: Domain) -> dict[str, int]:
     """How much a model was trained on (recorded in its sidecar): after an import, the difference says
     whether a few epochs of fine-tuning catch up or a new training is needed."""
@@ -407,19 +369,6 @@ def data_sizes(domain: Domain) -> dict[str, int]:
         "train_queries": int((np.asarray(domain.query_splits) == "train").sum()),
         "annotations": round(float(np.asarray(domain.counts).sum())),
     }
-
-
-def _tune_centroid_weight(prior: EncoderPrior, dev_ids: list[list[int]], dev_labels: np.ndarray) -> float:
-    """The weight of the label's training-query centroid that maximises dev Acc@1 (+ Acc@3/2)."""
-    if not len(dev_ids):
-        return 1.0
-    best, best_weight = -1.0, 0.0
-    for weight in (0.0, 0.25, 0.5, 1.0, 2.0, 4.0):
-        m = ranking_metrics(prior.with_centroids(weight).scores_from_ids(dev_ids), dev_labels)
-        score = m["acc1"] + 0.5 * m["acc3"]
-        if score > best + 1e-9:
-            best, best_weight = score, weight
-    return best_weight
 
 
 def load_or_train_encoder(
@@ -435,10 +384,3 @@ def load_or_train_encoder(
         pass
     result = yield from train_encoder(domain, config, seed=seed, save=True)
     return result.prior
-
-
-def calibration_queries(agent: Domain, seed: int) -> tuple[tuple[list[str], np.ndarray], tuple[list[str], np.ndarray]]:
-    """((long texts, labels), (short texts, labels)): the vague mix of the dev queries (three versions of
-    each), split at ``SHORT_QUERY_WORDS`` words, for the prior's two temperatures."""
-    texts, labels, _ = training_queries(agent, seed=seed, copies=3)
-    return split_by_length(texts, labels)

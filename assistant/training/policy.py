@@ -26,6 +26,7 @@ import torch
 from assistant.clarification.answer_model import MIN_PROB, AnswerModel, answer_matrix
 from assistant.errors import ConfigError
 from assistant.progress import Progress
+from assistant.settings import MAX_QUESTIONS
 from assistant.simulation.environment import BatchEnvironment
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.user import SimulatedUser
@@ -46,7 +47,7 @@ class PolicyConfig:
     reward_correct: float = 20.0
     reward_wrong: float = -10.0
     turn_reward: float = -1.0
-    max_turns: int = 10
+    max_turns: int = MAX_QUESTIONS
     top_k: int = 20
     hidden: int = 32
     entropy_bonus: float = 0.01

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from assistant.app.models.registry import default_pace, policy_stem
+from assistant.app.models.registry import policy_stem
+from assistant.clarification.stopping import default_pace
 from assistant.store import KnowledgeBase, Label, Question
 
 REPO = Path(__file__).resolve().parents[2]

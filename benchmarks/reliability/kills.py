@@ -143,84 +143,16 @@ def probe_kills(home: Path, domain: str, kills: int, seed: int = 0, timeout: flo
         args = ["ask", domain, "--json-lines"]
         args += ["--resume", str(resuming)] if resuming is not None else [str(rng.choice(QUERIES))]
         kill_at = float(rng.uniform(0.0, ready * 1.3 + 3.0))
-        proc = subprocess.Popen(
-            clarify_command(*args),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=home,
-        )
         figures.processes += 1
-        lines: queue.Queue = queue.Queue()
-        threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
-        person = Person(proc, rng)
-        started = time.monotonic()
-        ended = False
-        while time.monotonic() - started < kill_at:
-            try:
-                line = lines.get(timeout=0.05)
-            except queue.Empty:
-                continue
-            if line is None:
-                ended = True
-                break
-            person.handle(line, reply=True, started=started)
-        killed = not ended and proc.poll() is None
-        if killed:
-            proc.send_signal(signal.SIGKILL)
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        assert proc.stderr is not None  # stderr=PIPE
-        stderr = proc.stderr.read()
-        while True:  # what the process printed before it died still counts as said
-            try:
-                line = lines.get(timeout=1.0)
-            except queue.Empty:
-                break
-            if line is None:
-                break
-            person.handle(line, reply=False, started=started)
-        if person.first_question:
-            ready = 0.7 * ready + 0.3 * person.first_question
-        elif killed and time.monotonic() - started >= ready:  # a slow machine: start-up takes longer than assumed
+        attempt = _attempt(args, rng, env, home, kill_at, timeout)
+        if attempt.person.first_question:
+            ready = 0.7 * ready + 0.3 * attempt.person.first_question
+        elif attempt.killed and attempt.elapsed >= ready:  # a slow machine: start-up takes longer than assumed
             ready *= 1.3
-        if killed:
-            figures.kills += 1
-        elif proc.returncode != 0 or person.errors:
-            figures.failures.append(
-                {"argv": args, "exit": proc.returncode, "stderr": stderr[-400:], "events": person.errors}
-            )
-        if resuming is not None and person.session_id not in (None, resuming):
-            figures.unresumable += 1
-            figures.failures.append({"argv": args, "problem": f"resumed session {person.session_id}"})
-        elif resuming is not None and not killed and proc.returncode != 0:
-            figures.unresumable += 1
-            figures.failures.append({"argv": args, "problem": "resume failed", "stderr": stderr[-400:]})
+        if not _count_attempt(figures, attempt, resuming):
             session_id = None
             continue
-        if person.session_id is not None:
-            if person.session_id != resuming:
-                figures.sessions += 1
-            acknowledged[person.session_id] = acknowledged.get(person.session_id, 0) + person.acknowledged
-            figures.acknowledged += person.acknowledged
-            session_id = person.session_id
-        check = integrity(db) if db.exists() else "ok"
-        if check != "ok":
-            figures.corrupted += 1
-            figures.failures.append({"argv": args, "problem": f"integrity_check: {check[:300]}"})
-        if session_id is not None and db.exists():
-            lost = acknowledged[session_id] - logged_actions(db, session_id)
-            if lost > 0:
-                figures.answers_lost += lost
-                figures.failures.append({"argv": args, "problem": f"{lost} acknowledged actions not in the log"})
-        if person.final:
-            figures.finished += 1
-            session_id = None
+        session_id = _check_the_log(figures, attempt, resuming, session_id, acknowledged, db)
     if session_id is not None:  # the last kill's resume check
         done = subprocess.run(
             clarify_command("ask", domain, "--json-lines", "--resume", str(session_id)),
@@ -230,3 +162,112 @@ def probe_kills(home: Path, domain: str, kills: int, seed: int = 0, timeout: flo
             figures.unresumable += 1
             figures.failures.append({"problem": "last resume failed", "stderr": done.stderr[-400:]})
     return figures
+
+
+@dataclass
+class _Attempt:
+    """One process of the probe: its arguments, the person who talked to it, whether it was killed, its
+    exit status and stderr, and the seconds from its start to the end of its output."""
+
+    args: list[str]
+    person: Person
+    killed: bool
+    returncode: int | None
+    stderr: str
+    elapsed: float
+
+
+def _attempt(args: list[str], rng, env, home: Path, kill_at: float, timeout: float) -> _Attempt:
+    """Start `clarify ARGS`, talk to it as a person until ``kill_at`` seconds, then kill it (unless it ended)."""
+    proc = subprocess.Popen(
+        clarify_command(*args),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=home,
+    )
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
+    person = Person(proc, rng)
+    started = time.monotonic()
+    ended = False
+    while time.monotonic() - started < kill_at:
+        try:
+            line = lines.get(timeout=0.05)
+        except queue.Empty:
+            continue
+        if line is None:
+            ended = True
+            break
+        person.handle(line, reply=True, started=started)
+    killed = not ended and proc.poll() is None
+    if killed:
+        proc.send_signal(signal.SIGKILL)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    assert proc.stderr is not None  # stderr=PIPE
+    stderr = proc.stderr.read()
+    while True:  # what the process printed before it died still counts as said
+        try:
+            line = lines.get(timeout=1.0)
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        person.handle(line, reply=False, started=started)
+    return _Attempt(args, person, killed, proc.returncode, stderr, time.monotonic() - started)
+
+
+def _count_attempt(figures: Figures, attempt: _Attempt, resuming: int | None) -> bool:
+    """Count a kill, a failure or a session that could not be resumed; False: the resume failed (start anew)."""
+    person, args = attempt.person, attempt.args
+    if attempt.killed:
+        figures.kills += 1
+    elif attempt.returncode != 0 or person.errors:
+        figures.failures.append(
+            {"argv": args, "exit": attempt.returncode, "stderr": attempt.stderr[-400:], "events": person.errors}
+        )
+    if resuming is not None and person.session_id not in (None, resuming):
+        figures.unresumable += 1
+        figures.failures.append({"argv": args, "problem": f"resumed session {person.session_id}"})
+    elif resuming is not None and not attempt.killed and attempt.returncode != 0:
+        figures.unresumable += 1
+        figures.failures.append({"argv": args, "problem": "resume failed", "stderr": attempt.stderr[-400:]})
+        return False
+    return True
+
+
+def _check_the_log(
+    figures: Figures,
+    attempt: _Attempt,
+    resuming: int | None,
+    session_id: int | None,
+    acknowledged: dict[int, int],
+    db: Path,
+) -> int | None:
+    """The database's integrity and the acknowledged actions in its log; the session to resume next."""
+    person, args = attempt.person, attempt.args
+    if person.session_id is not None:
+        if person.session_id != resuming:
+            figures.sessions += 1
+        acknowledged[person.session_id] = acknowledged.get(person.session_id, 0) + person.acknowledged
+        figures.acknowledged += person.acknowledged
+        session_id = person.session_id
+    check = integrity(db) if db.exists() else "ok"
+    if check != "ok":
+        figures.corrupted += 1
+        figures.failures.append({"argv": args, "problem": f"integrity_check: {check[:300]}"})
+    if session_id is not None and db.exists():
+        lost = acknowledged[session_id] - logged_actions(db, session_id)
+        if lost > 0:
+            figures.answers_lost += lost
+            figures.failures.append({"argv": args, "problem": f"{lost} acknowledged actions not in the log"})
+    if person.final:
+        figures.finished += 1
+        session_id = None
+    return session_id

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping, Sequence
 
+from assistant.induction.coverage import action_coverage
 from assistant.induction.induction import (
     InducedQuestion,
     InductionConfig,
@@ -18,7 +19,7 @@ from assistant.induction.induction import (
     question_from_tag,
 )
 from assistant.induction.person_model import fit_person_model, mention_evidence, person_answers
-from assistant.induction.wording import action_coverage, question_problems
+from assistant.induction.wording import question_problems
 from assistant.store import Label, Question, QuestionKind
 from assistant.text.grammar import agree
 from crowdsourcing.templates import TemplateSet

@@ -203,3 +203,69 @@ def test_sql_runs_only_in_the_store():
         and ("SELECT " in (text := p.read_text(encoding="utf-8")) or ".execute(" in text)
     )
     assert not speaking, f"SQL outside assistant/store: {speaking}"
+
+
+# The wings of assistant/app/ (docs/architecture.md) and the wings each may import besides itself: the
+# conversation needs only the DomainModels Protocol, so it imports no other wing (not the models' registry,
+# which would pull in torch, SRU and MiniLM); the models' lifecycle knows nothing of desks or research.
+WINGS: dict[str, set[str]] = {
+    "conversation": set(),
+    "models": set(),
+    "desk": {"conversation", "models"},
+    "research": {"conversation", "models", "desk"},
+}
+# GUI pages that render a conversation: of assistant/app/ they may import the conversation wing only
+CONVERSATION_PAGES = ("gui.pages.ask", "gui.pages.compare", "gui.pages.history")
+
+
+def _wing(module: str) -> str | None:
+    """The wing of assistant/app/ that ``module`` is in (None: outside app/, or app/'s own __init__)."""
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["assistant", "app"] and len(parts) > 2 else None
+
+
+def test_every_module_of_app_is_in_a_wing():
+    outside = sorted(m for m in FILES if m.startswith("assistant.app.") and _wing(m) not in WINGS)
+    assert not outside, f"modules of assistant/app/ outside the wings {sorted(WINGS)}: {outside}"
+
+
+def test_wings_import_only_the_wings_they_may_use():
+    broken = [
+        f"{m} -> {t}"
+        for m, ts in GRAPH.items()
+        if (wing := _wing(m)) in WINGS
+        for t in ts
+        if (other := _wing(t)) is not None and other != wing and other not in WINGS[wing]
+    ]
+    assert not broken, "\n".join(broken)
+
+
+def test_the_conversation_reaches_no_models_wing():
+    """Named apart from the table above: the seam that leaked (session_records imported check_pace from the
+    registry), followed through every import of the wing, not only its direct ones."""
+    seen, todo = set(), [m for m in FILES if _wing(m) == "conversation"]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(GRAPH.get(module, ()))
+    assert not sorted(m for m in seen if _wing(m) == "models")
+
+
+@pytest.mark.parametrize("page", CONVERSATION_PAGES)
+def test_conversation_pages_import_only_the_conversation_wing(page):
+    assert page in FILES, f"{page} is gone: update CONVERSATION_PAGES"
+    found = sorted(t for t in GRAPH[page] if t.startswith("assistant.app") and _wing(t) != "conversation")
+    assert not found, f"{page} imports {found}: of assistant/app/ it may use the conversation wing only"
+
+
+def test_every_package_says_what_it_holds():
+    """A package's docstring is its door sign: more than its own name ("app", "priors")."""
+    bare = []
+    for module, path in FILES.items():
+        if path.name != "__init__.py":
+            continue
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        if len(doc.split()) < 5 or doc.strip(" .").lower() == module.split(".")[-1]:
+            bare.append(module)
+    assert not bare, f"packages whose docstring says nothing: {sorted(bare)}"

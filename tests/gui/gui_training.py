@@ -10,8 +10,9 @@ from __future__ import annotations
 import time
 
 from assistant.app.models.out_of_scope import tune_out_of_scope_job
-from assistant.app.models.registry import PACES, ModelRegistry
+from assistant.app.models.registry import ModelRegistry
 from assistant.app.models.training_jobs import fit_prior_job, train_policy_job, tune_coverage_job
+from assistant.clarification.stopping import PACES
 from assistant.progress import run_job
 from assistant.ranking.ranking_session import candidate_texts
 from assistant.training.policy import PolicyConfig

@@ -167,3 +167,15 @@ def test_garbage_is_collected_in_the_gui_thread_only():
     collection.stop()
     assert gc.isenabled()
     gc.disable()  # the fixture's collection is still running for this test
+
+
+def test_the_progress_panel_shows_the_one_eta_once_a_stage_has_a_rate(qtbot):
+    from gui.workers import ProgressPanel
+
+    panel = ProgressPanel()
+    qtbot.addWidget(panel)
+    panel.show_progress([Progress(1, 100, "step 1: training")])
+    assert "left" not in panel.message.text()  # one record: no rate yet
+    time.sleep(0.05)
+    panel.show_progress([Progress(2, 100, "step 2: training")])
+    assert panel.message.text().count("left") == 1 and "about" in panel.message.text()

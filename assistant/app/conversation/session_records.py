@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from assistant import paths
-from assistant.app.models.registry import check_pace
 from assistant.clarification.clarifier import Conversation
 from assistant.clarification.records import StopReason
+from assistant.clarification.stopping import check_pace
 from assistant.errors import ConfigError, SessionStateError
 from assistant.settings import RANKING_BUDGET, RANKING_THRESHOLD, SHORTLIST_SIZE
 from assistant.store import (
@@ -95,7 +95,7 @@ class SessionConfig:
     """``shortlist_size`` labels go to the comparison phase; the ranker stops at ``ranking_threshold``
     confidence or after ``ranking_budget`` comparisons. ``text_prior`` is the model registry's, recorded when
     the session starts so that it is resumed with the same one. ``pace``: "quick" or "thorough" (the cost of
-    a question, see ``assistant.app.models.registry.PACES``; None: the domain's default, recorded at the start)."""
+    a question, see ``assistant.clarification.stopping.PACES``; None: the domain's default, recorded at the start)."""
 
     candidates: str = "all"
     shortlist_size: int = SHORTLIST_SIZE

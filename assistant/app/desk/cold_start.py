@@ -79,30 +79,21 @@ def clearly_better(challenger: list[bool], incumbent: list[bool]) -> bool:
 
 
 class OverallProgress:
-    """Turns the progress of a job's stages into one scale (0-1000) with an ETA: each stage has a weight (its
-    expected share of the time), and the inner job's own fraction moves within it."""
+    """Turns the progress of a job's stages into one scale (0-1000): each stage has a weight (its expected
+    share of the time), and the inner job's own fraction moves within it. The ETA is the front end's
+    (``assistant.progress.Eta``), from this one scale: never one in the message too."""
 
     def __init__(self, weights: dict[str, float]) -> None:
         self.weights = weights
         self.total = sum(weights.values())
         self.done = 0.0
         self.last = 0.0
-        self.start = time.monotonic()
 
     def record(self, inner: Progress, stage: str, label: str) -> Progress:
         # never backwards: a stage that runs several jobs restarts their own counts
         self.last = fraction = max(self.last, (self.done + self.weights[stage] * (inner.fraction or 0.0)) / self.total)
-        elapsed = time.monotonic() - self.start
-        eta = ""
-        if fraction >= 0.03:
-            left = elapsed * (1.0 - fraction) / fraction
-            eta = (
-                f" (about {left / 60:.0f} min left)"
-                if left >= 90
-                else f" (about {max(5, round(left / 5) * 5):.0f} s left)"
-            )
         message = f"{label}: {inner.message}" if inner.message else label
-        return Progress(round(1000 * fraction), 1000, message + eta, inner.metrics)
+        return Progress(round(1000 * fraction), 1000, message, inner.metrics)
 
     def run(self, job: Generator[Progress, None, Any], stage: str, label: str) -> Generator[Progress, None, Any]:
         """Run ``job`` as ``stage``, yielding its records on the overall scale; returns its result."""
@@ -142,7 +133,7 @@ def cold_start_prepare(
     sru_probe: EncoderTrainConfig = SRU_PROBE,
 ) -> Generator[Progress, None, list[str]]:
     """The cold-start path (module docstring); returns what was done, the chosen prior first. Its progress is
-    one scale over all stages, with an ETA in the message. (Tests pass tiny budgets.)"""
+    one scale over all stages (the front end shows its ETA). (Tests pass tiny budgets.)"""
     start = time.monotonic()
     minilm = ModelRegistry(name, text_prior="minilm")
     overall = OverallProgress(_stage_weights(minilm, try_sru))

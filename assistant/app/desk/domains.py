@@ -15,12 +15,11 @@ from typing import Any
 from assistant import paths
 from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare
 from assistant.app.desk.own_faq import is_own_faq
+from assistant.app.models.model_jobs import train_model_job
 from assistant.app.models.model_sets import domain_lock
-from assistant.app.models.out_of_scope import tune_out_of_scope_job
 from assistant.app.models.prior_choice import chosen_text_prior
 from assistant.app.models.registry import ModelRegistry
 from assistant.app.models.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
-from assistant.app.models.training_jobs import fit_prior_job, train_encoder_job, train_policy_job, tune_coverage_job
 from assistant.errors import ConfigError, DomainNotFoundError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, built_domains
@@ -135,22 +134,14 @@ def _prepare(
             trained.append("release models")
             todo = registry.missing(candidate_settings)
     if "encoder" in todo:
-        yield from train_encoder_job(registry, seed)  # fits the prior on top of it too
+        yield from train_model_job(registry, "encoder", seed)  # fits the prior on top of it too
         trained.append("encoder")
         todo = registry.missing(candidate_settings)
-    for item in todo:  # the prior's fit, policies, then the coverage rules tuned for them
-        if item == "prior":
-            yield from fit_prior_job(registry, seed)
-        elif item.startswith("coverage-"):
-            _, cands, pace = item.split("-", 2)
-            yield from tune_coverage_job(registry, cands, pace, seed=seed)
-        elif item.startswith("oos-"):
-            _, cands, pace = item.split("-", 2)
-            yield from tune_out_of_scope_job(registry, cands, pace, seed=seed)
-        else:
-            _, cands, variant, pace = item.split("-", 3)
-            config = cold_start_policy_config(pace) if is_own_faq(name) else None  # a FAQ's: as its cold start's
-            yield from train_policy_job(registry, cands, variant, config, seed=seed, pace=pace)
+    for item in todo:  # the prior's fit, policies, then the rules tuned for them
+        pace = item.rsplit("-", 1)[-1]
+        # a FAQ's policies train as its cold start's
+        config = cold_start_policy_config(pace) if item.startswith("policy-") and is_own_faq(name) else None
+        yield from train_model_job(registry, item, seed, config)
         trained.append(item)
     from assistant.app.models.updates import update_models_job
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from assistant.app.models.registry import ModelRegistry, candidate_labels, check_pace
+from assistant.app.models.registry import ModelRegistry, candidate_labels
+from assistant.clarification.stopping import check_pace
 from assistant.errors import ConfigError
 from assistant.evaluation.out_of_scope import (
     OutOfScopeSetup,

@@ -28,15 +28,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant import paths
+from assistant.app.models.components import missing_models
 from assistant.app.models.prior_choice import chosen_text_prior
 from assistant.clarification.answer_list import answer_lists_suit
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.out_of_scope import OutOfScopeModel
 from assistant.clarification.policy_io import LoadedPolicy, load_policy
+
+# the paces live with the stop rules; PACES stays importable from here (an explicit re-export)
+from assistant.clarification.stopping import PACES as PACES
+from assistant.clarification.stopping import check_pace, default_pace
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
+from assistant.settings import MAX_QUESTIONS, SHORTLIST_SIZE
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
 from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
@@ -49,17 +55,6 @@ CANDIDATE_SETTINGS = ("all", "captioned")
 # The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
 TEXT_PRIORS = ("sru", "minilm")
 VARIANTS = ("learned", "lambda_1")
-# The cost of a question is a product choice (issue 10), and the only thing a pace sets (issue 28): "quick" is
-# IC's r_a = -1 per question (a question is worth asking when it adds 1/30 of the +20/-10 reward swing, 3.3
-# points of Acc@1); "thorough" asks while a question adds about 1 point (r_a = -0.3). Each pace has its own
-# policy, which learns that trade-off. quick is the bound: no pace values a question less, and no cap on the
-# mean number of questions makes a question dearer (the old caps, 4.5 and 6, raised birds' quick cost to -1.77).
-# ``DEFAULT_PACE``: each bundled domain's, chosen on its dev queries: thorough where its extra questions buy at
-# least 2 points of Acc@1 each on dev vague queries (``benchmarks/bench_policy.py``, docs/policy.md).
-PACES = ("quick", "thorough")
-PACE_TURN_REWARD = {"quick": -1.0, "thorough": -0.3}
-PACE_TURN_BUDGET: dict[str, float | None] = {"quick": None, "thorough": None}
-DEFAULT_PACE = {"birds": "quick", "faq": "thorough", "banking": "quick", "clinc": "quick"}
 # Coverage values ``tune_coverage`` chooses among (0 = the stop rule alone decides).
 COVERAGE_GRID = (0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 PROTOCOL_SEED = 0
@@ -83,17 +78,6 @@ def candidate_labels(domain: Domain, setting: str) -> np.ndarray:
             raise ConfigError(f"domain {domain.name!r} has no training queries, so no 'captioned' labels")
         return found
     raise ConfigError(f"unknown candidate setting {setting!r}: use one of {', '.join(CANDIDATE_SETTINGS)}")
-
-
-def default_pace(domain: str) -> str:
-    """The pace a domain's sessions and evaluations use unless told otherwise."""
-    return DEFAULT_PACE.get(domain, "quick")
-
-
-def check_pace(pace: str) -> str:
-    if pace not in PACES:
-        raise ConfigError(f"unknown pace {pace!r}: use one of {', '.join(PACES)}")
-    return pace
 
 
 def policy_stem(candidates: str, variant: str, text_prior: str = "sru", pace: str = "quick") -> str:
@@ -326,35 +310,9 @@ class ModelRegistry:
     def missing(self, candidate_settings: tuple[str, ...] = ("all",)) -> list[str]:
         """What has no usable model at all (also what is stale, unless the registry serves stale models), in
         order: 'encoder', 'prior' (its fitted settings), 'policy-all-learned-quick', ..., 'coverage-all-quick'
-        (the coverage rule of a learned policy), 'oos-all-quick' (the out-of-scope hypothesis)."""
-        needed = self.required_policies(candidate_settings)
-        coverages = [f"coverage-{c}-{p}" for c, v, p in needed if v == "learned"]
-        if self.has_out_of_scope_queries:  # tuned after the coverage rule it stops with
-            coverages += [f"oos-{c}-{p}" for c, v, p in needed if v == "learned"]
-        policies = [f"policy-{c}-{v}-{p}" for c, v, p in needed]
-        try:
-            self.encoder  # noqa: B018 - loading is the check
-        except ModelMissingError:
-            return (["encoder"] if self.text_prior == "sru" else []) + ["prior", *policies, *coverages]
-        todo = []
-        try:
-            self.mention_weight()
-        except ModelMissingError:
-            todo.append("prior")
-        for c, v, p in needed:
-            try:
-                self.load_policy(c, v, p)
-            except ModelMissingError:
-                todo.append(f"policy-{c}-{v}-{p}")
-        for item in coverages:
-            kind, c, p = item.split("-", 2)
-            upstream = f"policy-{c}-learned-{p}" in todo or f"coverage-{c}-{p}" in todo
-            if (
-                upstream
-                or self._stop_key(c, p) + ("/out_of_scope" if kind == "oos" else "") not in self._stop_settings()
-            ):
-                todo.append(item)
-        return todo
+        (the coverage rule of a learned policy), 'oos-all-quick' (the out-of-scope hypothesis): the models of
+        every kind in ``assistant.app.models.components.COMPONENTS``."""
+        return missing_models(self, candidate_settings)
 
     @property
     def has_out_of_scope_queries(self) -> bool:
@@ -364,12 +322,12 @@ class ModelRegistry:
     def out_of_scope_model(self, candidates: str = "all", pace: str | None = None) -> OutOfScopeModel | None:
         """The out-of-scope hypothesis tuned on dev for this policy (None until tuned, or without dev queries)."""
         pace = check_pace(pace or self.default_pace)
-        saved = self._stop_settings().get(self._stop_key(candidates, pace) + "/out_of_scope")
+        saved = self.stop_settings().get(self.stop_key(candidates, pace) + "/out_of_scope")
         return OutOfScopeModel.from_dict(saved["model"]) if saved else None
 
     def save_out_of_scope(self, candidates: str, pace: str, model: OutOfScopeModel, details: dict) -> None:
-        settings = self._stop_settings()
-        settings[self._stop_key(candidates, pace) + "/out_of_scope"] = {"model": model.to_dict(), **details}
+        settings = self.stop_settings()
+        settings[self.stop_key(candidates, pace) + "/out_of_scope"] = {"model": model.to_dict(), **details}
         write_json_atomic(self._stop_settings_path(), settings)
         self._clarifiers.clear()
 
@@ -378,19 +336,20 @@ class ModelRegistry:
         on dev vague queries for this policy and a shortlist of 5 (``assistant.app.models.training_jobs.tune_coverage_job``);
         0 (the policy alone decides) until it is tuned."""
         pace = check_pace(pace or self.default_pace)
-        saved = self._stop_settings().get(self._stop_key(candidates, pace))
+        saved = self.stop_settings().get(self.stop_key(candidates, pace))
         return float(saved["coverage"]) if saved else 0.0
 
     def coverage_missing(self, candidates: str = "all", pace: str | None = None) -> bool:
-        return self._stop_key(candidates, check_pace(pace or self.default_pace)) not in self._stop_settings()
+        return self.stop_key(candidates, check_pace(pace or self.default_pace)) not in self.stop_settings()
 
     def save_coverage(self, candidates: str, pace: str, coverage: float, details: dict) -> None:
-        settings = self._stop_settings()
-        settings[self._stop_key(candidates, pace)] = {"coverage": coverage, **details}
+        settings = self.stop_settings()
+        settings[self.stop_key(candidates, pace)] = {"coverage": coverage, **details}
         write_json_atomic(self._stop_settings_path(), settings)
         self._clarifiers.clear()
 
-    def _stop_key(self, candidates: str, pace: str) -> str:
+    def stop_key(self, candidates: str, pace: str) -> str:
+        """The key of a learned policy's tuned rules in stop.json: they belong to that policy's data."""
         _, data = self.policy_checkpoint(candidates, "learned", pace)
         return f"{candidates}/{pace}/{data}"
 
@@ -399,7 +358,8 @@ class ModelRegistry:
             "stop.json" if self.text_prior == "sru" else f"stop-{self.text_prior}.json"
         )
 
-    def _stop_settings(self) -> dict:
+    def stop_settings(self) -> dict:
+        """stop.json: the coverage rules and out-of-scope hypotheses tuned per learned policy."""
         path = self._stop_settings_path()
         saved = read_json(path)  # a damaged file is retuned like a missing one
         return saved if isinstance(saved, dict) else {}
@@ -420,7 +380,11 @@ class ModelRegistry:
 
     # ---- products ----
     def clarifier(
-        self, candidates: str = "all", pace: str | None = None, shortlist_size: int = 5, max_turns: int = 10
+        self,
+        candidates: str = "all",
+        pace: str | None = None,
+        shortlist_size: int = SHORTLIST_SIZE,
+        max_turns: int = MAX_QUESTIONS,
     ) -> Clarifier:
         """The agent for real conversations: the domain's full annotations, trained prior, the pace's policy
         and its dev-tuned coverage rule for a shortlist of ``shortlist_size``.

@@ -15,18 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from assistant.app.models.registry import (
-    COVERAGE_GRID,
-    PACE_TURN_BUDGET,
-    PACE_TURN_REWARD,
-    SMOOTHING,
-    VARIANTS,
-    ModelRegistry,
-    candidate_labels,
-    check_pace,
-)
+from assistant.app.models.registry import COVERAGE_GRID, SMOOTHING, VARIANTS, ModelRegistry, candidate_labels
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.policy_io import save_policy
+from assistant.clarification.stopping import PACE_TURN_BUDGET, PACE_TURN_REWARD, check_pace
 from assistant.errors import ConfigError
 from assistant.evaluation.clarifier import EvaluationSetup, tune_coverage
 from assistant.priors.base import restrict
@@ -81,7 +73,7 @@ def _fit_prior(registry: ModelRegistry) -> Generator[Progress, None, dict]:
     calibration = None
     if registry.text_prior == "minilm":
         from assistant.priors.minilm import MiniLMPrior
-        from assistant.training.encoder import calibration_queries
+        from assistant.training.encoder_tuning import calibration_queries
 
         yield Progress(0, 2, "calibrating the pooled MiniLM prior on the dev queries")
         prior = MiniLMPrior.fit(

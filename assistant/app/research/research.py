@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from assistant.app.models.registry import PACE_TURN_REWARD, ModelRegistry, candidate_labels, check_pace
+from assistant.app.models.registry import ModelRegistry, candidate_labels
 from assistant.app.models.training_jobs import DEV_SEED_OFFSET, SHORTLIST_SIZE, dev_mix_episodes, registry_of
+from assistant.clarification.stopping import PACE_TURN_REWARD, check_pace
 from assistant.errors import ConfigError
 from assistant.evaluation.clarifier import SYSTEMS, EvaluationSetup, evaluate
 from assistant.evaluation.cqa.data import DATASETS as RANKING_DATASETS
@@ -30,6 +31,7 @@ from assistant.evaluation.report import EvaluationReport, noise_table
 from assistant.priors.bm25 import BM25Prior
 from assistant.progress import Progress
 from assistant.ranking.ranking_session import Candidate, RankingSession
+from assistant.settings import MAX_QUESTIONS
 from assistant.simulation.episodes import episodes_from_file, sample_episodes
 from assistant.simulation.noise import UserNoise
 from assistant.simulation.queries import VagueQueryMix, vague_episodes
@@ -100,7 +102,7 @@ def evaluate_job(
     episodes: int = 2000,
     seed: int = 0,
     systems: Sequence[str] = SYSTEMS,
-    max_turns: int = 10,
+    max_turns: int = MAX_QUESTIONS,
     dev_episodes: int = 500,
     queries: str = "crowd",
     pace: str | None = None,

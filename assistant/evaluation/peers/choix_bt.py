@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, check_fitted
 from assistant.ranking.base import Comparisons, PointPosterior, PreferenceModel, check_inputs
 
 
@@ -23,7 +23,6 @@ class ChoixBradleyTerry(PreferenceModel):
 
     def __init__(self, alpha: float = 1.0) -> None:
         self.alpha = alpha
-        self._posterior: PointPosterior | None = None
 
     def fit(self, features: np.ndarray, prior: np.ndarray | None, comparisons: Comparisons) -> ChoixBradleyTerry:
         try:
@@ -38,10 +37,9 @@ class ChoixBradleyTerry(PreferenceModel):
             for (a, b), o in zip(pairs, comparisons.outcomes[decided])
         ]
         strengths = choix.opt_pairwise(len(x), data, alpha=self.alpha) if data else np.zeros(len(x))
-        self._posterior = PointPosterior(np.asarray(strengths, dtype=np.float64))
+        self.posterior_ = PointPosterior(np.asarray(strengths, dtype=np.float64))
         return self
 
     def posterior(self) -> PointPosterior:
-        if self._posterior is None:
-            raise ConfigError("ChoixBradleyTerry.posterior() called before fit()")
-        return self._posterior
+        check_fitted(self, "posterior_")
+        return self.posterior_

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, check_fitted
 from assistant.ranking.acquisition import AcquisitionFunction, RandomPairs
 from assistant.ranking.base import Comparisons, Posterior, PreferenceModel, check_inputs, standardize
 
@@ -125,10 +125,8 @@ class PairwiseGPRanker(PreferenceModel):
         self.fit_hyperparameters = fit_hyperparameters
         self.chunk = chunk
         self.seed = seed
-        self.model_: Any = None  # a botorch PairwiseGP once fitted
         self._inputs: Any = None  # the float64 torch inputs [N, D + 1] (torch loads with botorch, lazily)
         self._key: tuple = ()
-        self._posterior: PairwiseGPPosterior | None = None
 
     def fit(self, features: np.ndarray, prior: np.ndarray | None, comparisons: Comparisons) -> PairwiseGPRanker:
         _require_botorch()
@@ -162,14 +160,13 @@ class PairwiseGPRanker(PreferenceModel):
             elif len(winners_first):
                 model._update(model.datapoints)
         model.eval()
-        self.model_ = model
-        self._posterior = PairwiseGPPosterior(model, inputs, self.chunk)
+        self.model_: Any = model  # a botorch PairwiseGP
+        self.posterior_ = PairwiseGPPosterior(model, inputs, self.chunk)
         return self
 
     def posterior(self) -> PairwiseGPPosterior:
-        if self._posterior is None:
-            raise ConfigError("PairwiseGPRanker.posterior() called before fit()")
-        return self._posterior
+        check_fitted(self, "posterior_")
+        return self.posterior_
 
 
 class _IncumbentChallenger(AcquisitionFunction):

@@ -26,8 +26,8 @@ def test_progress_lines_name_each_stage_and_give_an_eta_from_the_stage_pace(monk
     assert lines == [
         "preparing faq: checking the result [1/3, 5 s]",
         "preparing faq: step 10: loss 4.4 [10/1500, 10 s]",
-        "preparing faq: step 30: loss 3.1 [30/1500, 30 s, about 1470 s left]",
-        "preparing faq: step 40: loss 2.9 [40/1500, 41 s, about 1509 s left]",
+        "preparing faq: step 30: loss 3.1 [30/1500, 30 s, about 24 min left]",
+        "preparing faq: step 40: loss 2.9 [40/1500, 41 s, about 25 min left]",
         "preparing faq: training: the knowledge base differs from the release's [0, 60 s]",
     ]
 

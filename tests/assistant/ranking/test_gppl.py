@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import log_ndtr
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, NotFittedError
 from assistant.ranking.base import Comparisons
 from assistant.ranking.bt import BradleyTerry
 from assistant.ranking.gppl import GPPL, median_lengthscales
@@ -167,7 +167,7 @@ def test_predict_mean_of_new_items_follows_the_fitted_posterior():
     assert model.predict_mean(far, np.array([3.0]))[0] == pytest.approx(expected)
     with pytest.raises(ConfigError):
         model.predict_mean(x[:, :2], prior)
-    with pytest.raises(ConfigError):
+    with pytest.raises(NotFittedError):  # a bug in the caller, not the person's mistake
         GPPL().predict_mean(x, prior)
 
 

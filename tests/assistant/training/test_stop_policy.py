@@ -8,10 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.app.models.registry import PACE_TURN_BUDGET, PACE_TURN_REWARD, PACES
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
-from assistant.clarification.stopping import LearnedPolicy
+from assistant.clarification.stopping import PACE_TURN_BUDGET, PACE_TURN_REWARD, PACES, LearnedPolicy
 from assistant.evaluation.clarifier import EvaluationSetup, tune_coverage
 from assistant.progress import run_job
 from assistant.simulation.episodes import EpisodeSpec
