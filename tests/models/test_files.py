@@ -78,7 +78,7 @@ def test_a_knowledge_base_backup_is_a_whole_database(tmp_path):
     copy.close()
 
 
-def _encode_two(path: str, worker: int) -> None:
+def _encode_two(path, worker):
     CachingSentenceEncoder(path, HashingEncoder()).encode([f"query {worker} one", f"query {worker} two"])
 
 
