@@ -11,6 +11,12 @@ from __future__ import annotations
 
 from assistant.app.conversation.session import AnswerKind, ProposalReason, RankingStopReason, SessionStatus, StopReason
 
+
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """'1 question', '2 questions', '0 comparisons' (never 'question(s)')."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
 # ---- the conversation ----------------------------------------------------------------------------------
 STOP_REASONS = {
     StopReason.CONFIDENT: "I think I know enough",

@@ -178,7 +178,8 @@ def sessions_command(domain: str, min_new: int, seed: int) -> None:
     does this in the background after every --min accepted sessions)."""
     done = run_with_progress(learn_from_use_job(domain, min_new, seed), f"learning from the sessions of {domain}")
     if not done["stored"]:
-        echo(f"{done['pending']} new accepted session(s): learning starts at {min_new} (--min)")
+        pending = done["pending"]
+        echo(f"{pending} new accepted session{'' if pending == 1 else 's'}: learning starts at {min_new} (--min)")
         return
     echo(
         f"{done['stored']} accepted sessions became training pairs; updated: {', '.join(done['updated']) or 'nothing'}"

@@ -34,6 +34,7 @@ from gui.qt_models import PosteriorModel
 from gui.snapshot import OutOfScopeView, SessionSnapshot
 from gui.transcript import transcript_html
 from gui.widgets import Card, make_table, press_if_shown, stretch_column, window_shortcuts
+from gui.words import counted
 
 LN2 = math.log(2.0)
 
@@ -358,7 +359,7 @@ class AskPage(QWidget):
         elif snapshot.phase == Phase.COMPARING:
             self.card.title.setText("Shortlist ready")
             self.question_text.setText(
-                f"After {snapshot.questions_answered} question(s) the assistant has a shortlist: "
+                f"After {counted(snapshot.questions_answered, 'question')} the assistant has a shortlist: "
                 "compare the candidates two at a time, or ask it for more questions."
             )
         elif snapshot.phase == Phase.OUT_OF_SCOPE and snapshot.nothing_fits is not None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from gui_helpers import TIMEOUT_MS, make_window
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QPushButton, QTableView, QWizard
 
 from assistant import paths
@@ -77,25 +78,73 @@ def library_with_unanswered():
         number = log.create("museum pass", {})
         log.append(number, "out_of_scope", {}, "out_of_scope", None)
         other = log.create("kindle wont sync", {})
-        log.append(other, "reject", {"label": "ebooks"}, "failed", None)
-    return number, other
+        log.append(other, "reject", {"label": "ebooks", "reason": "it is about my kindle"}, "failed", None)
+        handed = log.create("can i bring my dog", {})
+        log.append(handed, "out_of_scope", {}, "out_of_scope", None)
+        log.append(handed, "hand_off", {"closest": ["opening-hours"], "note": "a guide dog"}, "out_of_scope", None)
+    return number, other, handed
+
+
+def open_inbox(qtbot, settings, monkeypatch, size):
+    window = make_window(qtbot, settings)
+    window.resize(*size)
+    monkeypatch.setattr(window, "domain", "library")
+    dialog = window.faq.open_inbox()
+    return window, dialog, dialog.findChild(QTableView, "inboxTable")
+
+
+def select_question(dialog, table, query: str) -> None:
+    row = next(i for i, item in enumerate(dialog.model.records) if item.query == query)
+    table.selectRow(row)
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1024, 700)])
+def test_the_inbox_chooses_nothing_for_the_person(qtbot, settings, library_with_unanswered, monkeypatch, size):
+    """Issue 34: a wrong entry was preselected with Assign the default button, so Enter filed the question
+    there; entries were shown as keys (faq-079); the person's note was missing; a handed-on question read
+    "out of scope"."""
+    _window, dialog, table = open_inbox(qtbot, settings, monkeypatch, size)
+    assert table.model().rowCount() == 3 and "3 questions library could not answer" in dialog.summary.text()
+    assert dialog.selected() is None and dialog.entry.currentIndex() == -1
+    buttons = dialog.findChildren(QPushButton)
+    assert not any(b.isDefault() or b.autoDefault() for b in buttons)
+    assert not any(b.isEnabled() for b in buttons if b.objectName().startswith("inbox"))
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # Enter files nothing
+    assert len(inbox_items("library")) == 3
+    # entries by their titles, never their keys
+    texts = [dialog.entry.itemText(i) for i in range(dialog.entry.count())]
+    assert "How do I borrow e-books and audiobooks?" in texts and not any(t == "ebooks" or "(" in t for t in texts)
+    reasons = {item.query: item.reason for item in dialog.model.records}
+    assert reasons["can i bring my dog"] == "handed on" and reasons["museum pass"] == "out of scope"
+    select_question(dialog, table, "kindle wont sync")
+    assert "it is about my kindle" in dialog.details.text()
+    assert "How do I borrow e-books and audiobooks?" in dialog.details.text() and "ebooks" not in dialog.details.text()
+    assert dialog.findChild(QPushButton, "inboxDismiss").isEnabled()
+    assert not dialog.findChild(QPushButton, "inboxAssign").isEnabled()  # no entry chosen yet
+    assert "Their note" in [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(4)]
+    select_question(dialog, table, "can i bring my dog")
+    assert "a guide dog" in dialog.details.text()
+    dialog.close()
 
 
 def test_the_inbox_dialog_assigns_and_makes_new_entries(qtbot, settings, library_with_unanswered, monkeypatch):
-    window = make_window(qtbot, settings)
-    monkeypatch.setattr(window, "domain", "library")
-    dialog = window.faq.open_inbox()
-    table = dialog.findChild(QTableView, "inboxTable")
-    assert table.model().rowCount() == 2 and "2 question(s)" in dialog.summary.text()
-    # the newest (the rejected one) is selected, its rejected entry preselected
-    assert dialog.selected().query == "kindle wont sync" and dialog.entry.currentData() == "ebooks"
+    _window, dialog, table = open_inbox(qtbot, settings, monkeypatch, (1366, 768))
+    select_question(dialog, table, "kindle wont sync")
+    dialog.entry.setCurrentIndex(dialog.entry.findData("ebooks"))
     dialog.findChild(QPushButton, "inboxAssign").click()
-    assert [i.query for i in inbox_items("library")] == ["museum pass"]
+    assert sorted(i.query for i in inbox_items("library")) == ["can i bring my dog", "museum pass"]
+    assert "Filed “kindle wont sync” under “How do I borrow e-books and audiobooks?”" in dialog.done_label.text()
+    assert dialog.selected() is None and dialog.entry.currentIndex() == -1  # the next one is chosen afresh
+    select_question(dialog, table, "can i bring my dog")
+    dialog.findChild(QPushButton, "inboxDismiss").click()
+    assert "Set aside “can i bring my dog”" in dialog.done_label.text()
+    select_question(dialog, table, "museum pass")
     dialog.findChild(QLineEdit, "inboxNewTitle").setText("Can I borrow a museum pass?")
     dialog.new_answer.setPlainText("Yes, at the information desk.")
     worker = dialog.new_entry_for_selected()
     qtbot.waitUntil(lambda: table.model().rowCount() == 0, timeout=TIMEOUT_MS * 3)
     assert worker is not None and "empty" in dialog.summary.text()
+    assert "New entry “Can I borrow a museum pass?” made" in dialog.done_label.text()
     with KnowledgeBase.open("library") as kb:
         assert "can-i-borrow-a-museum-pass" in kb.label_ids()
     dialog.close()
