@@ -17,6 +17,29 @@ def counted(n: int, noun: str, plural: str = "") -> str:
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
+# What an induced question's tag ("action::delete", "object::account", "action@Gmail") is about, in words.
+_TAG_KINDS = {"product": "product", "action": "to do", "object": "about", "attribute": "detail"}
+_FACETS = {
+    "product": "which product",
+    "action": "what they want to do",
+    "object": "what it is about",
+    "attribute": "which detail",
+    "category": "which topic",
+}
+
+
+def tag_words(tag: str) -> str:
+    """A question's tag as a desk person reads it: 'about: account' for 'object::account', 'what they want to do
+    in Gmail' for 'action@Gmail', 'has bill shape: curved' for a bird's 'has_bill_shape::curved'."""
+    kind, sep, value = tag.partition("::")
+    if sep:
+        return f"{_TAG_KINDS.get(kind, kind.replace('_', ' '))}: {value.replace('_', ' ')}"
+    kind, sep, group = tag.partition("@")
+    if sep and kind in _FACETS:
+        return f"{_FACETS[kind]} in {group}"
+    return _FACETS.get(tag, tag.replace("_", " "))
+
+
 # ---- the conversation ----------------------------------------------------------------------------------
 STOP_REASONS = {
     StopReason.CONFIDENT: "I think I know enough",
