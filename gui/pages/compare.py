@@ -190,7 +190,7 @@ class FinalAnswerCard(Card):
             if answer is not None and answer.chance is not None:
                 status += f" Clarify is {_percent(answer.chance)} sure this is the best of the compared answers."
             elif answer is not None:
-                status += f" Clarify is {_percent(answer.probability)} sure this is the right question."
+                status += f" Clarify is {_percent(answer.probability)} sure this entry answers your question."
         elif snapshot.phase == Phase.FINISHED:
             status = f"Accepted after {questions}. Saved as session {snapshot.session_id}."
         elif snapshot.handed_off:

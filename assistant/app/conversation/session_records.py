@@ -193,7 +193,11 @@ def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -
     reasons: dict[str, str] = {
         StopReason.CONFIDENT: f"it is {covered:.0%} sure the answer is among the {shortlist_size} shortlisted "
         f"(best guess {top:.0%})",
-        StopReason.NO_INFORMATIVE_QUESTION: "no question left would tell the shortlisted answers apart",
+        StopReason.NO_INFORMATIVE_QUESTION: (
+            "no question left would tell the shortlisted answers apart"
+            if conversation.turn
+            else "none of its questions would tell these answers apart"  # none was asked: none is "left"
+        ),
         StopReason.NO_QUESTION: "it has asked every question it has",
         StopReason.MAX_TURNS: f"it reached its limit of {conversation.clarifier.config.max_turns} questions",
         StopReason.USER: "you chose to skip to the answers",

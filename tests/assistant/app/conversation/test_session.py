@@ -244,3 +244,21 @@ def test_handing_on_is_for_nothing_fits_or_after_a_rejection(agents):
     session = compare_three(agents)
     with pytest.raises(SessionStateError, match="handed on when nothing fits or after a rejection"):
         session.hand_off()
+
+
+def test_no_question_left_is_said_only_after_questions():
+    """Issue 34: "Stopped asking: no question left would tell ..." after 0 questions."""
+    from types import SimpleNamespace
+
+    from assistant.app.conversation.session_records import StopReason, explain_stop
+
+    def conversation(turn):
+        config = SimpleNamespace(max_turns=10)
+        return SimpleNamespace(
+            coverage=lambda: 0.9, probs=np.array([0.9]), turn=turn, clarifier=SimpleNamespace(config=config)
+        )
+
+    before = explain_stop(StopReason.NO_INFORMATIVE_QUESTION, conversation(0), 5)
+    after = explain_stop(StopReason.NO_INFORMATIVE_QUESTION, conversation(2), 5)
+    assert "left" not in before and "none of its questions" in before
+    assert "no question left" in after
