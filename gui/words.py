@@ -9,6 +9,8 @@ them). Nothing here decides anything.
 
 from __future__ import annotations
 
+import re
+
 from assistant.app.conversation.session import AnswerKind, ProposalReason, RankingStopReason, SessionStatus, StopReason
 
 
@@ -275,3 +277,63 @@ INTERNAL_NAMES = frozenset(
     for member in enum
     if "_" in member
 )
+
+
+# ---- a desk's own FAQ: getting it ready, in a desk person's words -----------------------------------------
+# The engine's stage labels (cold start, model updates) and what a desk person reads for them; the first
+# that the message contains wins. The engine's wording (priors, policies, losses) is for logs and the Lab.
+DESK_STAGES = (
+    ("inducing questions", "Finding questions to ask about your entries"),
+    ("writing", "Writing your entries"),
+    ("reading", "Reading your FAQ"),
+    ("MiniLM", "Learning to read questions the way people write them"),
+    ("SRU", "Trying a second way of reading questions (kept only if it does better)"),
+    ("stop policy", "Learning when to stop asking and show the answers"),
+    ("coverage", "Learning how sure to be before showing answers, and when a question is not for this desk"),
+    ("done in", "Ready"),
+    ("text encoder", "Getting ready (once)"),
+    ("older than the data", "Learning from what changed"),
+    ("stale", "Learning from what changed"),
+    ("encoder", "Learning to read questions the way people write them"),
+    ("policy", "Learning when to stop asking and show the answers"),
+)
+_ETA = re.compile(r"\(about [^)]*left\)")
+
+
+def desk_progress(message: str) -> str:
+    """A progress message of getting a desk ready, in its person's words (with the time left, if said)."""
+    words = next((text for key, text in DESK_STAGES if key.casefold() in message.casefold()), "Getting your desk ready")
+    eta = _ETA.search(message)
+    return f"{words}… {eta.group(0)}" if eta else f"{words}…"
+
+
+def readiness_words(figures: dict) -> str:
+    """How well a new desk is likely to do and what would make it better (``cold_start.readiness``), as HTML."""
+    from html import escape
+
+    parts = []
+    acc1, acc3 = figures.get("acc1"), figures.get("acc3")
+    if acc1 is not None:
+        first = round(10 * float(acc1))
+        three = f", and among its first three answers about {round(10 * float(acc3))} in 10" if acc3 is not None else ""
+        parts.append(
+            f"<p><b>How well it is likely to do:</b> on questions made up from your entries it shows the right "
+            f"entry first about {first} times in 10{three}. People's own questions are often vaguer: it then "
+            "asks a question or two first.</p>"
+        )
+    better = []
+    missing = int(figures.get("without_description") or 0)
+    if missing:
+        better.append(
+            f"write a description (how a person would put the problem, e.g. “I forgot my password”) for the "
+            f"{counted(missing, 'entry', 'entries')} that have none"
+        )
+    inbox = int(figures.get("inbox") or 0)
+    better.append(
+        f"resolve the {counted(inbox, 'question')} waiting in the inbox (File > Inbox)"
+        if inbox
+        else "resolve the questions it could not answer: they wait in File > Inbox"
+    )
+    better.append("every answer people accept teaches it too")
+    parts.append("<p><b>What would make it better:</b> " + escape("; ".join(better)) + ".</p>")
+    return "".join(parts)

@@ -19,12 +19,23 @@ from assistant.store import KnowledgeBase, SessionLog
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
 
+ENGINE_STAGES = [
+    "cold start: fitting the MiniLM text prior on synthesized queries: epoch 3 (about 2 min left)",
+    "cold start: the SRU encoder on the synthesized queries (a probe): loss 1.311 (about 90 s left)",
+    "cold start (minilm prior): the learned stop policy, pace quick: reward 16.54, greedy turns 2.1",
+    "cold start: coverage and out-of-scope rules (quick) (about 5 s left)",
+]
+
+
 def fast_create(name, source, fmt="auto", title="", seed=0):
-    """The wizard's job without the minutes of preparing (tests use tiny budgets): create, then report."""
+    """The wizard's job without the minutes of preparing (tests use tiny budgets): create, then report. Its
+    stand-in stages say what the real cold start says (engine words, each stage counting from 0)."""
     report = yield from create_domain_job(name, source, fmt, title)
-    for step in range(3):
-        yield Progress(step + 1, 3, f"cold start: a stand-in stage (about {3 - step} s left)")
-    return {"report": report, "prepared": ["cold start", "text prior: minilm (stand-in)"]}
+    for message in ENGINE_STAGES:
+        for step in (0, 1, 2):
+            yield Progress(step, 3, message)
+    readiness = {"acc1": 0.6, "acc3": 0.85, "entries": 33, "without_description": 5, "inbox": 0}
+    return {"report": report, "prepared": ["cold start", "text prior: minilm (stand-in)"], "readiness": readiness}
 
 
 def open_faq_wizard(qtbot, window, path: Path, name: str):
@@ -47,7 +58,7 @@ def test_a_bad_faq_is_previewed_with_its_problems_and_nothing_is_written(qtbot, 
     problems = wizard.findChild(QTableView, "faqProblems")
     assert problems.model().rowCount() == 2 and problems.isVisible()
     assert [problems.model().records[i].line for i in range(2)] == [3, 4]
-    assert "2 problem(s)" in page.summary.text() and not page.isComplete()
+    assert "2 problems." in page.summary.text() and not page.isComplete()
     assert not wizard.button(QWizard.WizardButton.CommitButton).isEnabled()
     assert not paths.domain_db_path("desk").exists()
     wizard.close()
@@ -64,7 +75,9 @@ def test_a_good_faq_is_created_and_prepared_with_progress(qtbot, tiny_window, mo
         wizard.next()
     assert created.args == ["library"]
     create = wizard.create_page
-    assert "library is ready" in create.report.toHtml() and "stand-in" in create.report.toHtml()
+    ready = create.report.toPlainText()
+    assert "library is ready" in ready and "about 6 times in 10" in ready and "5 entries that have none" in ready
+    assert "Inbox" in ready
     assert create.progress.bar.value() == create.progress.bar.maximum()
     assert paths.domain_db_path("library").exists()
     wizard.close()
@@ -148,3 +161,45 @@ def test_the_inbox_dialog_assigns_and_makes_new_entries(qtbot, settings, library
     with KnowledgeBase.open("library") as kb:
         assert "can-i-borrow-a-museum-pass" in kb.label_ids()
     dialog.close()
+
+
+ENGINE_WORDS = ("SRU", "MiniLM", "loss", "reward", "greedy", "λ", "prior", "policy", "Acc@1", "synthesized", "encoder")
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1024, 700)])
+def test_the_wizard_speaks_a_desk_persons_words(qtbot, tiny_window, monkeypatch, size):
+    """Issue 34: the wizard's progress read "SRU encoder … loss 1.311", "reward 16.54 … greedy turns … λ", its
+    ready page "text prior: sru", "policy-all-learned-quick" and Acc@1 0.600; its bar went backwards between
+    stages; its first label showed "&FAQ:"."""
+    from PySide6.QtWidgets import QLabel
+
+    tiny_window.resize(*size)
+    monkeypatch.setattr("gui.faq_wizard.create_from_faq_job", fast_create)
+    wizard, _page = open_faq_wizard(qtbot, tiny_window, EXAMPLES / "library-faq.md", "library")
+    faq_label = next(label for label in wizard.source.findChildren(QLabel) if label.text() == "&FAQ:")
+    assert faq_label.buddy() is wizard.findChild(QLineEdit, "faqPath")  # shown as "FAQ:" with Alt+F
+    create = wizard.create_page
+    messages, values = [], []
+    create.progress.bar.valueChanged.connect(values.append)
+    original = create.progress.show_progress
+
+    def record(batch):
+        original(batch)
+        messages.append(create.progress.message.text())
+
+    create.progress.show_progress = record
+    with qtbot.waitSignal(wizard.created, timeout=TIMEOUT_MS * 3):
+        wizard.next()
+    shown = " ".join([*messages, create.report.toPlainText(), create.progress.message.text()])
+    assert len(messages) >= len(ENGINE_STAGES) and not [w for w in ENGINE_WORDS if w in shown], shown
+    assert values == sorted(values)  # never backwards
+    wizard.close()
+
+
+def test_desk_progress_keeps_the_time_left():
+    from gui.words import desk_progress
+
+    assert desk_progress(ENGINE_STAGES[1]) == (
+        "Trying a second way of reading questions (kept only if it does better)… (about 90 s left)"
+    )
+    assert desk_progress("something new") == "Getting your desk ready…"

@@ -167,3 +167,19 @@ def test_garbage_is_collected_in_the_gui_thread_only():
     collection.stop()
     assert gc.isenabled()
     gc.disable()  # the fixture's collection is still running for this test
+
+
+def test_a_bar_of_several_stages_never_goes_backwards(qtbot):
+    """Issue 34: the background update's bar went from 32% back to 6% when its next stage began."""
+    from PySide6.QtWidgets import QProgressBar
+
+    from assistant.progress import Progress
+    from gui.workers import show_on_bar
+
+    bar = QProgressBar()
+    qtbot.addWidget(bar)
+    show_on_bar(bar, Progress(32, 100, "first stage"), forward_only=True)
+    show_on_bar(bar, Progress(6, 100, "second stage"), forward_only=True)
+    assert bar.value() == 320
+    show_on_bar(bar, Progress(6, 100, "a job's own bar"))
+    assert bar.value() == 60

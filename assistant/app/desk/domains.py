@@ -163,12 +163,15 @@ def create_from_faq_job(
     name: str, source: str | Path, fmt: str = "auto", title: str = "", seed: int = 0
 ) -> Generator[Progress, None, dict]:
     """*New domain from my FAQ*: create the domain from the FAQ (nothing written while it has a problem), then
-    prepare it from its texts alone; returns {"report": FaqDomainReport, "prepared": what was done}."""
+    prepare it from its texts alone; returns {"report": FaqDomainReport, "prepared": what was done, "readiness":
+    how well it is likely to do (``cold_start.readiness``)}."""
     from assistant.app.desk.own_faq import create_domain_job
 
     report = yield from create_domain_job(name, source, fmt, title)
     prepared = yield from prepare(name, seed=seed)
-    return {"report": report, "prepared": prepared}
+    from assistant.app.desk.cold_start import readiness
+
+    return {"report": report, "prepared": prepared, "readiness": readiness(name)}
 
 
 def _built_by_an_older_clarify(name: str) -> bool:
@@ -213,7 +216,7 @@ def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None,
     """Prepare ``name`` (build + install the release models or train what is missing), then load and warm up
     its models; returns the ready ``ModelRegistry`` (its ``notice`` says what runs in a slower way, if
     anything)."""
-    yield Progress(0, 0, "checking the text encoder")
+    yield Progress(0, 0, "getting ready to read questions (checking the text encoder)")
     notice = yield from text_encoder_op()
     yield Progress(0, 0, f"checking the models of {name}")
     registry = yield from ready_registry(name, candidates)

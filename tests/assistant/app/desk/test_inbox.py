@@ -128,3 +128,12 @@ def test_the_cli_lists_and_resolves(library):
     for number in left:
         dismiss("library", number, "a test")
     assert "empty" in runner.invoke(main, ["inbox", "library"]).output
+
+
+def test_readiness_counts_entries_without_a_description_and_the_open_inbox(library):
+    from assistant.app.desk.cold_start import readiness
+
+    figures = readiness("library")
+    assert figures["entries"] == 33 and figures["inbox"] == len(inbox_items("library")) == 6
+    assert 0 <= figures["without_description"] < 33
+    assert figures["acc1"] is None  # not prepared here: no held-out figure to promise
