@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from assistant import paths
 from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare
@@ -167,11 +167,31 @@ def create_from_faq_job(
     how well it is likely to do (``cold_start.readiness``)}."""
     from assistant.app.desk.own_faq import create_domain_job
 
-    report = yield from create_domain_job(name, source, fmt, title)
-    prepared = yield from prepare(name, seed=seed)
+    # one scale for both (creating: the first tenth), so that the wizard's bar never goes back to 0
+    report = yield from _scaled(create_domain_job(name, source, fmt, title), 0.0, 0.1)
+    prepared = yield from _scaled(prepare(name, seed=seed), 0.1, 1.0)
     from assistant.app.desk.cold_start import readiness
 
     return {"report": report, "prepared": prepared, "readiness": readiness(name)}
+
+
+T = TypeVar("T")
+
+
+def _scaled(job: Generator[Progress, None, T], start: float, end: float) -> Generator[Progress, None, T]:
+    """``job``'s records on the part [start, end] of a scale of 1000 (a record without a total stays as it is)."""
+    try:
+        while True:
+            try:
+                record = next(job)
+            except StopIteration as stop:
+                return stop.value
+            if record.total > 0:
+                where = start + (end - start) * min(1.0, record.step / record.total)
+                record = Progress(round(1000 * where), 1000, record.message, record.metrics)
+            yield record
+    finally:
+        job.close()  # cancelled from outside: the inner job's clean-up runs too
 
 
 def _built_by_an_older_clarify(name: str) -> bool:
