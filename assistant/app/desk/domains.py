@@ -138,6 +138,19 @@ def _prepare(
         yield from train_encoder_job(registry, seed)  # fits the prior on top of it too
         trained.append("encoder")
         todo = registry.missing(candidate_settings)
+    trained += yield from _train_missing(registry, todo, name, seed)
+    from assistant.app.models.updates import update_models_job
+
+    plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
+    trained += [f"{u.model} ({u.mode})" for u in plan.updates]
+    if plan.updates:  # the coverage and out-of-scope rules of a retrained policy are tuned for it now, not at
+        # the first question after (learning from sessions left the first `ask` re-tuning for 100 s)
+        trained += yield from _train_missing(registry, registry.missing(candidate_settings), name, seed)
+    return trained
+
+
+def _train_missing(registry: ModelRegistry, todo: list[str], name: str, seed: int) -> Generator[Progress, None, list]:
+    """Fit, train or tune each model of ``todo`` (``ModelRegistry.missing``'s order); returns them."""
     for item in todo:  # the prior's fit, policies, then the coverage rules tuned for them
         if item == "prior":
             yield from fit_prior_job(registry, seed)
@@ -151,12 +164,7 @@ def _prepare(
             _, cands, variant, pace = item.split("-", 3)
             config = cold_start_policy_config(pace) if is_own_faq(name) else None  # a FAQ's: as its cold start's
             yield from train_policy_job(registry, cands, variant, config, seed=seed, pace=pace)
-        trained.append(item)
-    from assistant.app.models.updates import update_models_job
-
-    plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
-    trained += [f"{u.model} ({u.mode})" for u in plan.updates]
-    return trained
+    return list(todo)
 
 
 def create_from_faq_job(
