@@ -304,6 +304,8 @@ def desk_progress(message: str) -> str:
     """A progress message of getting a desk ready, in its person's words (with the time left, if said)."""
     words = next((text for key, text in DESK_STAGES if key.casefold() in message.casefold()), "Getting your desk ready")
     eta = _ETA.search(message)
+    if words == "Ready":
+        return words
     return f"{words}… {eta.group(0)}" if eta else f"{words}…"
 
 

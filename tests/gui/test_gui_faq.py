@@ -211,3 +211,4 @@ def test_desk_progress_keeps_the_time_left():
         "Trying a second way of reading questions (kept only if it does better)… (about 90 s left)"
     )
     assert desk_progress("something new") == "Getting your desk ready…"
+    assert desk_progress("cold start for pool done in 212 s") == "Ready"
