@@ -24,10 +24,10 @@ class DomainPicker(QComboBox):
         """Show ``entries`` (and the names in ``also`` that are not among them), keeping ``current`` selected."""
         self.blockSignals(True)
         self.clear()
-        for entry in entries:
+        for entry in sorted(entries, key=lambda e: e.name):  # in order, whatever order the folder lists them in
             self.addItem(entry.name if entry.built else f"{entry.name} (not built yet)", entry.name)
             self.setItemData(self.count() - 1, entry.description, Qt.ItemDataRole.ToolTipRole)
-        for name in also:
+        for name in sorted(also):
             if self.findData(name) < 0:
                 self.addItem(name, name)
         self.blockSignals(False)

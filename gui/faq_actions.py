@@ -33,42 +33,66 @@ from assistant.app.desk.learning import learn_from_use_job
 from assistant.progress import Progress
 from gui.qt_models import Column, RecordTableModel
 from gui.widgets import make_table, stretch_column
+from gui.words import counted
 from gui.workers import JobWorker, WorkerPool, is_running
 
 
 class InboxModel(RecordTableModel):
-    """``InboxItem`` records: the question, why it is here, when, the closest entries."""
+    """``InboxItem`` records: the question, why it is here, the person's note, when, the closest entries (by
+    their titles: ``titles`` maps an entry's key to its title)."""
 
     columns = (
-        Column("Question", lambda i: i.query, tooltip=lambda i: i.note or i.query),
+        Column("Question", lambda i: i.query, tooltip=lambda i: i.query),
         Column("Why", lambda i: i.reason),
+        Column("Their note", lambda i: i.note, tooltip=lambda i: i.note),
         Column("When", lambda i: i.updated_at[:16].replace("T", " ")),
-        Column("Closest entries", lambda i: ", ".join(i.closest[:3])),
     )
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.titles: dict[str, str] = {}
+
+    def closest_titles(self, item: Any, limit: int = 3) -> list[str]:
+        return [self.titles.get(key, key) for key in item.closest[:limit]]
+
+
+NO_ENTRY = "Choose the entry that answers it…"
 
 
 class InboxDialog(QDialog):
-    """The inbox of one domain: pick a question, then assign an entry, make a new entry, or dismiss it."""
+    """The inbox of one domain: pick a question, then assign an entry, make a new entry, or dismiss it.
+
+    Nothing is chosen for the person: no question and no entry is preselected, no button is the default (Enter
+    files nothing), and every action says what it did."""
 
     def __init__(self, pool: WorkerPool, domain: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("inboxDialog")
         self.setWindowTitle(f"Inbox of {domain}")
-        self.resize(820, 520)
+        self.resize(820, 560)
         self.pool, self.domain = pool, domain
         self.summary = QLabel(self)
         self.summary.setObjectName("inboxSummary")
         self.summary.setWordWrap(True)
+        self.done_label = QLabel(self)
+        self.done_label.setObjectName("inboxDone")
+        self.done_label.setWordWrap(True)
+        self.done_label.setAccessibleName("What was done")
         self.model = InboxModel(self)
         self.table = make_table("inboxTable", "Questions Clarify could not answer", self)
         self.table.setModel(self.model)
         stretch_column(self.table, 0)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
+        self.details = QLabel(self)
+        self.details.setObjectName("inboxDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
         self.entry = QComboBox(self)
         self.entry.setObjectName("inboxEntry")
         self.entry.setAccessibleName("Entry that answers the question")
-        self.assign_button = QPushButton("&Assign", self)
-        self.assign_button.setObjectName("inboxAssign")
-        self.assign_button.clicked.connect(self.assign_selected)
+        self.entry.setPlaceholderText(NO_ENTRY)
+        self.entry.currentIndexChanged.connect(lambda _: self._enable())
+        self.assign_button = self._button("&Assign", "inboxAssign", self.assign_selected)
         self.new_title = QLineEdit(self)
         self.new_title.setObjectName("inboxNewTitle")
         self.new_title.setPlaceholderText("title of the new entry (default: the question)")
@@ -76,12 +100,8 @@ class InboxDialog(QDialog):
         self.new_answer.setObjectName("inboxNewAnswer")
         self.new_answer.setPlaceholderText("its answer")
         self.new_answer.setMaximumHeight(80)
-        self.new_button = QPushButton("&New entry", self)
-        self.new_button.setObjectName("inboxNewEntry")
-        self.new_button.clicked.connect(self.new_entry_for_selected)
-        self.dismiss_button = QPushButton("&Dismiss", self)
-        self.dismiss_button.setObjectName("inboxDismiss")
-        self.dismiss_button.clicked.connect(self.dismiss_selected)
+        self.new_button = self._button("&New entry", "inboxNewEntry", self.new_entry_for_selected)
+        self.dismiss_button = self._button("&Dismiss", "inboxDismiss", self.dismiss_selected)
         assign_row = QHBoxLayout()
         assign_row.addWidget(self.entry, 1)
         assign_row.addWidget(self.assign_button)
@@ -95,71 +115,120 @@ class InboxDialog(QDialog):
         buttons.addStretch(1)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         close.rejected.connect(self.reject)
+        for button in close.buttons():
+            if isinstance(button, QPushButton):
+                button.setAutoDefault(False)
+                button.setDefault(False)
         buttons.addWidget(close)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.details)
         layout.addLayout(form)
         layout.addLayout(buttons)
+        layout.addWidget(self.done_label)
         self.refresh()
+
+    def _button(self, text: str, name: str, slot: Any) -> QPushButton:
+        button = QPushButton(text, self)
+        button.setObjectName(name)
+        button.setAutoDefault(False)  # Enter must not file a question anywhere the person did not choose
+        button.setDefault(False)
+        button.clicked.connect(slot)
+        return button
 
     def refresh(self) -> None:
         items = inbox_items(self.domain)
-        self.model.set_records(items)
         labels = entries_of(self.domain)
+        self.model.titles = {label.key: label.name for label in labels}
+        self.model.set_records(items)
+        self.entry.blockSignals(True)
         self.entry.clear()
         for label in labels:
-            self.entry.addItem(f"{label.name}  ({label.key})", label.key)
+            self.entry.addItem(label.name, label.key)
+        self.entry.setCurrentIndex(-1)
+        self.entry.blockSignals(False)
         self.summary.setText(
-            f"{len(items)} question(s) {escape(self.domain)} could not answer (out of scope, handed on, answers "
-            "rejected). Resolve one in a step: the models learn it at their next update."
+            f"{counted(len(items), 'question')} {escape(self.domain)} could not answer (out of scope, handed on, "
+            "answers rejected). Pick one, then resolve it in a step: the models learn it at their next update."
             if items
             else "The inbox is empty: every question so far found an answer."
         )
-        if items:
-            self.table.selectRow(0)
-            self._preselect(items[0])
-        for button in (self.assign_button, self.new_button, self.dismiss_button):
-            button.setEnabled(bool(items))
+        self.table.clearSelection()
+        self._selection_changed()
 
-    def _preselect(self, item: Any) -> None:
-        if item.closest:
-            index = self.entry.findData(item.closest[0])
-            if index >= 0:
-                self.entry.setCurrentIndex(index)
+    def _selection_changed(self) -> None:
+        item = self.selected()
+        if item is None:
+            self.details.setText("<i>Pick a question above.</i>" if self.model.records else "")
+        else:
+            closest = self.model.closest_titles(item)
+            parts = [f"<b>{escape(item.query)}</b> ({escape(item.reason)})"]
+            if item.note:
+                parts.append(f"Their note: “{escape(item.note)}”")
+            if closest:
+                parts.append("Closest entries: " + "; ".join(escape(t) for t in closest))
+            self.details.setText("<br>".join(parts))
+        self._enable()
+
+    def _enable(self) -> None:
+        chosen = self.selected() is not None
+        self.assign_button.setEnabled(chosen and self.entry.currentIndex() >= 0)
+        self.new_button.setEnabled(chosen)
+        self.dismiss_button.setEnabled(chosen)
 
     def selected(self) -> Any:
-        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
-        row = rows[0].row() if rows else 0
-        return self.model.records[row] if self.model.records else None
+        """The question the person picked (None until they pick one)."""
+        selection = self.table.selectionModel()
+        rows = selection.selectedRows() if selection is not None else []
+        if not rows or rows[0].row() >= len(self.model.records):
+            return None
+        return self.model.records[rows[0].row()]
+
+    def _done(self, text: str) -> None:
+        self.refresh()
+        self.done_label.setText(f"✓ {text} The models learn it at their next update.")
 
     def assign_selected(self) -> dict | None:
         item = self.selected()
-        if item is None:
+        if item is None or self.entry.currentIndex() < 0:
             return None
         done = assign(self.domain, item.session_id, str(self.entry.currentData()))
-        self.refresh()
+        title = self.model.titles.get(done["label"], done["label"])
+        self._done(f"Filed “{escape(item.query)}” under “{escape(title)}”{self._twins(done)}.")
         return done
+
+    @staticmethod
+    def _twins(done: dict) -> str:
+        others = len(done["resolved"]) - 1
+        return f" (and {counted(others, 'more question')} asked the same way)" if others else ""
 
     def dismiss_selected(self) -> dict | None:
         item = self.selected()
-        done = dismiss(self.domain, item.session_id) if item is not None else None
-        self.refresh()
+        if item is None:
+            return None
+        done = dismiss(self.domain, item.session_id)
+        self._done(f"Set aside “{escape(item.query)}”{self._twins(done)}.")
         return done
 
     def new_entry_for_selected(self) -> JobWorker | None:
         item = self.selected()
         answer = self.new_answer.toPlainText().strip()
-        if item is None or not answer:
-            self.summary.setText("<b>Write the answer of the new entry first.</b>")
+        if item is None:
+            return None
+        if not answer:
+            self.done_label.setText("<b>Write the answer of the new entry first.</b>")
             return None
         title = self.new_title.text().strip()
         worker = JobWorker(lambda: new_entry_job(self.domain, item.session_id, answer, title), "New entry")
+        self.done_label.setText(f"Adding the new entry “{escape(title or item.query)}”…")
 
-        def added(_: object) -> None:
+        def added(done: dict) -> None:
             self.new_title.clear()
             self.new_answer.clear()
-            self.refresh()
+            self._done(
+                f"New entry “{escape(done['title'])}” made; it answers “{escape(item.query)}”{self._twins(done)}."
+            )
 
         worker.succeeded.connect(added)
         self.pool.start(worker)

@@ -32,11 +32,12 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.app.desk.domains import create_from_faq_job
-from assistant.app.desk.own_faq import FORMATS, preview_faq
+from assistant.app.desk.own_faq import FORMATS, MAX_TITLE_CHARS, preview_faq
 from assistant.progress import Progress
 from gui.dialogs import error_text
 from gui.qt_models import Column, ProblemsModel, RecordTableModel
 from gui.widgets import make_table, stretch_column
+from gui.words import counted, desk_progress, readiness_words
 from gui.workers import JobWorker, ProgressPanel, WorkerPool
 
 FORMAT_LABELS = {
@@ -107,6 +108,7 @@ class FaqSourcePage(QWizardPage):
         self.title_edit = QLineEdit(self)
         self.title_edit.setObjectName("faqTitle")
         self.title_edit.setPlaceholderText("(the FAQ's own title, or the name)")
+        self.title_edit.setMaxLength(MAX_TITLE_CHARS)
         self.name_hint = QLabel(self)
         self.name_hint.setObjectName("faqNameHint")
         self.name_hint.setStyleSheet("color: #b3261e")
@@ -118,7 +120,9 @@ class FaqSourcePage(QWizardPage):
         )
         help_text.setWordWrap(True)
         form = QFormLayout(self)
-        form.addRow("&FAQ:", row)
+        faq_label = QLabel("&FAQ:", self)  # a label for a row of widgets has no buddy by itself: "&" would show
+        faq_label.setBuddy(self.path)
+        form.addRow(faq_label, row)
         form.addRow("F&ormat:", self.format)
         form.addRow("Domain &name:", self.name)
         form.addRow("", self.name_hint)
@@ -225,7 +229,7 @@ class FaqPreviewPage(QWizardPage):
         self.problems.setVisible(bool(parsed.problems))
         if parsed.problems:
             self.summary.setText(
-                f"<b style='color:#b3261e'>{len(parsed.problems)} problem(s).</b> Nothing was written; fix them in "
+                f"<b style='color:#b3261e'>{counted(len(parsed.problems), 'problem')}.</b> Nothing was written; fix them in "
                 f"the FAQ, then go Back and Next to read it again. ({escape(parsed.describe())})"
             )
         elif not parsed.entries:
@@ -255,6 +259,10 @@ class FaqCreatePage(QWizardPage):
         self.setTitle("Creating and preparing your domain")
         self.setSubTitle("Questions are induced from the texts and the models trained on queries made from them.")
         self.progress = ProgressPanel(self, "faqCreate")
+        self.progress.words = lambda record, left: desk_progress(
+            record.message, left
+        )  # no losses, rewards or priors here
+        self.progress.forward_only = True
         self.report = QTextBrowser(self)
         self.report.setObjectName("faqCreateReport")
         self.report.setAccessibleName("What was created")
@@ -283,13 +291,13 @@ class FaqCreatePage(QWizardPage):
         self.result = result
         report = result["report"]
         stats = report.stats
-        prepared = "".join(f"<li>{escape(str(item))}</li>" for item in result["prepared"][:4])
         self.report.setHtml(
             f"<h3>{escape(name)} is ready</h3><p>{escape(report.read)}.</p>"
-            f"<p>{stats['labels']} entries, {sum(stats['questions'].values())} questions induced from the texts, "
-            f"{stats['queries']['train'] + stats['queries']['dev']} queries synthesized from them.</p>"
-            f"<p>Prepared from the texts alone:</p><ul>{prepared}</ul>"
-            "<p>Ask a question on the Ask page. Questions it cannot answer wait in the inbox.</p>"
+            f"<p>{counted(stats['labels'], 'entry', 'entries')}; from their texts it found "
+            f"{counted(sum(stats['questions'].values()), 'question')} it can ask people, and practised on "
+            f"{counted(stats['queries']['train'] + stats['queries']['dev'], 'made-up question')}.</p>"
+            + readiness_words(result.get("readiness") or {})
+            + "<p>Ask a question on the Ask page. Questions it cannot answer wait in the inbox.</p>"
         )
         self.completeChanged.emit()
         self.wizard_.created.emit(name)

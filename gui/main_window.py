@@ -2,8 +2,7 @@
 
 Opening a domain runs ``assistant.app.desk.domains.open_domain`` (build + train what is missing + warm up) in a worker
 with a progress dialog and Cancel; the ready model registry is cached for the rest of the run (the trained
-models are cached on disk by the engine). Window geometry, the last domain and the session settings are
-kept in QSettings.
+models are cached on disk by the engine). Geometry, the last domain and session settings are in QSettings.
 """
 
 from __future__ import annotations
@@ -286,6 +285,7 @@ class MainWindow(QMainWindow):
         self._use_registry(name, registry)
 
     def _use_registry(self, name: str, registry: Any) -> None:
+        self.ask_page.set_domain(name, changed=name != self.domain)
         self.domain = name
         self.domain_picker.select(name)
         self.controller.attach(registry, session_config(self.settings, name))

@@ -16,7 +16,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from assistant.progress import Progress
-from gui.workers import JobWorker, WorkerPool, describe, is_running, show_on_bar
+from gui.words import desk_progress
+from gui.workers import JobWorker, WorkerPool, is_running, show_on_bar
 
 
 def reload_job(name: str) -> Generator[Progress, None, Any]:
@@ -62,8 +63,8 @@ class UpdatePanel(QWidget):
 
     def show_progress(self, batch: list[Progress]) -> None:
         record = batch[-1]
-        show_on_bar(self.bar, record)
-        self.bar.setToolTip(describe(record))
+        show_on_bar(self.bar, record, forward_only=True)  # its stages each count from 0: never backwards
+        self.bar.setToolTip(desk_progress(record.message))
 
 
 class ModelUpdater(QObject):
@@ -108,7 +109,8 @@ class ModelUpdater(QObject):
     def start(self, name: str) -> JobWorker:
         worker = JobWorker(lambda: update_job(name), f"Updating the models of {name}")
         self.updating = worker
-        self.panel.label.setText(f"Updating the models of {name}…")
+        self.panel.label.setText(f"Learning from new data of {name}…")
+        self.panel.bar.reset()
         self.panel.cancel_button.setEnabled(True)
         self.panel.show()
         worker.progressed.connect(self._progress)
@@ -121,9 +123,11 @@ class ModelUpdater(QObject):
     def _progress(self, batch: list[Progress]) -> None:
         self.panel.show_progress(batch)
         first = next((r for r in batch if "older than the data" in r.message), None)
-        if first is not None:
+        if first is not None:  # the engine's plan ("the text encoder and the stop policy ... are older than the
+            # data") stays in the tooltip; the status bar, beside the update panel, gets one short line
             self.plan_text = first.message
-            self.message.emit(first.message)
+            self.panel.label.setToolTip(first.message)
+            self.message.emit("Learning from the new data; the current answers stay in use meanwhile.")
 
     def cancel(self) -> None:
         if is_running(self.updating):

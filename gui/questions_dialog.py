@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 from assistant.app.desk.questions import QuestionEntry, change_job, listing_job
 from gui.qt_models import Column, RecordTableModel
 from gui.widgets import make_table, stretch_column
+from gui.words import tag_words
 from gui.workers import JobWorker, WorkerPool
 
 
@@ -38,7 +40,7 @@ class QuestionsModel(RecordTableModel):
     """The questions of a domain (``QuestionEntry`` records); hidden rows greyed out."""
 
     columns = (
-        Column("Tag", lambda e: e.tag),
+        Column("About", lambda e: tag_words(e.tag), tooltip=lambda e: f"tag (for the command line): {e.tag}"),
         Column("Question", lambda e: e.text),
         Column("Kind", lambda e: "yes/no" if e.kind == "binary" else "choice"),
         Column("Options", lambda e: " / ".join(e.options) if e.kind == "choice" else ""),
@@ -57,6 +59,7 @@ class QuestionsDialog(QDialog):
     """Review the questions of ``domain``; ``changed(domain)`` after each stored change."""
 
     changed = Signal(str)
+    READING = "Reading the questions…"
 
     def __init__(self, domain: str, pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,6 +72,11 @@ class QuestionsDialog(QDialog):
         self.view = make_table("questionsView", "Questions of this domain", self)
         self.view.setModel(self.model)
         stretch_column(self.view, 1)
+        header = self.view.horizontalHeader()
+        for column, width in ((0, 170), (3, 220)):  # long tags and option lists must not squeeze the question
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, width)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._selected())
         self.summary = QLabel(self)
         self.summary.setObjectName("questionsSummary")
@@ -94,6 +102,9 @@ class QuestionsDialog(QDialog):
         close = QPushButton("&Close", self)
         close.setObjectName("closeQuestionsButton")
         close.clicked.connect(self.accept)
+        for button in self.findChildren(QPushButton):  # Enter hides or rewords nothing by accident
+            button.setAutoDefault(False)
+            button.setDefault(False)
         rows = QVBoxLayout(self)
         rows.addWidget(self.summary)
         rows.addWidget(self.view, 1)
@@ -122,9 +133,14 @@ class QuestionsDialog(QDialog):
     # ---- reading ---------------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Read the questions again (in a worker)."""
-        self._run(lambda: listing_job(self.domain), self._listed, "Reading the questions…")
+        saved = self.status.text()
+        self._run(lambda: listing_job(self.domain), self._listed, self.READING)
+        if saved.startswith("Saved"):
+            self.status.setText(saved)
 
     def _listed(self, entries: list[QuestionEntry]) -> None:
+        if self.status.text() == self.READING:  # read: the label goes (a "Saved: ..." stays)
+            self.status.clear()
         row = max(self.view.currentIndex().row(), 0)
         self.model.set_records(entries)
         hidden, reworded = sum(e.hidden for e in entries), sum(e.reworded for e in entries)

@@ -104,7 +104,8 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         reason = stop_words(event.get("reason", ""))
         if "coverage" in event and reason == STOP_REASONS[StopReason.CONFIDENT]:
             reason += f": {float(event['coverage']):.0%} sure the answer is shortlisted"
-        return _bubble(f"Here is my shortlist ({escape(reason)}). Which of these is better?", user=False)
+        # no "Which of these is better?": a comparison may never follow (one answer left, or more questions)
+        return _bubble(f"Here is my shortlist ({escape(reason)}).", user=False)
     if kind == EntryKind.MORE:
         without = event.get("exclude") or []
         extra = f" (not “{title(without[0])}”)" if without else ""

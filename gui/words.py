@@ -10,6 +10,36 @@ them). Nothing here decides anything.
 from __future__ import annotations
 
 from assistant.app.conversation.session import AnswerKind, ProposalReason, RankingStopReason, SessionStatus, StopReason
+from assistant.progress import eta_text
+
+
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """'1 question', '2 questions', '0 comparisons' (never 'question(s)')."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+# What an induced question's tag ("action::delete", "object::account", "action@Gmail") is about, in words.
+_TAG_KINDS = {"product": "product", "action": "to do", "object": "about", "attribute": "detail"}
+_FACETS = {
+    "product": "which product",
+    "action": "what they want to do",
+    "object": "what it is about",
+    "attribute": "which detail",
+    "category": "which topic",
+}
+
+
+def tag_words(tag: str) -> str:
+    """A question's tag as a desk person reads it: 'about: account' for 'object::account', 'what they want to do
+    in Gmail' for 'action@Gmail', 'has bill shape: curved' for a bird's 'has_bill_shape::curved'."""
+    kind, sep, value = tag.partition("::")
+    if sep:
+        return f"{_TAG_KINDS.get(kind, kind.replace('_', ' '))}: {value.replace('_', ' ')}"
+    kind, sep, group = tag.partition("@")
+    if sep and kind in _FACETS:
+        return f"{_FACETS[kind]} in {group}"
+    return _FACETS.get(tag, tag.replace("_", " "))
+
 
 # ---- the conversation ----------------------------------------------------------------------------------
 STOP_REASONS = {
@@ -246,3 +276,64 @@ INTERNAL_NAMES = frozenset(
     for member in enum
     if "_" in member
 )
+
+
+# ---- a desk's own FAQ: getting it ready, in a desk person's words -----------------------------------------
+# The engine's stage labels (cold start, model updates) and what a desk person reads for them; the first
+# that the message contains wins. The engine's wording (priors, policies, losses) is for logs and the Lab.
+DESK_STAGES = (
+    ("inducing questions", "Finding questions to ask about your entries"),
+    ("writing", "Writing your entries"),
+    ("reading", "Reading your FAQ"),
+    ("MiniLM", "Learning to read questions the way people write them"),
+    ("SRU", "Trying a second way of reading questions (kept only if it does better)"),
+    ("stop policy", "Learning when to stop asking and show the answers"),
+    ("coverage", "Learning how sure to be before showing answers, and when a question is not for this desk"),
+    ("done in", "Ready"),
+    ("text encoder", "Getting ready (once)"),
+    ("older than the data", "Learning from what changed"),
+    ("stale", "Learning from what changed"),
+    ("encoder", "Learning to read questions the way people write them"),
+    ("policy", "Learning when to stop asking and show the answers"),
+)
+
+
+def desk_progress(message: str, seconds_left: float | None = None) -> str:
+    """A progress message of getting a desk ready, in its person's words, with the time left where the job's
+    one ETA (``assistant.progress.Eta``) knows it."""
+    words = next((text for key, text in DESK_STAGES if key.casefold() in message.casefold()), "Getting your desk ready")
+    if words == "Ready":
+        return words
+    return f"{words}… ({eta_text(seconds_left)})" if seconds_left is not None else f"{words}…"
+
+
+def readiness_words(figures: dict) -> str:
+    """How well a new desk is likely to do and what would make it better (``cold_start.readiness``), as HTML."""
+    from html import escape
+
+    parts = []
+    acc1, acc3 = figures.get("acc1"), figures.get("acc3")
+    if acc1 is not None:
+        first = round(10 * float(acc1))
+        three = f", and among its first three answers about {round(10 * float(acc3))} in 10" if acc3 is not None else ""
+        parts.append(
+            f"<p><b>How well it is likely to do:</b> on questions made up from your entries it shows the right "
+            f"entry first about {first} times in 10{three}. People's own questions are often vaguer: it then "
+            "asks a question or two first.</p>"
+        )
+    better = []
+    missing = int(figures.get("without_description") or 0)
+    if missing:
+        better.append(
+            f"write a description (how a person would put the problem, e.g. “I forgot my password”) for the "
+            f"{counted(missing, 'entry', 'entries')} that have none"
+        )
+    inbox = int(figures.get("inbox") or 0)
+    better.append(
+        f"resolve the {counted(inbox, 'question')} waiting in the inbox (File > Inbox)"
+        if inbox
+        else "resolve the questions it could not answer: they wait in File > Inbox"
+    )
+    better.append("every answer people accept teaches it too")
+    parts.append("<p><b>What would make it better:</b> " + escape("; ".join(better)) + ".</p>")
+    return "".join(parts)

@@ -234,10 +234,16 @@ class ProgressPanel(QWidget):
         layout.addWidget(self.message)
         self.worker: JobWorker | None = None
         self.eta = Eta()
+        # what the message line says for a record and its time left (a desk's wizard: gui.words.desk_progress),
+        # and whether the bar may only move forward (a job of several stages, each counting from 0, must not
+        # seem to go back)
+        self.words: Callable[[Progress, float | None], str] = describe
+        self.forward_only = False
 
     def follow(self, worker: JobWorker) -> None:
         self.worker = worker
         self.eta = Eta()
+        self.bar.reset()  # a new job starts from nothing, even where the bar only moves forward
         self.bar.setRange(0, 0)  # busy until the first record says how far along it is
         self.message.setText(f"{worker.title}: starting…" if worker.title else "starting…")
         self.cancel_button.setEnabled(True)
@@ -249,8 +255,8 @@ class ProgressPanel(QWidget):
     @Slot(list)
     def show_progress(self, batch: list[Progress]) -> None:
         record = batch[-1]
-        show_on_bar(self.bar, record)
-        self.message.setText(describe(record, self.eta.seconds_left(record)))
+        show_on_bar(self.bar, record, self.forward_only)
+        self.message.setText(self.words(record, self.eta.seconds_left(record)))
 
     def cancel(self) -> None:
         """Cancel the job: at its next step, or, if it does not get there within ``ABANDON_MS``, at once
@@ -267,7 +273,7 @@ class ProgressPanel(QWidget):
         self.bar.setValue(1000 if text == "done" else self.bar.value())
         self.cancel_button.setEnabled(False)
         last = self.worker.last_progress if self.worker is not None else None
-        said = describe(last) if last is not None and text == "done" else ""
+        said = self.words(last, None) if last is not None and text == "done" else ""
         self.message.setText(text if not said or said.startswith(text) else f"{text} · {said}")
 
 
@@ -348,10 +354,14 @@ def run_with_dialog(
     return worker
 
 
-def show_on_bar(bar, record: Progress) -> None:
-    """A job's progress on a QProgressBar: its fraction, or a busy bar when the total is unknown."""
+def show_on_bar(bar, record: Progress, forward_only: bool = False) -> None:
+    """A job's progress on a QProgressBar: its fraction, or a busy bar when the total is unknown;
+    ``forward_only``: never lower than it shows already (a new stage starting from 0 keeps the bar where it is)."""
     if record.total > 0:
+        value = int(1000 * (record.fraction or 0.0))
+        if forward_only and bar.maximum() == 1000:
+            value = max(value, bar.value())
         bar.setRange(0, 1000)
-        bar.setValue(int(1000 * (record.fraction or 0.0)))
+        bar.setValue(value)
     else:
         bar.setRange(0, 0)

@@ -67,6 +67,17 @@ class ClarifierParts(Protocol):
     def log_prior(self, query: str) -> np.ndarray: ...
 
 
+def _facet_families(clarifier: ClarifierParts) -> np.ndarray:
+    """[Q] int: for each induced multiple-choice facet question ("action", "action@Gmail"), a number shared by
+    every facet question of its kind; -1 for every other question."""
+    kinds: dict[str, int] = {}
+    family = np.full(clarifier.model.shape[0], -1, dtype=np.int64)
+    for index, q in enumerate(clarifier.domain.questions[: len(family)]):
+        if q.kind == "choice" and q.induced and "::" not in q.tag:
+            family[index] = kinds.setdefault(q.tag.split("@", 1)[0], len(kinds))
+    return family
+
+
 class Conversation:
     """One clarification dialogue. Positions in ``probs`` refer to ``clarifier.candidates``."""
 
@@ -91,6 +102,7 @@ class Conversation:
         for question, _ in self.understood:
             self.asked[question] = True
         self.retired_groups: list[int] = []
+        self._facet_family = _facet_families(clarifier)
         self.answers: list[AnswerRecord] = []
         self.query_changes: list[QueryChange] = []
         self._steps: list[str] = []  # "answer" or "query", in order, so that undo takes back the last one
@@ -120,7 +132,11 @@ class Conversation:
     def available(self) -> np.ndarray:
         """[Q] bool: questions not yet asked whose group was not declared invisible."""
         retired = np.isin(self.clarifier.group_index, self.retired_groups)
-        return ~self.asked & ~retired
+        family = self._facet_family
+        # one "What do you want to do?" per conversation: the general facet and one within a group ("... in
+        # Gmail?") ask the same thing in the person's eyes
+        same_family = np.isin(family, family[self.asked & (family >= 0)]) & (family >= 0)
+        return ~self.asked & ~retired & ~same_family
 
     def question(self, index: int) -> Question:
         """Question ``index`` of the domain, or the pending answer-list question (``ANSWER_LIST``)."""

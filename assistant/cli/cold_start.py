@@ -16,6 +16,7 @@ from assistant.app.research.labels_only import (
 )
 from assistant.cli.common import EPISODES, SEED, check_output, echo, run_with_progress
 from assistant.errors import ConfigError
+from assistant.paths import write_output_file
 
 K_OPTION = click.option(
     "--k",
@@ -69,7 +70,8 @@ def evaluate_command(
         evaluate_labels_only_job(source, k, episodes, seed, _sessions(sessions)), f"labels-only {source}"
     )
     if json_path is not None:
-        json_path.write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
+        dumped = json.dumps(result, indent=2, default=str)
+        write_output_file(json_path, lambda tmp: tmp.write_text(dumped, encoding="utf-8"), "--json")
     echo(f"{result['domain']}: prepared {', '.join(map(str, result['prepared'][:2]))}")
     for n, table in result["tables"].items():
         echo(f"\nafter {n} confirmed sessions (Acc@1 / Acc@3 / mean questions; {episodes} episodes, seed {seed})")

@@ -47,7 +47,9 @@ def _report_problems(command: Callable[..., Any]) -> Callable[..., Any]:
                         ],
                     }
                 )
-            echo(f"error: {exc}", err=True)
+            echo(f"error: {' '.join(str(exc).split())}", err=True)
+            if len(exc.problems) < 2:  # the error line says it all: one refusal, one line
+                raise SystemExit(2) from None
             for number, problem in enumerate(exc.problems[:MAX_PROBLEMS_SHOWN], start=1):
                 echo(f"  {number}. {problem}", err=True)
             if len(exc.problems) > MAX_PROBLEMS_SHOWN:

@@ -8,7 +8,7 @@ import click
 
 from assistant.app.desk import questions as reviews
 from assistant.app.desk.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
-from assistant.app.desk.own_faq import FORMATS, create_domain_job, preview_faq
+from assistant.app.desk.own_faq import FORMATS, MAX_TITLE_CHARS, check_title, create_domain_job, preview_faq
 from assistant.app.models.release import RELEASE_DIR, compare_releases
 from assistant.cli.common import echo, echo_json, run_with_progress
 from assistant.cli.crowd import _report_problems
@@ -191,7 +191,6 @@ def _faq_options(command):
             "--from",
             "source",
             required=True,
-            type=click.Path(path_type=Path),
             help="The FAQ: a .csv/.tsv/.jsonl table, a Markdown file, or a folder of help articles.",
         ),
         click.option(
@@ -210,13 +209,14 @@ def _faq_options(command):
     return command
 
 
-def _run_faq(name: str, source: Path, fmt: str, check: bool, as_json: bool, update: bool, title: str = "") -> None:
+def _run_faq(name: str, source: str, fmt: str, check: bool, as_json: bool, update: bool, title: str = "") -> None:
+    check_title(title)  # every argument before any work
     if check:
         parsed = preview_faq(source, fmt)
         if parsed.problems or not parsed.entries:
             from assistant.errors import Problem
 
-            problems = parsed.problems or [Problem(source.name, None, None, "the FAQ has no entries")]
+            problems = parsed.problems or [Problem(Path(source).name, None, None, "the FAQ has no entries")]
             raise ValidationError(problems, "fix them in the FAQ and run the command again")
         if as_json:
             echo_json({"entries": len(parsed.entries), "read": parsed.describe(), "ignored": parsed.ignored})
@@ -249,9 +249,13 @@ def _run_faq(name: str, source: Path, fmt: str, check: bool, as_json: bool, upda
 
 @domain.command("create")
 @_faq_options
-@click.option("--title", default="", help="A title for the domain (default: the FAQ's own, or NAME).")
+@click.option(
+    "--title",
+    default="",
+    help=f"A title for the domain, at most {MAX_TITLE_CHARS} characters (default: the FAQ's own, or NAME).",
+)
 @_report_problems
-def create(name: str, source: Path, fmt: str, check: bool, as_json: bool, title: str) -> None:
+def create(name: str, source: str, fmt: str, check: bool, as_json: bool, title: str) -> None:
     """Create domain NAME from your own FAQ: no crowd data needed.
 
     The FAQ is a table (CSV/TSV/JSONL with a title and an answer column; optional key, description,
@@ -264,7 +268,7 @@ def create(name: str, source: Path, fmt: str, check: bool, as_json: bool, title:
 @domain.command("update")
 @_faq_options
 @_report_problems
-def update(name: str, source: Path, fmt: str, check: bool, as_json: bool) -> None:
+def update(name: str, source: str, fmt: str, check: bool, as_json: bool) -> None:
     """Update domain NAME from the edited FAQ: entries are matched by key (added, edited, removed); the
     entries that stay keep their sessions and what was learned from them."""
     _run_faq(name, source, fmt, check, as_json, update=True)

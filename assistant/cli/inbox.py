@@ -51,8 +51,13 @@ def inbox_command(
         echo_json(done)
         return
     others = len(done["resolved"]) - 1
-    echo(text + (f" (and {others} more session(s) with the same question)" if others else ""))
+    echo(text + (f" (and {_counted(others, 'more session')} with the same question)" if others else ""))
     echo(f"the models learn it at the next update: `clarify prepare {name}` (the app does it in the background)")
+
+
+def _counted(n: int, noun: str) -> str:
+    """'1 question', '2 questions'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _list(name: str, show_all: bool, as_json: bool) -> None:
@@ -63,10 +68,12 @@ def _list(name: str, show_all: bool, as_json: bool) -> None:
     if not items:
         echo(f"the inbox of {name} is empty: every question so far found an answer")
         return
-    echo(f"{len(items)} question(s) {name} could not answer (newest first):")
+    echo(f"{_counted(len(items), 'question')} {name} could not answer (newest first):")
     for item in items:
         done = f"  [{item.resolution}{' -> ' + item.label_key if item.label_key else ''}]" if item.resolution else ""
         echo(f"{item.session_id:>5}  {item.query!r}  ({item.reason}, {item.updated_at[:16]}){done}")
+        if item.note:
+            echo(f"       their note: {item.note}")
         if item.closest and not item.resolution:
             echo(f"       closest: {', '.join(item.closest[:3])}")
     echo(f'resolve one: clarify inbox {name} SESSION --assign ENTRY | --new-entry "TITLE" --answer "TEXT" | --dismiss')

@@ -172,13 +172,14 @@ def update_cmd(domain: str, seed: int, samples: int, max_steps: int | None, no_p
     show_default=True,
     help="Learn only once this many accepted sessions are new.",
 )
-@click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 def sessions_command(domain: str, min_new: int, seed: int) -> None:
     """Accepted sessions become (query, entry) training pairs and the models are brought up to date (the app
     does this in the background after every --min accepted sessions)."""
     done = run_with_progress(learn_from_use_job(domain, min_new, seed), f"learning from the sessions of {domain}")
     if not done["stored"]:
-        echo(f"{done['pending']} new accepted session(s): learning starts at {min_new} (--min)")
+        pending = done["pending"]
+        echo(f"{pending} new accepted session{'' if pending == 1 else 's'}: learning starts at {min_new} (--min)")
         return
     echo(
         f"{done['stored']} accepted sessions became training pairs; updated: {', '.join(done['updated']) or 'nothing'}"

@@ -24,6 +24,28 @@ class ClarifyGroup(click.Group):
     Errors of the machine itself (a full disk, a read-only or vanished folder, a file SQLite cannot read)
     are reported the same way: they are not bugs, and the message says what failed."""
 
+    def main(self, *args, **kwargs):
+        """click's own refusals (a missing argument, a number out of range, a file that is a folder) as one
+        'error: ...' line with exit code 2 too, not click's usage block."""
+        if kwargs.get("standalone_mode", True) is False:
+            return super().main(*args, **kwargs)
+        try:
+            done = super().main(*args, **{**kwargs, "standalone_mode": False})
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            echo("aborted", err=True)
+            sys.exit(1)
+        except click.UsageError as exc:
+            where = f"{exc.ctx.command_path}: " if exc.ctx is not None and exc.ctx.parent is not None else ""
+            hint = f" (see {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
+            echo(f"error: {where}{' '.join(exc.format_message().split())}{hint}", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            echo(f"error: {' '.join(exc.format_message().split())}", err=True)
+            sys.exit(exc.exit_code)
+        sys.exit(done if isinstance(done, int) else 0)  # click returns the code of a ctx.exit(code)
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)

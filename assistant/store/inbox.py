@@ -53,14 +53,19 @@ class Inbox:
         for session_id, query, status, updated, resolution, label_key in rows:
             if resolution is not None and not include_resolved:
                 continue
-            reason, closest, note = REASONS[status], [], ""
+            reason, handed_note = REASONS[status], ""
+            closest: list[str] = []
+            notes: list[str] = []
             for kind, payload in self._entries(session_id):
-                if kind == "handoff":
-                    reason, closest, note = "handed on", list(payload.get("closest", [])), payload.get("note", "")
+                if kind in ("hand_off", "handoff"):  # "handoff": its name before issue 24
+                    reason, closest = "handed on", [*closest, *payload.get("closest", [])]
+                    handed_note = payload.get("note", "")
                 elif kind == "reject" and payload.get("label"):
                     closest.append(payload["label"])
+                    notes.append(payload.get("reason", ""))  # what the person said about the rejected answer
                 elif kind == "undo" and reason == "handed on":
-                    reason = REASONS[status]
+                    reason, handed_note = REASONS[status], ""
+            note = "; ".join(n for n in dict.fromkeys([*notes, handed_note]) if n)
             found.append(
                 InboxItem(
                     session_id,
@@ -77,7 +82,7 @@ class Inbox:
 
     def _entries(self, session_id: int) -> list[tuple[str, dict]]:
         rows = self.kb.db.execute(
-            "SELECT kind, payload FROM turns WHERE session_id = ? AND kind IN ('handoff', 'reject', 'undo') "
+            "SELECT kind, payload FROM turns WHERE session_id = ? AND kind IN ('hand_off', 'handoff', 'reject', 'undo') "
             "ORDER BY position",
             [session_id],
         )

@@ -3,8 +3,11 @@ community answers): the one cache every room uses for pooled MiniLM vectors."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
-from collections.abc import Generator, Sequence
+import os
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,26 +19,44 @@ from models.checkpoint import write_npz_atomic
 from models.pretrained import EMBEDDING_DIM, SentenceEncoder
 
 
+@contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on the folder itself, between processes: no lock file is left beside the cache,
+    and the kernel drops it when its holder dies."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
 class CachingSentenceEncoder:
     """A sentence encoder (default ``SentenceEncoder``) with an on-disk cache of fixed texts: label answers
     and documents, dev queries, community answers. Encoding them again costs a file read.
 
     The cache is a ``.npz`` of ``keys`` (SHA-1 of each text) [K] and ``vectors`` [K, D], written atomically
     whenever more than one new text was encoded (a lone new text is the user's query: not worth a write).
-    One file per encoder: two instances on one file would each keep only their own additions.
+    Instances on one file (in one or several processes) merge their additions when they write (``save``).
     """
 
     def __init__(self, path: str | Path, encoder: TextEncoder | None = None) -> None:
         self.path = Path(path)
         self.encoder: TextEncoder = encoder or SentenceEncoder()
         self.dim = getattr(self.encoder, "dim", EMBEDDING_DIM)
-        self._vectors: dict[str, np.ndarray] = {}
-        if self.path.is_file():
-            try:
-                with np.load(self.path, allow_pickle=False) as data:
-                    self._vectors = dict(zip(data["keys"].tolist(), data["vectors"]))
-            except (OSError, ValueError, KeyError):
-                self._vectors = {}  # a damaged or older cache is rebuilt: it holds nothing that cannot be recomputed
+        self._vectors: dict[str, np.ndarray] = self._read()
+
+    def _read(self) -> dict[str, np.ndarray]:
+        if not self.path.is_file():
+            return {}
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                vectors = data["vectors"]
+                if vectors.ndim != 2 or vectors.shape[1] != self.dim:
+                    return {}
+                return dict(zip(data["keys"].tolist(), vectors))
+        except (OSError, ValueError, KeyError, EOFError):
+            return {}  # a damaged or older cache is rebuilt: it holds nothing that cannot be recomputed
 
     @staticmethod
     def _key(text: str) -> str:
@@ -60,9 +81,14 @@ class CachingSentenceEncoder:
         return run_job(self.encode_job(texts))
 
     def save(self) -> None:
-        keys = sorted(self._vectors)
-        vectors = np.stack([self._vectors[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
-        write_npz_atomic(self.path, keys=np.array(keys), vectors=vectors.astype(np.float32))
+        """Write the cache: under a lock between processes, what another process wrote meanwhile is read and
+        kept (two programs encoding new texts at once keep both's; a plain replace kept only the last's)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _folder_lock(self.path.parent):
+            self._vectors = {**self._read(), **self._vectors}
+            keys = sorted(self._vectors)
+            vectors = np.stack([self._vectors[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
+            write_npz_atomic(self.path, keys=np.array(keys), vectors=vectors.astype(np.float32))
 
     def warm(self, texts: list[str]) -> None:
         """Encode and cache ``texts`` now (e.g. all answers of a domain, in a background job)."""

@@ -243,7 +243,58 @@ def bad_argument_cases(work: Path, domain: str = "bank", trained: str | None = N
         Case("unknown command", ("spam",)),
         Case("unknown option", ("domain", "list", "--spam")),
     ]
-    return cases
+    return cases + desk_cases(w, model_domain)
+
+
+def _nested_markdown(depth: int) -> str:
+    """A Markdown FAQ of three entries, the first with a list nested ``depth`` levels deep."""
+    lines = ["# FAQ", "", "## How do I renew a book?", "", "Online:", ""]
+    lines += ["  " * i + f"- step {i}" for i in range(depth)]
+    lines += [
+        "",
+        "## How many books can I borrow?",
+        "",
+        "Twenty.",
+        "",
+        "## Where do I return them?",
+        "",
+        "At the desk.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def desk_cases(w: Path, model_domain: str) -> list[Case]:
+    """A desk's own FAQ files and the desk's commands (issue 34): each is refused with one error line and exit
+    code 2 before any work, and nothing is written."""
+    faq = _write(w / "faq.csv", "title,answer\nHow do I renew a book?,Online.\nWhere do I return them?,At the desk.\n")
+    big_field = _write(w / "faq-big.csv", 'title,answer\nHow do I renew?,"' + "x" * 140_000 + '"\n')
+    return [
+        Case("domain create --from empty", ("domain", "create", "desk_x", "--from", "")),
+        Case("domain create --from missing", ("domain", "create", "desk_x", "--from", str(w / "none.csv"))),
+        Case(
+            "domain create --from /dev/zero", ("domain", "create", "desk_x", "--from", "/dev/zero", "--format", "csv")
+        ),
+        Case("domain create --title 100,000", ("domain", "create", "desk_x", "--from", faq, "--title", "t" * 100_000)),
+        Case("domain create --title a line break", ("domain", "create", "desk_x", "--from", faq, "--title", "a\nb")),
+        Case("domain create field-over-128k", ("domain", "create", "desk_x", "--from", big_field)),
+        Case(
+            "domain create markdown nested 12",
+            ("domain", "create", "desk_x", "--from", _write(w / "nested12.md", _nested_markdown(12))),
+        ),
+        Case(
+            "domain create markdown nested 5000",
+            ("domain", "create", "desk_x", "--from", _write(w / "nested5000.md", _nested_markdown(5000))),
+        ),
+        Case("domain update missing domain", ("domain", "update", "desk_none", "--from", faq)),
+        Case("domain create a bundled name", ("domain", "create", "faq", "--from", faq)),
+        Case("domain create without a name", ("domain", "create")),
+        Case("learn sessions --seed 10**20", ("learn", "sessions", model_domain, "--seed", "99999999999999999999")),
+        Case("learn sessions --min 0", ("learn", "sessions", model_domain, "--min", "0")),
+        Case("learn suggest --out a folder", ("learn", "suggest", model_domain, "--out", str(w))),
+        Case("cold-start evaluate --json a folder", ("cold-start", "evaluate", "faq-texts", "--json", str(w))),
+        Case("cold-start evaluate --episodes 0", ("cold-start", "evaluate", "faq-texts", "--episodes", "0")),
+        Case("inbox unknown domain", ("inbox", "desk_none")),
+    ]
 
 
 def run_case(case: Case, timeout: float = 300.0, release: list[str] | None = None) -> Outcome:
@@ -277,7 +328,7 @@ def run_case(case: Case, timeout: float = 300.0, release: list[str] | None = Non
         outcome.problem = f"{type(result.exception).__name__}: {result.exception}"
     elif result.exit_code not in case.exit_codes:
         outcome.problem = f"exit code {result.exit_code}, expected {case.exit_codes}: {stderr.strip()[-300:]}"
-    elif result.exit_code == 2 and error_lines != 1:
+    elif result.exit_code == 2 and (error_lines != 1 or "Usage:" in stderr):
         outcome.problem = f"{error_lines} error lines: {stderr.strip()[-300:]}"
     return outcome
 

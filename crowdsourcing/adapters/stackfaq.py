@@ -69,7 +69,7 @@ def load() -> DomainData:
     questions, annotations, induced_meta = induced_questions(labels, train_texts, dev_texts)
     return DomainData(
         name="faq",
-        title="FAQ (StackFAQ)",
+        title="Web services FAQ",  # what a person reads ("nothing in Web services FAQ fits"); the source is cited below
         description="Find the right answer among 125 frequently asked questions about web services and software.",
         labels=labels,
         questions=questions,

@@ -163,8 +163,8 @@ READ_CHUNK_BYTES = 1024 * 1024
 MAX_FIELD_CHARS = 128 * 1024  # the csv module's default limit, kept for every format
 MAX_COLUMNS = 2000  # an MTurk results file has a few dozen; 200,000 is a damaged or hostile file
 FIELD_HINT = (
-    f"a field longer than {MAX_FIELD_CHARS // 1024} KiB is not a crowd answer: check the file (an unclosed quote "
-    "swallows the rest of the file into one field) or shorten the field"
+    f"a field longer than {MAX_FIELD_CHARS // 1024} KiB is more than Clarify reads in one field: check the file (an "
+    "unclosed quote swallows the rest of the file into one field) or shorten the field"
 )
 
 

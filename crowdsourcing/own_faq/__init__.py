@@ -24,7 +24,7 @@ from crowdsourcing.own_faq.entries import FORMATS, MAX_FAQ_FILE_BYTES, FaqEntry,
 from crowdsourcing.own_faq.markdown import parse_markdown
 from crowdsourcing.own_faq.tables import COLUMN_NAMES, parse_table
 
-__all__ = ["COLUMN_NAMES", "FORMATS", "FaqEntry", "ParsedFaq", "derive_key", "faq_format", "parse_faq"]
+__all__ = ["COLUMN_NAMES", "FORMATS", "FaqEntry", "ParsedFaq", "check_source", "derive_key", "faq_format", "parse_faq"]
 
 SUFFIX_FORMATS = {
     ".csv": "csv",
@@ -36,6 +36,15 @@ SUFFIX_FORMATS = {
     ".markdown": "markdown",
 }
 TOO_LARGE = "a FAQ is far smaller; check that this is the right file, or split it into several domains"
+
+
+def check_source(path: str | Path) -> None:
+    """A ConfigError for an empty path (``Path("")`` is the current folder: its private files must not become
+    entries) and for one that does not exist (not 'cannot tell the format')."""
+    if not str(path).strip():
+        raise ConfigError("the FAQ's path is empty: give the FAQ file or the folder of help articles")
+    if not os.path.lexists(path):
+        raise ConfigError(f"{path} does not exist: check the FAQ's path and the current folder")
 
 
 def faq_format(path: str | Path, fmt: str = "auto") -> str:
@@ -59,6 +68,7 @@ def faq_format(path: str | Path, fmt: str = "auto") -> str:
 def parse_faq(path: str | Path, fmt: str = "auto") -> ParsedFaq:
     """Read a FAQ (a file, or a folder of articles) into entries and problems; never raises for bad input
     (only for an unknown ``fmt``, or 'auto' on a file whose suffix says nothing)."""
+    check_source(path)
     path = Path(path)
     concrete = faq_format(path, fmt)
     if concrete == "articles":

@@ -62,9 +62,41 @@ def _split_key(title: str) -> tuple[str, str]:
     return title, ""
 
 
+# markdown-it stops reading blocks nested deeper than its maxNesting (20 for CommonMark; a list item inside a
+# list counts two) and drops the rest of the enclosing block silently: the entries after a list nested 10
+# levels deep would vanish. Clarify reads with room to spare and lists anything nested deeper than
+# ``MAX_DEPTH`` lists or quotes as a problem: a file is never read in part.
+MAX_NESTING = 64
+MAX_DEPTH = 8
+
+
+def _tokens(text: str) -> list[Token]:
+    return MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).parse(text)
+
+
+def too_deep(text: str) -> tuple[int, int] | None:
+    """(line, depth) of the first list or quote nested deeper than ``MAX_DEPTH``; None when there is none."""
+    depth = 0
+    for token in _tokens(text):
+        if token.type in ("bullet_list_open", "ordered_list_open", "blockquote_open"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return (token.map or [0])[0] + 1, depth
+        elif token.type in ("bullet_list_close", "ordered_list_close", "blockquote_close"):
+            depth -= 1
+    return None
+
+
+def nesting_message(depth: int) -> str:
+    return (
+        f"a list or quote nested {depth} levels deep (Clarify reads at most {MAX_DEPTH}): flatten it, or the "
+        "entries after it cannot be read"
+    )
+
+
 def sections(text: str) -> tuple[list[_Section], list[str]]:
     """The headings of a Markdown text with the blocks under each, and the text before the first heading."""
-    tokens = MarkdownIt("commonmark").parse(text)
+    tokens = _tokens(text)
     found: list[_Section] = []
     before: list[str] = []
     quote_depth = list_depth = 0
@@ -122,6 +154,10 @@ def question_level(found: list[_Section]) -> int | None:
 def parse_markdown(text: str, path: Path, problems: Problems) -> ParsedFaq:
     """Entries of a Markdown FAQ (see the module docstring); problems go to ``problems``."""
     parsed = ParsedFaq(path, "markdown")
+    deep = too_deep(text)
+    if deep is not None:
+        problems.add(deep[0], None, nesting_message(deep[1]))
+        return parsed
     found, _intro = sections(text)
     level = question_level(found)
     if level is None:

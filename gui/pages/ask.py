@@ -34,6 +34,7 @@ from gui.qt_models import PosteriorModel
 from gui.snapshot import OutOfScopeView, SessionSnapshot
 from gui.transcript import transcript_html
 from gui.widgets import Card, make_table, press_if_shown, stretch_column, window_shortcuts
+from gui.words import counted
 
 LN2 = math.log(2.0)
 
@@ -100,7 +101,8 @@ class AskPage(QWidget):
         self.query_input = QLineEdit(self)
         self.query_input.setObjectName("queryInput")
         self.query_input.setAccessibleName("Your question")
-        self.query_input.setPlaceholderText("What are you looking for? e.g. “how do I cross out text in an email”")
+        self.query_input.setPlaceholderText("What are you looking for?")
+        self.faq_examples = False  # the bundled faq's examples ("it was in gmail") mean nothing on another desk
         self.query_input.setClearButtonEnabled(True)
         self.query_input.returnPressed.connect(self._ask)
         self.ask_button = QPushButton("&Ask", self)
@@ -159,7 +161,7 @@ class AskPage(QWidget):
         self.words_input = QLineEdit(self.card)
         self.words_input.setObjectName("addWordsInput")
         self.words_input.setAccessibleName("Add words to your question")
-        self.words_input.setPlaceholderText("Say more about it, e.g. “it was in gmail”")
+        self.words_input.setPlaceholderText("Say more about it")
         self.words_input.returnPressed.connect(self._add_words)
         self.words_button = self._button("A&dd words", "addWordsButton", "Add these words to your question")
         self.words_button.clicked.connect(self._add_words)
@@ -282,6 +284,19 @@ class AskPage(QWidget):
                 press_if_shown(button)
 
     # ---- actions ---------------------------------------------------------------------------------------
+    def set_domain(self, name: str, changed: bool) -> None:
+        """A domain was opened: its own hints, and (another domain) an empty question field."""
+        self.faq_examples = name == "faq"
+        self.query_input.setPlaceholderText(
+            "What are you looking for?" + (" e.g. “how do I cross out text in an email”" if self.faq_examples else "")
+        )
+        self.words_input.setPlaceholderText(
+            "Say more about it" + (", e.g. “it was in gmail”" if self.faq_examples else "")
+        )
+        if changed:  # the last domain's question is no question of this one
+            self.query_input.clear()
+            self.words_input.clear()
+
     def _ask(self) -> None:
         query = self.query_input.text().strip()
         if query:
@@ -358,7 +373,7 @@ class AskPage(QWidget):
         elif snapshot.phase == Phase.COMPARING:
             self.card.title.setText("Shortlist ready")
             self.question_text.setText(
-                f"After {snapshot.questions_answered} question(s) the assistant has a shortlist: "
+                f"After {counted(snapshot.questions_answered, 'question')} the assistant has a shortlist: "
                 "compare the candidates two at a time, or ask it for more questions."
             )
         elif snapshot.phase == Phase.OUT_OF_SCOPE and snapshot.nothing_fits is not None:
@@ -398,7 +413,7 @@ class AskPage(QWidget):
         self.words_input.setPlaceholderText(
             "Say it differently, or write a note for the person who will answer"
             if ending
-            else "Say more about it, e.g. “it was in gmail”"
+            else "Say more about it" + (", e.g. “it was in gmail”" if self.faq_examples else "")
         )
         self.undo_button.setVisible(snapshot is not None)
         self.undo_button.setEnabled(snapshot is not None and snapshot.can_undo)

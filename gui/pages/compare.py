@@ -10,6 +10,7 @@ Keys: ← / L left is better, → / R right is better, E / = equally good, N nei
 
 from __future__ import annotations
 
+import itertools
 import re
 from html import escape
 
@@ -34,7 +35,7 @@ from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
 from gui.snapshot import CandidateView, SessionSnapshot
 from gui.widgets import Card, make_table, preference_keys, press_if_shown, stretch_column, window_shortcuts
-from gui.words import decided_words
+from gui.words import counted, decided_words
 
 CONFIDENCE_TIP = (
     "How likely Clarify thinks its current best (★) is the best of the compared answers. It starts from "
@@ -141,6 +142,17 @@ class FinalAnswerCard(Card):
         row.addWidget(self.undo_button)
         row.addWidget(self.reject_button)
         row.addWidget(self.accept_button)
+        # Tab runs left to right, as the row reads (creation order ran it right to left)
+        chain = (
+            self.text,
+            self.summarize_button,
+            self.reason,
+            self.undo_button,
+            self.reject_button,
+            self.accept_button,
+        )
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
         self.question = QLabel("Accept this answer?", self)
         self.question.setObjectName("acceptQuestion")
         font = self.question.font()
@@ -155,14 +167,20 @@ class FinalAnswerCard(Card):
     def show_answer(self, snapshot: SessionSnapshot) -> None:
         answer: FinalAnswer | None = snapshot.final or snapshot.proposed
         decided = snapshot.phase == Phase.DECIDED
+        if snapshot.phase == Phase.FAILED:  # the way out ended: the rejected answer is not shown again
+            answer = None
         if answer is None:
-            self.title.setText("No answer")
-            self.text.setHtml("")
+            self.title.setText("Handed on to a person" if snapshot.handed_off else "No answer found")
+            self.text.setHtml(
+                "<p>Your question waits in the desk's inbox: a person will answer it.</p>"
+                if snapshot.handed_off
+                else "<p>Saved as unanswered: the desk sees it in its inbox.</p>"
+            )
         else:
             prefix = {Phase.DECIDED: "Proposed answer", Phase.FINISHED: "Answer"}.get(snapshot.phase, "No answer")
             self.title.setText(f"{prefix}: {answer.label_name}")
             self.text.setHtml(candidate_html(answer.text))
-        questions = f"{snapshot.questions_answered} question(s), {snapshot.comparisons} comparison(s)"
+        questions = f"{counted(snapshot.questions_answered, 'question')}, {counted(snapshot.comparisons, 'comparison')}"
         best_answer = decided and snapshot.decided_reason == ProposalReason.BEST_ANSWER
         if decided:
             why = decided_words(snapshot.decided_reason)
@@ -172,9 +190,11 @@ class FinalAnswerCard(Card):
             if answer is not None and answer.chance is not None:
                 status += f" Clarify is {_percent(answer.chance)} sure this is the best of the compared answers."
             elif answer is not None:
-                status += f" Clarify is {_percent(answer.probability)} sure this is the right question."
+                status += f" Clarify is {_percent(answer.probability)} sure this entry answers your question."
         elif snapshot.phase == Phase.FINISHED:
             status = f"Accepted after {questions}. Saved as session {snapshot.session_id}."
+        elif snapshot.handed_off:
+            status = f"Handed on after {questions} (session {snapshot.session_id})."
         else:
             status = f"You gave up after {questions}: saved as unanswered (session {snapshot.session_id})."
         self.status.setText(status)
@@ -191,7 +211,7 @@ class FinalAnswerCard(Card):
             if best_answer
             else "Accept this answer?"
         )
-        self.summarize_button.setVisible(snapshot.answers_to_summarize is not None)
+        self.summarize_button.setVisible(snapshot.answers_to_summarize is not None and answer is not None)
         self.undo_button.setEnabled(snapshot.can_undo)
         if decided:
             self.accept_button.setFocus()
@@ -350,7 +370,8 @@ class ComparePage(QWidget):
     def render(self, snapshot: SessionSnapshot | None) -> None:  # type: ignore[override]  # shadows QWidget.render(device): a page draws a snapshot
         previous = self.snapshot.session_id if self.snapshot is not None else None
         self.snapshot = snapshot
-        self.shortlist_model.set_records(snapshot.shortlist if snapshot else ())
+        ended_without = snapshot is not None and snapshot.phase == Phase.FAILED  # no "best" to star after giving up
+        self.shortlist_model.set_records(snapshot.shortlist if snapshot and not ended_without else ())
         if snapshot is None or snapshot.session_id != previous:  # a new session starts at the top of the list
             self.shortlist_view.scrollToTop()
         query = f"Your question: “{escape(snapshot.query)}”" if snapshot else ""
@@ -406,6 +427,8 @@ class ComparePage(QWidget):
             self.rejected.show_rejection(snapshot)
             self.stack.setCurrentWidget(self.rejected)
             return
-        self.heading.setText("The answer" if snapshot.phase != Phase.DECIDED else "Is this your answer?")
+        self.heading.setText(
+            {Phase.DECIDED: "Is this your answer?", Phase.FAILED: "No answer"}.get(snapshot.phase, "The answer")
+        )
         self.final.show_answer(snapshot)
         self.stack.setCurrentWidget(self.final)

@@ -1,9 +1,11 @@
 """After a rejection: the person takes another compared answer, asks more questions without the rejected
-one, or gives up; Undo takes the rejection back. Nothing here decides: it shows ``snapshot.alternatives``
-and sends the choice to the session."""
+one, hands the question on to a person (it waits in the desk's inbox, with what they typed as a note), or
+gives up; Undo takes the rejection back. Nothing here decides: it shows ``snapshot.alternatives`` (never an
+answer the person called not relevant) and sends the choice to the session."""
 
 from __future__ import annotations
 
+import itertools
 from html import escape
 
 from PySide6.QtCore import Qt
@@ -42,6 +44,10 @@ class RejectedPanel(Card):
         self.list = QListWidget(self)
         self.list.setObjectName("alternativesList")
         self.list.setAccessibleName("The other compared answers")
+        self.list.setWordWrap(True)  # a long title wraps: no horizontal scrollbar hiding half of it
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setMinimumWidth(280)
         self.list.currentItemChanged.connect(self._preview)
         self.list.itemActivated.connect(lambda _: self.choose())
         self.preview = QTextBrowser(self)
@@ -50,13 +56,21 @@ class RejectedPanel(Card):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.list)
         split.addWidget(self.preview)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        split.setChildrenCollapsible(False)
         self.choose_button = self._button("Use &this answer", "chooseButton", "Take the selected answer instead")
         self.choose_button.clicked.connect(self.choose)
         self.more_button = self._button(
             "Ask &more questions", "rejectedMoreButton", "Back to the questions, without the rejected answer's topic"
         )
         self.more_button.clicked.connect(self.controller.ask_more)
+        self.hand_on_button = self._button(
+            "Hand it on to a &person",
+            "rejectedHandOnButton",
+            "A person at the desk answers it: the question waits in their inbox, with your reason as a note",
+        )
+        self.hand_on_button.clicked.connect(lambda: self.controller.hand_off())
         self.give_up_button = self._button("&Give up", "giveUpButton", "End without an answer (saved as unanswered)")
         self.give_up_button.clicked.connect(self.controller.give_up)
         self.undo_button = self._button("&Undo", "rejectedUndoButton", "Take the rejection back (Ctrl+Z)")
@@ -65,8 +79,20 @@ class RejectedPanel(Card):
         row.addWidget(self.undo_button)
         row.addStretch(1)
         row.addWidget(self.give_up_button)
+        row.addWidget(self.hand_on_button)
         row.addWidget(self.more_button)
         row.addWidget(self.choose_button)
+        chain = (
+            self.list,
+            self.preview,
+            self.undo_button,
+            self.give_up_button,
+            self.hand_on_button,
+            self.more_button,
+            self.choose_button,
+        )
+        for first, second in itertools.pairwise(chain):  # Tab runs left to right, as the row reads
+            QWidget.setTabOrder(first, second)
         self.body.addWidget(self.status)
         self.body.addWidget(split, 1)
         self.body.addLayout(row)
@@ -95,16 +121,12 @@ class RejectedPanel(Card):
             options.append("take another of the compared answers")
         if snapshot.can_ask_more:
             options.append("answer a few more questions (without it)")
-        options.append("give up")
-        self.status.setText(
-            f"{head} You can {', '.join(options[:-1])} or {options[-1]}."
-            if len(options) > 1
-            else f"{head} You can give up, or undo."
-        )
+        options += ["hand it on to a person", "give up"]
+        self.status.setText(f"{head} You can {', '.join(options[:-1])} or {options[-1]}.")
         self.alternatives = snapshot.alternatives
         self.list.clear()
         for candidate in snapshot.alternatives:
-            item = QListWidgetItem(f"{candidate.title}\n   {_snippet(candidate.text)}")
+            item = QListWidgetItem(candidate.title)
             item.setData(Qt.ItemDataRole.UserRole, candidate.id)
             item.setToolTip(_snippet(candidate.text, 500))
             self.list.addItem(item)
@@ -115,7 +137,8 @@ class RejectedPanel(Card):
         self.choose_button.setEnabled(bool(self.list.count()))
         self.more_button.setEnabled(snapshot.can_ask_more)
         self.undo_button.setEnabled(snapshot.can_undo)
-        (self.list if self.list.count() else self.more_button).setFocus()
+        self.hand_on_button.setEnabled(not snapshot.handed_off)
+        (self.list if self.list.count() else self.hand_on_button).setFocus()
 
     def _preview(self, item: QListWidgetItem | None) -> None:
         if item is None:

@@ -298,3 +298,26 @@ def test_no_two_alt_keys_clash_on_a_page(qtbot, tiny_window):
     assert window.ask_page.hand_off_button.isVisible()
     record("nothing fits")
     assert {state: clash for state, clash in states.items() if clash} == {}
+
+
+def test_switching_domains_clears_the_question_and_hints_belong_to_faq(qtbot, settings):
+    """Issue 34: the previous domain's question stayed in the field after switching (31-*.jpg); faq's example
+    hints ("e.g. it was in gmail") showed on another desk; the domain picker was in no order."""
+    from gui_helpers import make_window, named
+    from PySide6.QtWidgets import QLineEdit
+
+    from assistant.app.desk.domains import DomainEntry
+
+    window = make_window(qtbot, settings)
+    ask_field = named(window, QLineEdit, "queryInput")
+    ask_field.setText("my card is blocked")
+    assert "gmail" not in ask_field.placeholderText() and "gmail" not in window.ask_page.words_input.placeholderText()
+    window.open_domain("other")
+    qtbot.waitUntil(lambda: window.domain == "other" and window.controller.attached, timeout=20_000)
+    assert ask_field.text() == ""
+    window.ask_page.set_domain("faq", changed=False)
+    assert "gmail" in window.ask_page.words_input.placeholderText()
+    entries = [DomainEntry(n, "", True) for n in ("zeta", "alpha", "mid")]
+    window.domain_picker.fill(entries, ["beta"])
+    names = [window.domain_picker.itemData(i) for i in range(window.domain_picker.count())]
+    assert names == ["alpha", "mid", "zeta", "beta"]

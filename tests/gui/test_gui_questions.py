@@ -3,6 +3,7 @@ in a worker, and the window reloads the domain after each change."""
 
 from __future__ import annotations
 
+import pytest
 from gui_helpers import TIMEOUT_MS
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
@@ -76,3 +77,32 @@ def test_a_bad_wording_is_reported_in_the_dialog(qtbot, tiny_window):
     _click(qtbot, dialog, "rewordQuestionButton")
     assert "end it with '?'" in dialog.status.text()
     assert reloads == [] and not any(e.reworded for e in list_questions("tiny"))
+
+
+def test_tags_read_as_words():
+    from gui.words import tag_words
+
+    assert tag_words("object::account") == "about: account"
+    assert tag_words("action::delete") == "to do: delete"
+    assert tag_words("action@Gmail") == "what they want to do in Gmail"
+    assert tag_words("category") == "which topic"
+    assert tag_words("has_bill_shape::curved") == "has bill shape: curved"
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1024, 700)])
+def test_the_dialog_opens_readable_and_chooses_nothing_by_enter(qtbot, tiny_window, size):
+    """Issue 34: at its opening size the Question column showed "I…", tags read "object::…", "Reading the
+    questions…" stayed on screen and Hide was the default button."""
+    tiny_window.resize(*size)
+    dialog, _ = _dialog(qtbot, tiny_window)
+    qtbot.waitUntil(lambda: dialog.isVisible(), timeout=TIMEOUT_MS)
+    question = dialog.view.horizontalHeader().sectionSize(1)
+    longest = max(dialog.view.fontMetrics().horizontalAdvance(e.text) for e in dialog.model.records)
+    assert question >= min(longest, 300), (question, longest)
+    assert not any("::" in dialog.model.index(r, 0).data() for r in range(dialog.model.rowCount()))
+    assert "Reading" not in dialog.status.text()
+    assert not any(b.isDefault() or b.autoDefault() for b in dialog.findChildren(QPushButton))
+    hidden_before = [e.hidden for e in list_questions("tiny")]
+    qtbot.keyClick(dialog.view, Qt.Key.Key_Return)
+    assert [e.hidden for e in list_questions("tiny")] == hidden_before
+    dialog.close()

@@ -258,3 +258,17 @@ def test_help_names_every_button_and_only_buttons_that_exist(tiny_window):
 @pytest.mark.parametrize("key", ["Ctrl+1", "Ctrl+5", "Ctrl+Z", "Ctrl+N", "F1"])
 def test_help_lists_the_keys(key):
     assert f"<code>{key}</code>" in HELP_HTML
+
+
+def test_the_shortlist_bubble_promises_no_comparison():
+    """Issue 34: "Here is my shortlist … Which of these is better?" with no comparison after it."""
+    from gui.transcript import event_html
+
+    html = event_html({"kind": "stop", "reason": "confident"}, {})
+    assert "Here is my shortlist" in html and "Which of these is better" not in html
+
+
+def test_counts_read_as_words():
+    from gui.words import counted
+
+    assert [counted(n, "question") for n in (0, 1, 2)] == ["0 questions", "1 question", "2 questions"]

@@ -179,3 +179,19 @@ def test_the_progress_panel_shows_the_one_eta_once_a_stage_has_a_rate(qtbot):
     time.sleep(0.05)
     panel.show_progress([Progress(2, 100, "step 2: training")])
     assert panel.message.text().count("left") == 1 and "about" in panel.message.text()
+
+
+def test_a_bar_of_several_stages_never_goes_backwards(qtbot):
+    """Issue 34: the background update's bar went from 32% back to 6% when its next stage began."""
+    from PySide6.QtWidgets import QProgressBar
+
+    from assistant.progress import Progress
+    from gui.workers import show_on_bar
+
+    bar = QProgressBar()
+    qtbot.addWidget(bar)
+    show_on_bar(bar, Progress(32, 100, "first stage"), forward_only=True)
+    show_on_bar(bar, Progress(6, 100, "second stage"), forward_only=True)
+    assert bar.value() == 320
+    show_on_bar(bar, Progress(6, 100, "a job's own bar"))
+    assert bar.value() == 60

@@ -76,3 +76,28 @@ def test_a_knowledge_base_backup_is_a_whole_database(tmp_path):
     copy = sqlite3.connect(target)
     assert copy.execute("SELECT text FROM notes").fetchall() == [("kept",)]
     copy.close()
+
+
+def _encode_two(path, worker):
+    CachingSentenceEncoder(path, HashingEncoder()).encode([f"query {worker} one", f"query {worker} two"])
+
+
+def test_twenty_processes_writing_the_embedding_cache_keep_every_text(tmp_path):
+    """Issue 34: 20 processes adding texts at once kept 10 of 20 (each replaced the file with its own view)."""
+    import multiprocessing
+
+    path = tmp_path / "cache" / "emb.npz"
+    CachingSentenceEncoder(path, HashingEncoder()).encode(["shared one", "shared two"])
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_encode_two, args=(str(path), i)) for i in range(20)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+    assert [w.exitcode for w in workers] == [0] * 20
+    with np.load(path) as data:
+        assert len(data["keys"]) == 2 + 2 * 20 and data["vectors"].shape == (42, 64)
+    cache = CachingSentenceEncoder(path, HashingEncoder())
+    texts = [f"query {i} {n}" for i in range(20) for n in ("one", "two")]
+    np.testing.assert_allclose(cache.encode(texts), HashingEncoder().encode(texts), atol=1e-6)
+    assert [p.name for p in path.parent.iterdir()] == ["emb.npz"]

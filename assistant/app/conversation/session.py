@@ -258,11 +258,17 @@ class Session(SessionState):
         self._act(EntryKind.SHOW_CLOSEST, {})
 
     def hand_off(self, note: str = "") -> None:
-        """Out of scope: pass the question on to a person (it goes to the export of unanswered questions)."""
-        self._need(Phase.OUT_OF_SCOPE)
+        """Out of scope, or after a rejection: pass the question on to a person (it waits in the inbox; after a
+        rejection this ends the conversation without an answer, as giving up does)."""
         if self.handed_off:
             raise SessionStateError("this question was already handed on")
+        if self.phase not in (Phase.OUT_OF_SCOPE, Phase.REJECTED):
+            raise SessionStateError(
+                f"a question is handed on when nothing fits or after a rejection, not while {self.phase}"
+            )
         closest = [item.label.key for item in self.conversation.shortlist(self.config.shortlist_size)]
+        if self.rejected is not None and self.phase == Phase.REJECTED:
+            closest = [self.rejected.label_key, *(k for k in closest if k != self.rejected.label_key)]
         self._act(EntryKind.HAND_OFF, {"query": self.query, "note": " ".join(note.split()), "closest": closest})
 
     def undo(self) -> None:

@@ -163,6 +163,8 @@ class OutOfScopeView:
 
 
 AREA_GROUP = "area"
+# the multiple-choice questions that name what a domain is about: its services, its FAQ's categories
+TOPIC_TAGS = ("product", "category")
 
 
 def out_of_scope_view(conversation: Conversation, title: str, k: int = 3) -> OutOfScopeView:
@@ -172,8 +174,12 @@ def out_of_scope_view(conversation: Conversation, title: str, k: int = 3) -> Out
     areas = [q for q in domain.questions if q.group == AREA_GROUP and q.kind == "choice"]
     if areas:
         topics = tuple(o for o in areas[0].options if o != SOMETHING_ELSE)
-    else:  # the values of the widest multiple-choice question, else a few labels
-        choices = sorted((q for q in domain.questions if q.kind == "choice"), key=lambda q: -len(q.options))
+    else:  # what it is about (the services, the topics), else the widest multiple-choice question, else a few
+        # labels; never the actions ("I can help with: search, add, link" says nothing)
+        choices = sorted(
+            (q for q in domain.questions if q.kind == "choice" and q.tag.split("@")[0] != "action"),
+            key=lambda q: (q.tag not in TOPIC_TAGS, -len(q.options)),
+        )
         topics = tuple(o for o in choices[0].options if o != SOMETHING_ELSE) if choices else ()
         topics = topics or tuple(label.name for label in domain.labels[:8])
     # the closest labels with their share of the whole belief ("nothing fits" included): the chance that each
@@ -193,7 +199,11 @@ def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -
     reasons: dict[str, str] = {
         StopReason.CONFIDENT: f"it is {covered:.0%} sure the answer is among the {shortlist_size} shortlisted "
         f"(best guess {top:.0%})",
-        StopReason.NO_INFORMATIVE_QUESTION: "no question left would tell the shortlisted answers apart",
+        StopReason.NO_INFORMATIVE_QUESTION: (
+            "no question left would tell the shortlisted answers apart"
+            if conversation.turn
+            else "none of its questions would tell these answers apart"  # none was asked: none is "left"
+        ),
         StopReason.NO_QUESTION: "it has asked every question it has",
         StopReason.MAX_TURNS: f"it reached its limit of {conversation.clarifier.config.max_turns} questions",
         StopReason.USER: "you chose to skip to the answers",

@@ -142,11 +142,17 @@ class SessionState:
 
     @property
     def alternatives(self) -> list[Candidate]:
-        """After a rejection: the other compared candidates, best first (pick one with ``choose``)."""
+        """After a rejection: the other compared candidates, best first (pick one with ``choose``), without those
+        the person called not relevant."""
         if self.phase != Phase.REJECTED or self.ranking is None:
             return []
         rejected = self.rejected.candidate_id if self.rejected is not None else None
-        return [self.ranking.candidates[i] for i in self.ranking.ranking() if self.ranking.candidates[i].id != rejected]
+        ruled_out = self.ranking.ruled_out  # "neither is relevant": the person said so, never offered again
+        return [
+            self.ranking.candidates[i]
+            for i in self.ranking.ranking()
+            if self.ranking.candidates[i].id != rejected and not ruled_out[i]
+        ]
 
     @property
     def stop_explanation(self) -> str | None:
@@ -222,7 +228,7 @@ class SessionState:
             self.conversation.force_stop()
             self.stop_reason = StopReason.CLOSEST
         elif kind == EntryKind.HAND_OFF:
-            self.handed_off = True
+            self._hand_off()
         elif kind in (EntryKind.MORE, EntryKind.BACK):
             self.conversation.exclude_labels(payload.get("exclude", ()))
             self._leave_comparing()
@@ -247,6 +253,11 @@ class SessionState:
             self.phase = Phase.FAILED
         else:  # an entry kind a conversation never logs
             raise SessionStateError(f"unknown session log entry {kind!r}")
+
+    def _hand_off(self) -> None:
+        self.handed_off = True
+        if self.phase == Phase.REJECTED:  # handed on instead of giving up: ends without an answer
+            self.phase = Phase.FAILED
 
     def replay(self, entries: list[Entry]) -> None:
         """The state after ``entries`` (undo resolved), from the query on."""

@@ -182,3 +182,24 @@ def cold_start_prepare(
         done += [f"coverage-{c}-{pace}"] + ([f"oos-{c}-{pace}"] if registry.has_out_of_scope_queries else [])
     yield Progress(1000, 1000, f"cold start for {name} done in {time.monotonic() - start:.0f} s")
     return done
+
+
+def readiness(name: str) -> dict:
+    """How well a desk made from its FAQ is likely to do, for the person who made it: the held-out figures of
+    the chosen text prior (on queries synthesized from the texts: real questions are vaguer), the entries
+    without a description (how a person puts the problem: the text that helps most), and the open inbox."""
+    from assistant.app.desk.inbox import inbox_items
+    from assistant.app.models.prior_choice import TEXT_PRIOR_CHOICE
+    from assistant.paths import models_dir
+    from models.checkpoint import read_json
+
+    saved = read_json(models_dir(name) / TEXT_PRIOR_CHOICE) or {}
+    figures = (saved.get("held_out") or {}).get(saved.get("text_prior", ""), {}) if isinstance(saved, dict) else {}
+    entries = stored_entries(name)
+    return {
+        "acc1": figures.get("acc1"),
+        "acc3": figures.get("acc3"),
+        "entries": len(entries),
+        "without_description": sum(not e.description.strip() for e in entries),
+        "inbox": len(inbox_items(name)),
+    }

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from assistant import paths
 from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare
@@ -137,29 +137,60 @@ def _prepare(
         yield from train_model_job(registry, "encoder", seed)  # fits the prior on top of it too
         trained.append("encoder")
         todo = registry.missing(candidate_settings)
+    trained += yield from _train_missing(registry, todo, name, seed)
+    from assistant.app.models.updates import update_models_job
+
+    plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
+    trained += [f"{u.model} ({u.mode})" for u in plan.updates]
+    if plan.updates:  # the coverage and out-of-scope rules of a retrained policy are tuned for it now, not at
+        # the first question after (learning from sessions left the first `ask` re-tuning for 100 s)
+        trained += yield from _train_missing(registry, registry.missing(candidate_settings), name, seed)
+    return trained
+
+
+def _train_missing(registry: ModelRegistry, todo: list[str], name: str, seed: int) -> Generator[Progress, None, list]:
+    """Fit, train or tune each model of ``todo`` (``ModelRegistry.missing``'s order); returns them."""
     for item in todo:  # the prior's fit, policies, then the rules tuned for them
         pace = item.rsplit("-", 1)[-1]
         # a FAQ's policies train as its cold start's
         config = cold_start_policy_config(pace) if item.startswith("policy-") and is_own_faq(name) else None
         yield from train_model_job(registry, item, seed, config)
-        trained.append(item)
-    from assistant.app.models.updates import update_models_job
-
-    plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
-    trained += [f"{u.model} ({u.mode})" for u in plan.updates]
-    return trained
+    return list(todo)
 
 
 def create_from_faq_job(
     name: str, source: str | Path, fmt: str = "auto", title: str = "", seed: int = 0
 ) -> Generator[Progress, None, dict]:
     """*New domain from my FAQ*: create the domain from the FAQ (nothing written while it has a problem), then
-    prepare it from its texts alone; returns {"report": FaqDomainReport, "prepared": what was done}."""
+    prepare it from its texts alone; returns {"report": FaqDomainReport, "prepared": what was done, "readiness":
+    how well it is likely to do (``cold_start.readiness``)}."""
     from assistant.app.desk.own_faq import create_domain_job
 
-    report = yield from create_domain_job(name, source, fmt, title)
-    prepared = yield from prepare(name, seed=seed)
-    return {"report": report, "prepared": prepared}
+    # one scale for both (creating: the first tenth), so that the wizard's bar never goes back to 0
+    report = yield from _scaled(create_domain_job(name, source, fmt, title), 0.0, 0.1)
+    prepared = yield from _scaled(prepare(name, seed=seed), 0.1, 1.0)
+    from assistant.app.desk.cold_start import readiness
+
+    return {"report": report, "prepared": prepared, "readiness": readiness(name)}
+
+
+T = TypeVar("T")
+
+
+def _scaled(job: Generator[Progress, None, T], start: float, end: float) -> Generator[Progress, None, T]:
+    """``job``'s records on the part [start, end] of a scale of 1000 (a record without a total stays as it is)."""
+    try:
+        while True:
+            try:
+                record = next(job)
+            except StopIteration as stop:
+                return stop.value
+            if record.total > 0:
+                where = start + (end - start) * min(1.0, record.step / record.total)
+                record = Progress(round(1000 * where), 1000, record.message, record.metrics)
+            yield record
+    finally:
+        job.close()  # cancelled from outside: the inner job's clean-up runs too
 
 
 def _built_by_an_older_clarify(name: str) -> bool:
@@ -204,7 +235,7 @@ def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None,
     """Prepare ``name`` (build + install the release models or train what is missing), then load and warm up
     its models; returns the ready ``ModelRegistry`` (its ``notice`` says what runs in a slower way, if
     anything)."""
-    yield Progress(0, 0, "checking the text encoder")
+    yield Progress(0, 0, "getting ready to read questions (checking the text encoder)")
     notice = yield from text_encoder_op()
     yield Progress(0, 0, f"checking the models of {name}")
     registry = yield from ready_registry(name, candidates)

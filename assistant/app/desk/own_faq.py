@@ -20,13 +20,15 @@ from assistant.errors import ConfigError, DomainNotFoundError, ValidationError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, write_domain
 from crowdsourcing.adapters import BUNDLED_DOMAINS
-from crowdsourcing.own_faq import FORMATS, FaqEntry, ParsedFaq, faq_format, parse_faq
+from crowdsourcing.own_faq import FORMATS, FaqEntry, ParsedFaq, check_source, faq_format, parse_faq
 from crowdsourcing.own_faq.building import CATEGORY_TAG, faq_domain_data
 
 __all__ = [
     "FORMATS",
+    "MAX_TITLE_CHARS",
     "FaqChanges",
     "ParsedFaq",
+    "check_title",
     "create_domain_job",
     "faq_changes",
     "is_own_faq",
@@ -153,6 +155,21 @@ def refresh_job(name: str) -> Generator[Progress, None, dict]:
     return stats
 
 
+MAX_TITLE_CHARS = 200
+
+
+def check_title(title: str) -> str:
+    """The domain's title as given, stripped; a ConfigError for one too long to show or with line breaks."""
+    title = title.strip()
+    if len(title) > MAX_TITLE_CHARS:
+        raise ConfigError(
+            f"the title has {len(title):,} characters (at most {MAX_TITLE_CHARS}): give a short name for the desk"
+        )
+    if any(not c.isprintable() for c in title):
+        raise ConfigError("the title has a line break or a control character: give it on one line")
+    return title
+
+
 def _check_target(name: str, update: bool) -> None:
     paths.check_domain_name(name)
     if name in BUNDLED_DOMAINS:
@@ -185,8 +202,10 @@ def create_domain_job(
     """Create domain ``name`` from a FAQ (``update``: update it after the FAQ was edited); yields progress,
     returns the report. Raises ValidationError (nothing written) when the FAQ has problems."""
     _check_target(name, update)
-    source = Path(source)
+    title = check_title(title)
+    check_source(source)
     concrete = faq_format(source, fmt)
+    source = Path(source)
     yield Progress(0, 4, f"reading {source.name}")
     parsed = parse_faq(source, concrete)
     if parsed.problems or not parsed.entries:

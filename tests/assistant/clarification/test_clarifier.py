@@ -163,3 +163,27 @@ def test_not_visible_only_for_questions_it_applies_to():
     with pytest.raises(ConfigError, match="not visible"):
         conversation.answer(2, kind="not_visible")
     conversation.answer(2, kind="not_sure")
+
+
+def test_one_what_do_you_want_to_do_per_conversation():
+    """Issue 34: "What do you want to do in Gmail?" and then "What do you want to do?" in one session: asking
+    one facet of a kind retires the others of that kind (and an undo brings them back)."""
+    from types import SimpleNamespace
+
+    from assistant.clarification.conversation import Conversation
+    from assistant.store import Question
+
+    def question(tag, kind="choice", induced=True):
+        options = ("a", "b", "something else") if kind == "choice" else ("yes", "no")
+        return Question(tag, f"{tag}?", kind, tag, options, induced)
+
+    questions = [question("action"), question("action@Gmail"), question("object"), question("product::Gmail", "binary")]
+    parts = SimpleNamespace(
+        model=np.zeros((4, 3, 2)), group_index=np.arange(4), domain=SimpleNamespace(questions=questions)
+    )
+    conversation = Conversation(parts, np.zeros(2), "q", None)
+    assert conversation.available.tolist() == [True, True, True, True]
+    conversation.asked[1] = True  # "What do you want to do in Gmail?"
+    assert conversation.available.tolist() == [False, False, True, True]
+    conversation.asked[1] = False
+    assert conversation.available.tolist() == [True, True, True, True]

@@ -72,3 +72,66 @@ def test_a_query_a_conversation_cannot_use_saves_nothing(query):
     assert "\n" not in str(caught.value)
     with KnowledgeBase.open("tiny") as kb:
         assert Session.list(kb) == []
+
+
+DESK_CASES = [
+    "domain create --from empty",
+    "domain create --from missing",
+    "domain create --from /dev/zero",
+    "domain create --title 100,000",
+    "domain create --title a line break",
+    "domain create field-over-128k",
+    "domain create markdown nested 12",
+    "domain create markdown nested 5000",
+    "domain update missing domain",
+    "domain create a bundled name",
+    "domain create without a name",
+    "learn sessions --seed 10**20",
+    "learn sessions --min 0",
+    "learn suggest --out a folder",
+    "cold-start evaluate --json a folder",
+    "cold-start evaluate --episodes 0",
+    "inbox unknown domain",
+    "unknown command",
+    "unknown option",
+]
+
+
+@pytest.mark.parametrize("name", DESK_CASES)
+def test_a_desks_bad_files_and_arguments_are_refused_on_one_line(corpus, name):
+    """Issue 34: click's own refusals too are one 'error:' line (no usage block), and nothing is created."""
+    from assistant import paths
+
+    outcome = run_case(corpus[name], timeout=120)
+    assert outcome.ok, outcome.problem
+    assert outcome.exit_code == 2 and outcome.error_lines == 1
+    assert not paths.domain_db_path("desk_x").exists()
+
+
+def test_learn_sessions_refuses_a_seed_before_any_work(corpus, monkeypatch):
+    """A seed numpy cannot take was found after 192 s of learning, with the sessions stored: now before."""
+    import assistant.cli.learn
+
+    started: list[str] = []
+    monkeypatch.setattr(assistant.cli.learn, "learn_from_use_job", lambda *args: started.append("job"))
+    outcome = run_case(corpus["learn sessions --seed 10**20"])
+    assert outcome.exit_code == 2 and started == []
+
+
+def test_the_current_folder_never_becomes_a_faq(corpus, tmp_path, monkeypatch):
+    """`--from ""` read the current folder as help articles: a private notes.txt became an entry."""
+    from click.testing import CliRunner
+
+    from assistant.cli import main
+
+    (tmp_path / "notes.txt").write_text("My bank PIN\n1234\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for argv in (
+        ["domain", "create", "desk_y", "--from", ""],
+        ["domain", "create", "desk_y", "--from", " ", "--check"],
+    ):
+        result = CliRunner().invoke(main, argv)
+        assert result.exit_code == 2 and "path is empty" in result.stderr and "1234" not in result.output
+    from assistant import paths
+
+    assert not paths.domain_db_path("desk_y").exists()

@@ -57,7 +57,7 @@ def test_import_csv_accepts_jsonl_and_labels(cli, data):
         (b"label,text\ncard_arrival,   \n", "'text' is empty"),
     ],
 )
-def test_bad_input_exits_2_with_numbered_problems(cli, bank, tmp_path, content, expected):
+def test_bad_input_exits_2_with_one_error_line(cli, bank, tmp_path, content, expected):
     path = tmp_path / "input.csv"
     if content is not None:
         path.write_bytes(content)
@@ -66,12 +66,22 @@ def test_bad_input_exits_2_with_numbered_problems(cli, bank, tmp_path, content, 
     result = cli("import", "csv", path, "--domain", bank, *kind)
     assert result.exit_code == 2
     assert result.stdout == ""
-    first, *problems = result.stderr.splitlines()
+    # one problem: the error line says it all (no numbered list repeating it)
+    (first,) = result.stderr.splitlines()
     assert first.startswith("error: input.csv") and expected in first
     assert "nothing was imported" in first
-    assert problems and problems[0].startswith("  1. input.csv")
     assert "Traceback" not in result.output
     assert dump(bank) == before
+
+
+def test_several_problems_are_numbered_under_the_error_line(cli, bank, tmp_path):
+    path = tmp_path / "input.csv"
+    path.write_text("label,text\nnobody,hi\nsomebody,hello\n", encoding="utf-8")
+    result = cli("import", "csv", path, "--domain", bank)
+    assert result.exit_code == 2
+    first, *problems = result.stderr.splitlines()
+    assert first.startswith("error: input.csv") and "(and 1 more problems)" in first
+    assert [p[:5] for p in problems] == ["  1. ", "  2. "]
 
 
 def test_problems_as_json(cli, bank, tmp_path):

@@ -270,3 +270,72 @@ def test_the_example_faq_reads_the_same_from_csv_and_markdown():
     assert len(csv_entries) == 33
     fields = lambda e: (e.key, e.title, e.description, e.category, e.answers)  # noqa: E731
     assert [fields(e) for e in csv_entries] == [fields(e) for e in md_entries]
+
+
+def _nested(depth: int, marker: str = "- ") -> str:
+    lines = ["# FAQ", "", "## How do I renew a book?", "", "Online:", ""]
+    lines += ["  " * i + f"{marker}step {i}" for i in range(depth)]
+    lines += [
+        "",
+        "## How many books can I borrow?",
+        "",
+        "Twenty.",
+        "",
+        "## Where do I return them?",
+        "",
+        "At the desk.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_markdown_nested_a_few_levels_keeps_every_entry():
+    from crowdsourcing.importers.base import Problems
+    from crowdsourcing.own_faq.markdown import MAX_DEPTH, parse_markdown
+
+    problems = Problems("faq.md")
+    parsed = parse_markdown(_nested(MAX_DEPTH), Path("faq.md"), problems)
+    assert len(problems) == 0 and len(parsed.entries) == 3
+    assert parsed.entries[0].answers[0].count("- step") == MAX_DEPTH
+
+
+@pytest.mark.parametrize("depth", [9, 12, 5000])
+def test_markdown_nested_too_deep_is_a_listed_problem_not_lost_entries(depth):
+    """A list nested 12 levels deep read 3 entries as 1 with no problem; 5,000 levels cut an answer."""
+    from crowdsourcing.importers.base import Problems
+    from crowdsourcing.own_faq.markdown import parse_markdown
+
+    problems = Problems("faq.md")
+    parse_markdown(_nested(depth), Path("faq.md"), problems)
+    (problem,) = problems.items
+    assert problem.line == 15 and "nested 9 levels deep" in problem.message and "flatten" in problem.message
+
+
+def test_markdown_quotes_nested_too_deep_are_a_problem_too():
+    from crowdsourcing.importers.base import Problems
+    from crowdsourcing.own_faq.markdown import parse_markdown
+
+    text = "## One\n\n" + "".join(">" * i + " q\n" for i in range(1, 30)) + "\n## Two\n\nanswer\n"
+    problems = Problems("faq.md")
+    parse_markdown(text, Path("faq.md"), problems)
+    assert len(problems) == 1 and "nested" in problems.items[0].message
+
+
+@pytest.mark.parametrize("source", ["", "   "])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(source):
+    with pytest.raises(ConfigError, match="path is empty"):
+        parse_faq(source)
+
+
+def test_a_missing_path_says_it_does_not_exist(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        parse_faq(tmp_path / "faq.csv")
+    with pytest.raises(ConfigError, match="does not exist"):
+        parse_faq(tmp_path / "articles", "articles")
+
+
+def test_a_field_over_128k_is_not_called_a_crowd_answer(tmp_path):
+    path = tmp_path / "faq.csv"
+    path.write_text('title,answer\nHow do I renew?,"' + "x" * 140_000 + '"\n', encoding="utf-8")
+    parsed = parse_faq(path)
+    assert parsed.problems and not any("crowd answer" in p.message for p in parsed.problems)
+    assert any("128 KiB" in p.message for p in parsed.problems)

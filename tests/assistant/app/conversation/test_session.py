@@ -202,3 +202,63 @@ def test_undo_after_an_instant_proposal_returns_to_the_questions(agents):
     assert session.phase == "clarifying" and session.question.number == 2
     session.undo()
     assert not session.can_undo
+
+
+def test_after_a_rejection_answers_called_not_relevant_are_not_offered(agents):
+    """Issue 34: "Not this answer. What now?" offered answers the person had marked "Neither is relevant"."""
+    session = compare_three(agents, SessionConfig(shortlist_size=4, ranking_budget=5, ranking_threshold=0.999))
+    left, right = session.pair
+    session.prefer("neither")
+    session.done()
+    session.reject()
+    offered = {c.id for c in session.alternatives}
+    assert offered and offered.isdisjoint({left.id, right.id})
+    with pytest.raises(ConfigError):
+        session.choose(left.id)
+
+
+def test_after_a_rejection_the_question_can_be_handed_on_to_a_person(agents):
+    session = compare_three(agents)
+    session.done()
+    rejected = session.proposed
+    session.reject("not about crows")
+    session.hand_off("please call me")
+    assert session.status == "failed" and session.handed_off
+    assert session.transcript()[-1]["kind"] == "hand_off"
+    with pytest.raises(SessionStateError, match="already handed on"):
+        session.hand_off()
+    session.undo()
+    assert session.phase == "rejected" and not session.handed_off
+    session.hand_off()
+    resumed = Session.resume(agents, session.id)
+    assert resumed.status == "failed" and resumed.handed_off
+    with KnowledgeBase.open("tiny") as kb:
+        from assistant.store.inbox import Inbox
+
+        (item,) = Inbox(kb).items()
+    assert item.reason == "handed on" and item.note == "not about crows"  # the second hand-off had no note
+    assert item.closest[0] == rejected.label_key
+
+
+def test_handing_on_is_for_nothing_fits_or_after_a_rejection(agents):
+    session = compare_three(agents)
+    with pytest.raises(SessionStateError, match="handed on when nothing fits or after a rejection"):
+        session.hand_off()
+
+
+def test_no_question_left_is_said_only_after_questions():
+    """Issue 34: "Stopped asking: no question left would tell ..." after 0 questions."""
+    from types import SimpleNamespace
+
+    from assistant.app.conversation.session_records import StopReason, explain_stop
+
+    def conversation(turn):
+        config = SimpleNamespace(max_turns=10)
+        return SimpleNamespace(
+            coverage=lambda: 0.9, probs=np.array([0.9]), turn=turn, clarifier=SimpleNamespace(config=config)
+        )
+
+    before = explain_stop(StopReason.NO_INFORMATIVE_QUESTION, conversation(0), 5)
+    after = explain_stop(StopReason.NO_INFORMATIVE_QUESTION, conversation(2), 5)
+    assert "left" not in before and "none of its questions" in before
+    assert "no question left" in after

@@ -126,3 +126,28 @@ def test_a_hand_off_taken_back_is_not_exported_and_the_ending_replays(tmp_path):
     assert resumed.phase == "out_of_scope" and not resumed.handed_off
     with pytest.raises(ConfigError, match="handed on"):
         run([], export_job("desk", tmp_path / "batch.csv", "unanswered"))
+
+
+def test_i_can_help_with_names_topics_not_actions():
+    """Issue 34: "I can help with: search, add, link, download, …" (the action facet, the widest question)."""
+    from types import SimpleNamespace
+
+    from assistant.app.conversation.session_records import out_of_scope_view
+    from assistant.store import SOMETHING_ELSE, Question
+
+    def choice(tag, options):
+        return Question(tag, f"{tag}?", "choice", tag, (*options, SOMETHING_ELSE), True)
+
+    questions = [
+        choice("action", ["search", "add", "link", "download", "send", "export", "create"]),
+        choice("product", ["Gmail", "Facebook", "YouTube"]),
+        choice("object", ["messages", "account", "video", "email"]),
+    ]
+    domain = SimpleNamespace(questions=questions, labels=[])
+    conversation = SimpleNamespace(
+        clarifier=SimpleNamespace(domain=domain), out_of_scope_probability=lambda: 0.8, shortlist=lambda k: []
+    )
+    view = out_of_scope_view(conversation, "Web services FAQ")
+    assert view.help_topics == ("Gmail", "Facebook", "YouTube")
+    domain.questions = [questions[0], questions[2]]
+    assert out_of_scope_view(conversation, "x").help_topics == ("messages", "account", "video", "email")
