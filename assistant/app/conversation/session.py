@@ -41,11 +41,11 @@ from assistant.app.conversation.session_records import (
     QuestionView,
     SessionConfig,
     check_session_exists,
-    list_sessions,
     open_knowledge_base,
     resumable,
 )
 from assistant.app.conversation.session_state import Entry, SessionState
+from assistant.app.desk.listing import list_sessions  # no model needed: `clarify sessions` imports only that
 from assistant.clarification.answer_list import ANSWER_LIST
 from assistant.clarification.query_check import check_added_words
 from assistant.clarification.records import AnswerKind, ShortlistItem, StopReason

@@ -37,6 +37,12 @@ from assistant.clarification.policy_io import LoadedPolicy, load_policy
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
+from assistant.settings import (  # re-exported: the choices live in settings
+    CANDIDATE_SETTINGS,
+    PACES,
+    TEXT_PRIORS,
+    VARIANTS,
+)
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
 from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
@@ -45,10 +51,6 @@ from models.checkpoint import data_hash, read_json, read_sidecar, write_json_ato
 if TYPE_CHECKING:
     from assistant.simulation.protocol import SimulationProtocol
 
-CANDIDATE_SETTINGS = ("all", "captioned")
-# The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
-TEXT_PRIORS = ("sru", "minilm")
-VARIANTS = ("learned", "lambda_1")
 # The cost of a question is a product choice (issue 10), and the only thing a pace sets (issue 28): "quick" is
 # IC's r_a = -1 per question (a question is worth asking when it adds 1/30 of the +20/-10 reward swing, 3.3
 # points of Acc@1); "thorough" asks while a question adds about 1 point (r_a = -0.3). Each pace has its own
@@ -56,7 +58,6 @@ VARIANTS = ("learned", "lambda_1")
 # mean number of questions makes a question dearer (the old caps, 4.5 and 6, raised birds' quick cost to -1.77).
 # ``DEFAULT_PACE``: each bundled domain's, chosen on its dev queries: thorough where its extra questions buy at
 # least 2 points of Acc@1 each on dev vague queries (``benchmarks/bench_policy.py``, docs/policy.md).
-PACES = ("quick", "thorough")
 PACE_TURN_REWARD = {"quick": -1.0, "thorough": -0.3}
 PACE_TURN_BUDGET: dict[str, float | None] = {"quick": None, "thorough": None}
 DEFAULT_PACE = {"birds": "quick", "faq": "thorough", "banking": "quick", "clinc": "quick"}

@@ -35,8 +35,9 @@ from assistant.store import Domain
 from models.checkpoint import clarify_version, data_hash, read_json, read_sidecar, write_json_atomic
 from models.files import atomic_write
 
-# assistant/release/<domain>/: package data (pyproject.toml), not a Python package.
-RELEASE_DIR = Path(__file__).resolve().parents[1] / "release"
+RELEASE_DIR = (
+    paths.RELEASE_DIR
+)  # assistant/release/<domain>/ (was parents[1], assistant/app/, after the move to app/models/)
 MANIFEST = "manifest.json"
 RELEASE_SEED = 0
 # What prepare writes that a conversation needs, and the MiniLM vectors of the answer texts (a cache keyed by

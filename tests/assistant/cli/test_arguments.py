@@ -56,10 +56,10 @@ def test_bad_arguments_give_one_error_line_and_exit_2(corpus, name):
 def test_outputs_are_checked_before_the_work(corpus, monkeypatch):
     """--json into a missing folder used to be found only after the whole evaluation had run: now the models are
     never even loaded (how long the refusal takes: benchmarks/bench_responsiveness.py)."""
-    import assistant.cli.engine
+    import assistant.app.models.registry
 
     loaded: list[str] = []
-    monkeypatch.setattr(assistant.cli.engine, "ModelRegistry", lambda name, **_: loaded.append(name))
+    monkeypatch.setattr(assistant.app.models.registry, "ModelRegistry", lambda name, **_: loaded.append(name))
     outcome = run_case(corpus["evaluate --json missing folder"])
     assert outcome.exit_code == 2 and outcome.error_lines == 1 and loaded == []
 
