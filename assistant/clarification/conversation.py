@@ -119,6 +119,8 @@ class Conversation:
     @property
     def available(self) -> np.ndarray:
         """[Q] bool: questions not yet asked whose group was not declared invisible."""
+        if not self.retired_groups:
+            return ~self.asked
         retired = np.isin(self.clarifier.group_index, self.retired_groups)
         return ~self.asked & ~retired
 
@@ -137,7 +139,8 @@ class Conversation:
         available = self.available
         if not available.any():
             return 0.0
-        return max(0.0, float(information_gain(self.clarifier.model, self.probs)[available].max()))
+        gains = information_gain(self.clarifier.model, self.probs)
+        return max(0.0, float(np.max(gains, where=available, initial=-np.inf)))
 
     def out_of_scope_probability(self) -> float | None:
         """P(none of the labels fits | query, answers), or None without an out-of-scope model
