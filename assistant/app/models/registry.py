@@ -37,12 +37,7 @@ from assistant.clarification.policy_io import LoadedPolicy, load_policy
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
-from assistant.settings import (  # re-exported: the choices live in settings
-    CANDIDATE_SETTINGS,
-    PACES,
-    TEXT_PRIORS,
-    VARIANTS,
-)
+from assistant.settings import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS, VARIANTS  # re-exported from settings
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
 from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
@@ -188,7 +183,8 @@ class ModelRegistry:
             else:
                 from assistant.priors.sru import load_encoder_prior
 
-                self._encoder = load_encoder_prior(self.domain, self.agent_domain, allow_stale=self.allow_stale)
+                stale_ok = self.allow_stale
+                self._encoder = load_encoder_prior(self.domain, self.agent_domain, stale_ok, numpy_forward=True)
                 if self._encoder.stale:
                     self._stale.add("encoder")
         return self._encoder
