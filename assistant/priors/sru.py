@@ -106,14 +106,12 @@ class LabelBank:
         segments = list(index)
         return cls(segments, vectors.token_ids(segments, max_len), members)
 
-    def embed(self, encoder, labels: np.ndarray | None = None) -> torch.Tensor | np.ndarray:
+    def embed(self, encoder, labels: np.ndarray | None = None) -> torch.Tensor:
         """[L, D] label vectors of ``labels`` (None = all), differentiable when gradients are on."""
         labels = np.arange(len(self.members)) if labels is None else np.asarray(labels)
         used = np.unique(np.concatenate([self.members[y] for y in labels]))
         local = -np.ones(len(self.segments), dtype=np.int64)
         local[used] = np.arange(len(used))
-        if isinstance(encoder, NumpySRUEncoder):
-            return _embed_numpy(self, encoder, labels, used, local)
         raw = encoder.encode_ids([self.segment_ids[s] for s in used], raw=True) if not torch.is_grad_enabled() else None
         if raw is None:
             raw = encoder.raw_split([self.segment_ids[s] for s in used])
@@ -125,12 +123,13 @@ class LabelBank:
         return encoder.finish(weights @ raw)
 
 
-def _embed_numpy(bank: LabelBank, encoder: NumpySRUEncoder, labels, used, local) -> np.ndarray:
-    """``LabelBank.embed`` through the numpy encoder: the mean of each label's raw segment vectors, finished."""
-    raw = encoder.encode_ids([bank.segment_ids[s] for s in used], raw=True)
-    weights = np.zeros((len(labels), len(used)), dtype=np.float32)
-    for i, y in enumerate(labels):
-        weights[i, local[bank.members[y]]] = 1.0
+def _embed_numpy(bank: LabelBank, encoder: NumpySRUEncoder) -> np.ndarray:
+    """``LabelBank.embed`` of every label through the numpy encoder: the mean of each label's raw segment
+    vectors, finished."""
+    raw = encoder.encode_ids(bank.segment_ids, raw=True)
+    weights = np.zeros((len(bank.members), len(bank.segments)), dtype=np.float32)
+    for y, members in enumerate(bank.members):
+        weights[y, members] = 1.0
     weights /= np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
     return encoder.finish(weights @ raw)
 
@@ -175,8 +174,11 @@ class EncoderPrior:
         """[Y, D] float32 label vectors."""
         if "labels" not in self._cache:
             self.encoder.eval()
-            vectors = self.bank.embed(self.encoder)
-            self._cache["labels"] = np.asarray(_as_numpy(vectors), dtype=np.float32)
+            if isinstance(self.encoder, NumpySRUEncoder):
+                vectors = _embed_numpy(self.bank, self.encoder)
+            else:
+                vectors = self.bank.embed(self.encoder).numpy()
+            self._cache["labels"] = vectors.astype(np.float32)
         return self._cache["labels"]
 
     @torch.no_grad()
