@@ -51,7 +51,7 @@ from assistant.priors.base import check_texts, scatter_tag_scores
 from assistant.priors.blend import PARTS as BLEND_PARTS
 from assistant.priors.blend import PriorBlend, minilm_arrays, minilm_from_arrays
 from assistant.priors.calibration import query_temperatures
-from assistant.priors.sru_numpy import NumpySRUEncoder, numpy_route_possible
+from assistant.priors.sru_numpy import NumpySRUEncoder, load_or_store_vectors, numpy_route_possible, serving_key
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig, label_segments, tag_answer_texts
 from models.checkpoint import data_hash, load_checkpoint, read_sidecar
@@ -342,8 +342,15 @@ def load_encoder_prior(
     if not prior.stale and side.get("centroids") is not None and side["centroids"].shape[0] == agent.num_labels:
         prior._cache["centroids"] = side["centroids"]  # saves encoding every training query on each start
     blend = _load_blend(saved.get("blend"), path, agent, side)
-    if blend is not None and blend.minilm is not None and isinstance(encoder, NumpySRUEncoder):
-        blend.minilm.query_encoder = minilm_sentence_vectors
+    if isinstance(encoder, NumpySRUEncoder):
+        if blend is not None and blend.minilm is not None:
+            blend.minilm.query_encoder = minilm_sentence_vectors
+        if not prior.stale:  # label vectors and tag scores stored once, read on every later start
+            key = serving_key(path.with_suffix(".pt"), expected)
+            stored = load_or_store_vectors(
+                path.parent, key, lambda: {"labels": prior.label_vectors(), "tags": prior.tag_scores()}
+            )
+            prior._cache.update(stored)
     return prior.with_blend(blend)
 
 

@@ -5,11 +5,16 @@ and MC dropout keep the torch module (``load_encoder_prior(numpy_forward=False)`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import hashlib
+import zipfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from models.checkpoint import write_npz_atomic
 from models.numpy_forward import PAD_ID, SRUState, sru_finish, sru_raw, word_piece_ids, word_piece_table
 
 
@@ -50,3 +55,29 @@ class NumpySRUEncoder:
 def numpy_route_possible(config: Any) -> bool:
     """Whether ``NumpySRUEncoder`` computes this encoder: MiniLM word pieces (GloVe needs its package's table)."""
     return getattr(config, "vectors", None) == "minilm"
+
+
+SERVING_FILE = "encoder-serving.npz"
+SERVING_FORMAT = "numpy-serving-v1"
+
+
+def serving_key(checkpoint: Path, data_hash: str) -> str:
+    """What the stored vectors were computed from: this format, the checkpoint's bytes and the domain's data."""
+    digest = hashlib.sha256(checkpoint.read_bytes()).hexdigest()
+    return f"{SERVING_FORMAT}:{digest}:{data_hash}"
+
+
+def load_or_store_vectors(folder: Path, key: str, compute: Callable[[], dict[str, np.ndarray]]) -> dict:
+    """The label vectors and tag scores a conversation needs from the encoder, stored beside it (``SERVING_FILE``)
+    the first time and read on every later start, as long as ``key`` (``serving_key``) is the same."""
+    path = folder / SERVING_FILE
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["key"]) == key:
+                return {k: data[k] for k in data.files if k != "key"}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        pass  # missing, damaged or of another encoder: computed again
+    arrays = compute()
+    with contextlib.suppress(OSError):  # a read-only home still serves, it computes on each start
+        write_npz_atomic(path, key=np.array(key), **arrays)
+    return arrays
