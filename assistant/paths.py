@@ -43,6 +43,8 @@ _DOMAIN_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 
 # <repository>/../shared/data holds the evaluation-only data sets on a development machine
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# assistant/release/<domain>/: the shipped release models (package data, pyproject.toml), not a Python package.
+RELEASE_DIR = Path(__file__).resolve().parent / "release"
 
 
 def shared_data_dir(explicit: str | Path | None = None) -> Path:

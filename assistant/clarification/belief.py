@@ -42,7 +42,9 @@ class Belief:
             raise ConfigError("log_prior must be finite (floor probabilities before taking logs)")
         self.log_prior = normalize_log(log_prior)
         self.evidence: list[Evidence] = []
-        self._log_probs = self.log_prior.copy()
+        self._log_p: np.ndarray = self.log_prior.copy()  # folded in up to ``_pending``
+        self._pending: list[np.ndarray] = []  # log-likelihoods of answers not folded in yet
+        self._probs: np.ndarray | None = None  # exp of the posterior, once read
 
     # ---- state -------------------------------------------------------------------------------------
     @property
@@ -55,9 +57,30 @@ class Belief:
         return self._log_probs
 
     @property
+    def _log_probs(self) -> np.ndarray:
+        """The posterior, with the answers not folded in yet folded in now, in their order (the same arithmetic
+        as folding each at once: a belief nobody reads, such as a conversation's query-free one, costs nothing)."""
+        if self._pending:
+            log_p = self._log_p
+            for ll in self._pending:
+                log_p = normalize_log(log_p + ll)
+            self._log_p, self._pending = log_p, []
+        return self._log_p
+
+    @_log_probs.setter
+    def _log_probs(self, value: np.ndarray) -> None:
+        self._log_p, self._pending, self._probs = value, [], None
+
+    @property
     def probs(self) -> np.ndarray:
-        """[Y] float64 posterior."""
-        return np.exp(self._log_probs)
+        """[Y] float64 posterior: one read-only array per state of the belief, computed once (a turn reads it
+        several times; ``assistant.clarification.questions.information_gain`` keeps the gains of the last one)."""
+        probs = self._probs
+        if probs is None:
+            probs = np.exp(self._log_probs)
+            probs.flags.writeable = False
+            self._probs = probs
+        return probs
 
     def entropy(self) -> float:
         p = self.probs
@@ -76,7 +99,8 @@ class Belief:
             ll = np.asarray(evidence.log_likelihood, dtype=np.float64)
             if ll.shape != (self.num_labels,):
                 raise ConfigError(f"likelihood has shape {ll.shape}, expected ({self.num_labels},)")
-            self._log_probs = normalize_log(self._log_probs + ll)
+            self._pending.append(ll)
+            self._probs = None
         self.evidence.append(evidence)
 
     def undo(self) -> Evidence:

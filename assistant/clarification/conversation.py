@@ -153,7 +153,8 @@ class Conversation:
         available = self.available
         if not available.any():
             return 0.0
-        return max(0.0, float(information_gain(self.clarifier.model, self.probs)[available].max()))
+        gains = information_gain(self.clarifier.model, self.probs)
+        return max(0.0, float(np.max(gains, where=available, initial=-np.inf)))
 
     def out_of_scope_probability(self) -> float | None:
         """P(none of the labels fits | query, answers), or None without an out-of-scope model

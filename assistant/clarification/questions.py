@@ -29,20 +29,42 @@ def information_gain_from(answer_probs, expected_cond_entropy, xp=np):
     """IG [..., Q] = H(P(r|q)) - sum_y p(y) H(r|q,y), from P(r|q) [..., Q, R] and the expected conditional
     entropy [..., Q]; for numpy (``xp=np``) and torch (``xp=torch``) alike."""
     if xp is np:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            answer_entropy = -np.where(answer_probs > 0, answer_probs * np.log(answer_probs), 0.0).sum(axis=-1)
+        answer_entropy = -_plogp(answer_probs).sum(axis=-1)
     else:
         answer_entropy = -(answer_probs * xp.log(answer_probs.clamp_min(1e-12))).sum(dim=-1)
     return answer_entropy - expected_cond_entropy
 
 
+def _plogp(p: np.ndarray) -> np.ndarray:
+    """p log p elementwise, 0 where p = 0 (one log and one product, no temporaries for the zeros)."""
+    out = np.zeros_like(p)
+    np.log(p, out=out, where=p > 0)
+    return np.multiply(p, out, out=out)
+
+
+# The gains of the last belief asked about: a turn reads them for the stop rule's features, the question
+# choice and the answer-list comparison. Only a read-only belief is remembered (``Belief.probs``: one array per
+# state, never changed in place), held by reference so that its identity cannot be reused while it is here.
+_last_gains: tuple[AnswerModel, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+
 def information_gain(model: AnswerModel, probs: np.ndarray) -> np.ndarray:
-    """IG [Q] float32 of every question under one belief ``probs`` [Y] (nats), in one vector-matrix product."""
+    """IG [Q] float32 of every question under one belief ``probs`` [Y] (nats), in one vector-matrix product.
+    The result is read-only (it may be the one of the previous call with the same read-only ``probs``)."""
+    global _last_gains
+    last = _last_gains
+    gain_matrix = model.gain_matrix
+    if last is not None and last[0] is model and last[1] is gain_matrix and last[2] is probs:
+        return last[3]
     q, r, _ = model.shape
-    both = np.asarray(probs, dtype=np.float32) @ model.gain_matrix
+    both = np.asarray(probs, dtype=np.float32) @ gain_matrix
     answer_probs = both[: q * r].reshape(q, r)  # P(r|q)
     expected_cond_entropy = both[q * r :]  # sum_y p(y) H(r|q,y)
-    return information_gain_from(answer_probs, expected_cond_entropy).astype(np.float32)
+    gains = information_gain_from(answer_probs, expected_cond_entropy).astype(np.float32)
+    gains.flags.writeable = False
+    if isinstance(probs, np.ndarray) and not probs.flags.writeable:
+        _last_gains = (model, gain_matrix, probs, gains)
+    return gains
 
 
 def batch_information_gain(a, cond_entropy, probs, xp=np):

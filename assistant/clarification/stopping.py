@@ -20,6 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from assistant.errors import ConfigError
+from assistant.settings import PACES  # said once, light for the command line (issue 33)
 from models.policy_net import STOP, StopPolicyNet
 
 # The state carries, besides the top-k probabilities and the turn, what makes stopping right or wrong on
@@ -42,7 +43,6 @@ SHORTLIST_MASS_SIZE = 5
 # mean number of questions makes a question dearer (the old caps, 4.5 and 6, raised birds' quick cost to -1.77).
 # ``DEFAULT_PACE``: each bundled domain's, chosen on its dev queries: thorough where its extra questions buy at
 # least 2 points of Acc@1 each on dev vague queries (``benchmarks/bench_policy.py``, docs/policy.md).
-PACES = ("quick", "thorough")
 PACE_TURN_REWARD = {"quick": -1.0, "thorough": -0.3}
 PACE_TURN_BUDGET: dict[str, float | None] = {"quick": None, "thorough": None}
 DEFAULT_PACE = {"birds": "quick", "faq": "thorough", "banking": "quick", "clinc": "quick"}
@@ -81,6 +81,8 @@ def policy_features(probs, turn, max_turns: int, top_k: int = 20, best_gain=0.0,
         turn_col = probs.new_full((probs.shape[0], 1), turn / max_turns)
         return xp.cat([top, pad, entropy, gain, mass, turn_col], dim=1)
     probs = np.asarray(probs, dtype=np.float32)
+    if probs.ndim == 1:
+        return _features_of_one(probs, turn, max_turns, top_k, best_gain)
     n = probs.shape[-1]
     k = min(top_k, n)
     top = np.partition(probs, n - k, axis=-1)[..., n - k :] if k < n else probs
@@ -95,6 +97,27 @@ def policy_features(probs, turn, max_turns: int, top_k: int = 20, best_gain=0.0,
     mass = ranked[..., :size].sum(axis=-1, dtype=np.float32)[..., None]
     turn_feature = np.broadcast_to(np.asarray(turn, dtype=np.float32) / max_turns, probs.shape[:-1])[..., None]
     return np.concatenate([top, pad, entropy, gain, mass, turn_feature], axis=-1).astype(np.float32)
+
+
+def _features_of_one(probs: np.ndarray, turn, max_turns: int, top_k: int, best_gain) -> np.ndarray:
+    """``policy_features`` of one belief [Y] float32, the same numbers with a fraction of the array calls (a
+    conversation's turn pays for them; tests/assistant/clarification/test_stopping.py checks they agree)."""
+    n = probs.size
+    k = min(top_k, n)
+    top = np.partition(probs, n - k)[n - k :] if k < n else probs
+    top = -np.sort(-top)
+    x = np.zeros(top_k + 4, dtype=np.float32)
+    x[:k] = top
+    plogp = np.maximum(probs, 1e-30)  # p = 0 gives 0 * log(1e-30) = -0.0: the sum is the same
+    np.log(plogp, out=plogp)
+    np.multiply(probs, plogp, out=plogp)
+    x[top_k] = -plogp.sum() / max(math.log(n), 1e-12)
+    x[top_k + 1] = np.asarray(best_gain, dtype=np.float32) / math.log(2.0)
+    size = min(SHORTLIST_MASS_SIZE, n)
+    ranked = top if size <= k else -np.sort(-probs)
+    x[top_k + 2] = ranked[:size].sum(dtype=np.float32)
+    x[top_k + 3] = np.asarray(turn, dtype=np.float32) / max_turns
+    return x
 
 
 # Labels still in question: at least this share of the likeliest one's belief; one of them dominates when it
@@ -177,9 +200,13 @@ class LearnedPolicy:
 
     def stop_probability(self, probs: np.ndarray, turn: int, max_turns: int, best_gain: float = 0.0) -> float:
         x = policy_features(probs, turn, max_turns, self.top_k, best_gain)
-        logits = np.tanh(x @ self._w1 + self._b1) @ self._w2 + self._b2
-        logits = logits - logits.max()
-        e = np.exp(logits)
+        hidden = x @ self._w1
+        hidden += self._b1
+        np.tanh(hidden, out=hidden)
+        e = hidden @ self._w2
+        e += self._b2
+        e -= e.max()
+        np.exp(e, out=e)
         return float(e[STOP] / e.sum())
 
     def should_stop(self, probs: np.ndarray, turn: int, max_turns: int, best_gain: float = 0.0) -> bool:

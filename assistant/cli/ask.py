@@ -8,9 +8,6 @@ import sys
 
 import click
 
-from assistant.app.conversation.session import Phase, ProposalReason, SessionStatus
-from assistant.app.desk.domains import ready_registry
-from assistant.app.research.summaries import faq_answers
 from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, SESSION_ID, echo, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
@@ -62,7 +59,16 @@ def ask_command(
 
     Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    from assistant.app.conversation.session import Session, SessionConfig, check_session_exists, open_knowledge_base
+    from assistant.app.conversation.session import (
+        Phase,
+        ProposalReason,
+        Session,
+        SessionConfig,
+        check_session_exists,
+        open_knowledge_base,
+    )
+    from assistant.app.desk.domains import ready_registry
+    from assistant.app.research.summaries import faq_answers
 
     if resume_id is None and query is None:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
@@ -211,7 +217,7 @@ def ask_command(
 def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
     """`s` at the proposal: compare summaries of the proposed FAQ's answers (query-focused), saved as a summary
     session of the same domain; then back to the proposal."""
-    from assistant.app.research.summaries import SummaryLog, answers_topic_of, open_session_job
+    from assistant.app.research.summaries import SummaryLog, answers_topic_of, faq_answers, open_session_job
     from assistant.cli.summarize import compare_loop
 
     found = faq_answers(session)
@@ -232,6 +238,8 @@ def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
 def _act(session, line: str) -> None:
     """Apply one terminal answer to the session (raises ValueError for an unknown one). "a WORDS" adds words
     to the query in any phase before the comparisons."""
+    from assistant.app.conversation.session import Phase
+
     token, _, rest = line.partition(" ")
     token = token.lower()
     if token == "a":
@@ -294,6 +302,8 @@ def _short(text: str, width: int = 300) -> str:
 
 
 def _render(event: dict) -> str:
+    from assistant.app.conversation.session import SessionStatus
+
     kind = event["type"]
     if kind == "session":
         return f"Session {event['id']}: {event['query']}"

@@ -6,7 +6,6 @@ import sys
 
 import click
 
-from assistant.app.research.bench import bench_run_job, list_benchmarks, parse_overrides, sweep_job
 from assistant.cli.common import SEED, echo, run_with_progress
 
 
@@ -19,6 +18,8 @@ def bench() -> None:
 @click.option("--benchmarks", "benchmarks_dir", type=click.Path(file_okay=False), default=None, hidden=True)
 def list_cmd(benchmarks_dir: str | None) -> None:
     """The registered benchmarks, their kind, quick settings and data sets."""
+    from assistant.app.research.bench import list_benchmarks
+
     for b in list_benchmarks(benchmarks_dir):
         data = ", ".join(f"{d.name}{'' if d.required else ' (optional)'}" for d in b.datasets) or "bundled only"
         echo(f"{b.name:<18} {b.kind:<8} {b.title}  [data: {data}]")
@@ -48,6 +49,8 @@ def run_cmd(
     Data sets that are absent are skipped with the reason (in the report). A benchmark that fails is
     reported and the others still run; the exit code is then 1.
     """
+    from assistant.app.research.bench import bench_run_job, parse_overrides
+
     results = run_with_progress(
         bench_run_job(out, only, quick, seed, data_dir, parse_overrides(sets), benchmarks_dir), "bench"
     )
@@ -68,6 +71,8 @@ def run_cmd(
 def sweep_cmd(config: str, out: str | None, workers: int, backend: str, address: str | None) -> None:
     """Run the grid of CONFIG (TOML; see docs/bench.md): a tidy OUT/sweep.csv and a plot per metric."""
     from pathlib import Path
+
+    from assistant.app.research.bench import sweep_job
 
     out = out or str(Path("sweep-results") / Path(config).stem)
     engine = "ray" if backend == "ray" else ("loky" if workers > 1 else "serial")

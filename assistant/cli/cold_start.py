@@ -7,13 +7,7 @@ from pathlib import Path
 
 import click
 
-from assistant.app.research.labels_only import (
-    PROTOCOL_DOMAINS,
-    TABLE_SYSTEMS,
-    build_labels_only_job,
-    evaluate_labels_only_job,
-    protocol_name,
-)
+from assistant.app.choices import PROTOCOL_DOMAINS
 from assistant.cli.common import EPISODES, SEED, check_output, echo, run_with_progress
 from assistant.errors import ConfigError
 from assistant.paths import write_output_file
@@ -37,6 +31,8 @@ def cold_start() -> None:
 @K_OPTION
 def build_command(source: str, k: int | None) -> None:
     """Build SOURCE's labels-only domain (faq-texts, banking-k5, ...) with its real test queries attached."""
+    from assistant.app.research.labels_only import build_labels_only_job, protocol_name
+
     stats = run_with_progress(build_labels_only_job(source, k), f"building {protocol_name(source, k)}")
     echo(
         f"built {stats['name']}: {stats['labels']} labels, {sum(stats['questions'].values())} questions, queries "
@@ -65,6 +61,8 @@ def evaluate_command(
     source: str, k: int | None, episodes: int, seed: int, sessions: str, json_path: Path | None
 ) -> None:
     """Build, prepare (cold start) and evaluate SOURCE's labels-only domain; print the tables."""
+    from assistant.app.research.labels_only import TABLE_SYSTEMS, evaluate_labels_only_job
+
     check_output(json_path, "--json")
     result = run_with_progress(
         evaluate_labels_only_job(source, k, episodes, seed, _sessions(sessions)), f"labels-only {source}"

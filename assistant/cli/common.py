@@ -25,10 +25,10 @@ from typing import TextIO, TypeVar
 import click
 from tqdm import tqdm
 
-from assistant.app.models.registry import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS
 from assistant.errors import ConfigError
 from assistant.paths import check_output_file, write_output_file
 from assistant.progress import Eta, Progress, eta_text, run_job
+from assistant.settings import CANDIDATE_SETTINGS, PACES, TEXT_PRIORS
 
 T = TypeVar("T")
 

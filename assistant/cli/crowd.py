@@ -9,24 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from assistant.app.desk.crowd import (
-    DEFAULT_ALPHA,
-    KINDS,
-    SPLITS,
-    TAG_SLOTS,
-    ImportReport,
-    export_job,
-    export_unanswered_job,
-    import_job,
-)
+from assistant.app.choices import TAG_SLOTS
 from assistant.cli.common import FiniteFloat, check_output, echo, echo_json, run_with_progress
 from assistant.errors import ValidationError
 
 MAX_PROBLEMS_SHOWN = 50
+
+if TYPE_CHECKING:
+    from assistant.app.desk.crowd import ImportReport
 
 
 def _report_problems(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -60,6 +54,8 @@ def _report_problems(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _import_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    from assistant.app.desk.crowd import DEFAULT_ALPHA, KINDS, SPLITS
+
     options = [
         click.argument("file", type=click.Path(dir_okay=True, path_type=Path)),
         click.option("--domain", "-d", "domain", required=True, help="Domain (knowledge base) to import into."),
@@ -106,6 +102,8 @@ def _run_import(
     alpha: float,
     as_json: bool,
 ) -> None:
+    from assistant.app.desk.crowd import import_job
+
     job = import_job(file, domain, fmt, kind=kind, templates=templates, alpha=alpha, default_split=split)
     report = run_with_progress(job, f"importing {file.name}", as_json)
     if as_json:
@@ -203,6 +201,8 @@ def export_tasks_command(
     Columns are MTurk input variables (label, label_name, label_text, tag_1..tag_10 / question, options);
     MTurk returns them as Input.* columns, which `clarify import mturk` reads back with the answers.
     """
+    from assistant.app.desk.crowd import export_job
+
     check_output(out, "--out")
     check_output(layout, "--layout")
     summary = run_with_progress(
@@ -223,6 +223,8 @@ def export_tasks_command(
 def export_unanswered_command(domain: str, out: Path) -> None:
     """Write the questions people handed on because nothing fitted (out of scope) as a CSV; `clarify export
     tasks --kind unanswered` turns them into a labelling batch."""
+    from assistant.app.desk.crowd import export_unanswered_job
+
     check_output(out, "--out")
     summary = run_with_progress(export_unanswered_job(domain, out), "exporting unanswered questions", True)
     echo(f"wrote {summary['questions']} unanswered questions of {domain} -> {summary['file']}")

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import click
 
-from assistant.app.desk import questions as reviews
-from assistant.app.desk.domains import BUNDLED_DOMAINS, available_domains, build_job, domain_stats, release_job
-from assistant.app.desk.own_faq import FORMATS, MAX_TITLE_CHARS, check_title, create_domain_job, preview_faq
-from assistant.app.models.release import RELEASE_DIR, compare_releases
+from assistant.app.choices import BUNDLED_DOMAINS, FORMATS
 from assistant.cli.common import echo, echo_json, run_with_progress
 from assistant.cli.crowd import _report_problems
 from assistant.errors import ClarifyError, ValidationError
+from assistant.paths import RELEASE_DIR
+from assistant.settings import MAX_TITLE_CHARS
 
 
 @click.group()
@@ -24,6 +23,8 @@ def domain() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def list_domains(as_json: bool) -> None:
     """Show bundled and built domains."""
+    from assistant.app.desk.listing import available_domains
+
     entries = sorted(available_domains(), key=lambda entry: entry.name)
     built = {entry.name for entry in entries if entry.built}
     rows = [
@@ -52,6 +53,8 @@ def build(name: str) -> None:
 
     Rebuilding keeps imported crowd data and sessions.
     """
+    from assistant.app.desk.domains import build_job
+
     stats = run_with_progress(build_job(name), f"building {name}")
     q = stats["questions"]
     echo(
@@ -65,6 +68,8 @@ def build(name: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def stats(name: str, as_json: bool) -> None:
     """Counts of labels, questions, queries and annotations of domain NAME."""
+    from assistant.app.desk.listing import domain_stats
+
     figures = domain_stats(name)
     if as_json:
         echo_json(figures)
@@ -100,6 +105,8 @@ def questions(name: str, as_json: bool, hide, show, reword, reword_option, reset
     """List every question of domain NAME (tag, text, kind, options, induced, hidden, reworded), or change
     how they are asked: hide, show, reword a question or an option. Changes are kept in the knowledge base
     and survive rebuilds and imports; models trained before a question was hidden count as stale."""
+    from assistant.app.desk import questions as reviews
+
     changes = [
         *((f"hidden {tag}", lambda t=tag: reviews.set_hidden(name, t, True)) for tag in hide),
         *((f"shown {tag}", lambda t=tag: reviews.set_hidden(name, t, False)) for tag in show),
@@ -164,6 +171,9 @@ def render_questions(entries) -> str:
 def release_models(names: tuple[str, ...], into: Path, compare_with: Path | None) -> None:
     """Train the release models of bundled domains NAMES from fixed seeds and write them, with a manifest,
     into the package (run it in a fresh CLARIFY_HOME: `make release-models` does)."""
+    from assistant.app.desk.domains import release_job
+    from assistant.app.models.release import compare_releases
+
     differing = {}
     for name in names:
         manifest = run_with_progress(release_job(name, into), f"release models of {name}")
@@ -210,6 +220,8 @@ def _faq_options(command):
 
 
 def _run_faq(name: str, source: str, fmt: str, check: bool, as_json: bool, update: bool, title: str = "") -> None:
+    from assistant.app.desk.own_faq import check_title, create_domain_job, preview_faq
+
     check_title(title)  # every argument before any work
     if check:
         parsed = preview_faq(source, fmt)

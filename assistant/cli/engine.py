@@ -9,16 +9,7 @@ from typing import Any
 import click
 
 import assistant.cli.out_of_scope as oos_cli
-from assistant.app.desk.domains import prepare
-from assistant.app.models.registry import VARIANTS, ModelRegistry
-from assistant.app.models.training_jobs import (
-    PolicyConfig,
-    pace_config,
-    train_encoder_job,
-    train_policy_job,
-    tune_coverage_job,
-)
-from assistant.app.research.research import SYSTEMS, evaluate_job, noise_sweep_job, noise_table, plot_accuracy_vs_turns
+from assistant.app.choices import POLICY_ESTIMATOR, POLICY_ITERATIONS, SYSTEMS, VARIANTS
 from assistant.cli.common import (
     CANDIDATES_OPTION,
     EPISODES,
@@ -41,6 +32,8 @@ from assistant.paths import write_output_file
 @PRIOR_OPTION
 def prepare_command(name: str, seed: int, text_prior: str) -> None:
     """Build domain NAME if needed and train whatever model is missing (cached in CLARIFY_HOME)."""
+    from assistant.app.desk.domains import prepare
+
     done = run_with_progress(prepare(name, seed=seed, text_prior=text_prior), f"preparing {name}")
     trained = [item for item in done if item != "release models"]
     notes = ["using the release models shipped with Clarify"] if "release models" in done else []
@@ -58,6 +51,9 @@ def train() -> None:
 @click.option("--seed", type=SEED, default=0, show_default=True)
 def train_encoder_command(name: str, seed: int) -> None:
     """Train the prior's text encoder on domain NAME (replaces the cached one)."""
+    from assistant.app.models.registry import ModelRegistry
+    from assistant.app.models.training_jobs import train_encoder_job
+
     registry = ModelRegistry(name)
     result = run_with_progress(train_encoder_job(registry, seed), f"training the {name} encoder")
     metrics = getattr(result, "metrics", None)
@@ -69,13 +65,13 @@ def train_encoder_command(name: str, seed: int) -> None:
 @click.argument("name")
 @CANDIDATES_OPTION
 @click.option("--variant", type=click.Choice(VARIANTS), default=None, help="Only this variant (default: both).")
-@click.option("--iterations", type=click.IntRange(1, 1_000_000), default=PolicyConfig.iterations, show_default=True)
+@click.option("--iterations", type=click.IntRange(1, 1_000_000), default=POLICY_ITERATIONS, show_default=True)
 @click.option("--turn-reward", type=FiniteFloat(), default=None, help="r_a: reward per question (default: the pace's).")
 @click.option("--turn-budget", type=FiniteFloat(0), default=None, help="Cap on mean questions (default: the pace's).")
 @click.option(
     "--estimator",
     type=click.Choice(["expected", "reinforce"]),
-    default=PolicyConfig.estimator,
+    default=POLICY_ESTIMATOR,
     show_default=True,
     help="Policy gradient: exact expectation over STOP/ASK draws, or sampled REINFORCE.",
 )
@@ -96,6 +92,9 @@ def train_policy_command(
 ) -> None:
     """Train the STOP/ASK policy of domain NAME with REINFORCE against the simulator, on dev episodes with
     vague first queries, and tune its compare-only-when-covered rule on dev."""
+    from assistant.app.models.registry import ModelRegistry
+    from assistant.app.models.training_jobs import PolicyConfig, pace_config, train_policy_job, tune_coverage_job
+
     registry = ModelRegistry(name, text_prior=text_prior)
     pace = pace or registry.default_pace
     config = pace_config(pace, PolicyConfig(iterations=iterations, estimator=estimator))
@@ -169,6 +168,9 @@ def evaluate_command(
     answer_lists: bool | None,
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1; the out-of-scope table too)."""
+    from assistant.app.models.registry import ModelRegistry
+    from assistant.app.research.research import evaluate_job, noise_sweep_job, noise_table, plot_accuracy_vs_turns
+
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())
     unknown = [s for s in chosen if s not in SYSTEMS]
     if not chosen or unknown:

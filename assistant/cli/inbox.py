@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from assistant.app.desk.inbox import assign, dismiss, inbox_items, new_entry_job
 from assistant.cli.common import echo, echo_json, run_with_progress
 
 
@@ -30,6 +29,8 @@ def inbox_command(
     """The inbox of domain NAME: questions that ended out of scope, were handed on, or whose answers were
     rejected. Resolve one in a step: SESSION --assign ENTRY, SESSION --new-entry TITLE --answer TEXT (use
     the question itself as the title with --new-entry ""), or SESSION --dismiss."""
+    from assistant.app.desk.inbox import assign, dismiss, new_entry_job
+
     actions = sum(x is not None and x is not False for x in (entry, new_title, dismiss_it or None))
     if session is None:
         if actions:
@@ -61,6 +62,8 @@ def _counted(n: int, noun: str) -> str:
 
 
 def _list(name: str, show_all: bool, as_json: bool) -> None:
+    from assistant.app.desk.inbox import inbox_items
+
     items = inbox_items(name, show_all)
     if as_json:
         echo_json([item.__dict__ for item in items])

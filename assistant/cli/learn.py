@@ -7,18 +7,8 @@ from pathlib import Path
 
 import click
 
-from assistant.app.desk.learning import (
-    DATASETS,
-    LEARN_AFTER_SESSIONS,
-    EncoderTrainConfig,
-    EvaluationConfig,
-    evaluate_learning,
-    learn_from_use_job,
-    plot_learning_curves,
-    suggest_batch_job,
-    summary_table,
-    update,
-)
+from assistant.app.choices import LEARN_AFTER_SESSIONS
+from assistant.app.choices import RANKING_DATASETS as DATASETS
 from assistant.cli.common import SEED, check_output, echo, echo_json, run_with_progress, write_json_file
 from assistant.paths import write_output_file
 
@@ -67,6 +57,8 @@ def evaluate_cmd(
 ) -> None:
     """DASL's protocol on DATASET: MRR against the labelled fraction, and the fraction each method needs
     to reach the MRR of training on all labels (DASL Table 1)."""
+    from assistant.app.desk.learning import EvaluationConfig, evaluate_learning, plot_learning_curves, summary_table
+
     check_output(json_path, "--json", create_folders=True)
     check_output(plot_path, "--plot", create_folders=True)
     config = EvaluationConfig(initial_fraction=initial, round_fraction=step, rounds=rounds, samples=samples)
@@ -117,6 +109,8 @@ def suggest_cmd(
     answers each (among the text prior's top --labels, or "none of the above"). Import the batch results
     with `clarify import mturk RESULTS.csv --domain DOMAIN --kind queries`, then run `clarify learn update`.
     """
+    from assistant.app.desk.learning import suggest_batch_job
+
     check_output(out, "--out")
     check_output(layout, "--layout")
     job = suggest_batch_job(domain, out, k, labels, samples, seed, layout)
@@ -143,6 +137,8 @@ def update_cmd(domain: str, seed: int, samples: int, max_steps: int | None, no_p
     The old model stays unless the new one is better on the dev queries; prints the text prior's Acc@1
     before and after on the held-out test queries. Never trains on dev or test queries.
     """
+    from assistant.app.desk.learning import EncoderTrainConfig, update
+
     config = EncoderTrainConfig(max_steps=max_steps) if max_steps else None
     report = run_with_progress(
         update(domain, seed=seed, samples=samples, train_config=config, retrain_policies=not no_policies),
@@ -176,6 +172,8 @@ def update_cmd(domain: str, seed: int, samples: int, max_steps: int | None, no_p
 def sessions_command(domain: str, min_new: int, seed: int) -> None:
     """Accepted sessions become (query, entry) training pairs and the models are brought up to date (the app
     does this in the background after every --min accepted sessions)."""
+    from assistant.app.desk.learning import learn_from_use_job
+
     done = run_with_progress(learn_from_use_job(domain, min_new, seed), f"learning from the sessions of {domain}")
     if not done["stored"]:
         pending = done["pending"]

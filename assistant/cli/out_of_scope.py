@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from assistant.app.models.out_of_scope import evaluate_out_of_scope_job
-from assistant.app.models.registry import ModelRegistry
 from assistant.cli.common import FiniteFloat, echo, run_with_progress, write_json_file
 
 OUT_OF_SCOPE_CHOICES = ("auto", "only", "no")
@@ -32,6 +31,9 @@ OUT_OF_SCOPE_ERROR_OPTION = click.option(
     help="Share of an out-of-scope person's answers that are not 'something else' / 'no'.",
 )
 
+if TYPE_CHECKING:
+    from assistant.app.models.registry import ModelRegistry
+
 
 def wants_out_of_scope(registry: ModelRegistry, choice: str) -> bool:
     return choice == "only" or (choice == "auto" and bool((registry.domain.out_of_scope_splits == "test").any()))
@@ -41,6 +43,8 @@ def out_of_scope_table(
     registry: ModelRegistry, pace: str | None, seed: int, user_error: float, queries: str | None = None
 ) -> dict:
     """Run the out-of-scope evaluation, print its table; returns {"rows", "meta"}."""
+    from assistant.app.models.out_of_scope import evaluate_out_of_scope_job
+
     job = evaluate_out_of_scope_job(registry, pace, seed, user_error, queries)
     result = run_with_progress(job, f"out of scope on {registry.name}")
     lines = ["| system | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]

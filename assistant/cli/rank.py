@@ -7,13 +7,7 @@ from pathlib import Path
 
 import click
 
-from assistant.app.research.research import (
-    RANKING_DATASETS,
-    plot_ranking_curves,
-    ranking_demo_job,
-    ranking_evaluation_job,
-    ranking_table,
-)
+from assistant.app.choices import RANKING_DATASETS
 from assistant.cli.common import (
     SEED,
     FiniteFloat,
@@ -92,6 +86,8 @@ def evaluate_cmd(
     step; the deep rankers (mcd, deep, swag) 0.15-0.35 s, so a full run on beer takes several minutes.
     The first run on a data set computes ROUGE-L and MiniLM embeddings once and caches them.
     """
+    from assistant.app.research.research import plot_ranking_curves, ranking_evaluation_job, ranking_table
+
     check_output(json_path, "--json", create_folders=True)
     check_output(plot_path, "--plot", create_folders=True)
     result = run_with_progress(
@@ -160,6 +156,8 @@ def demo_cmd(
     data_dir: str | None,
 ) -> None:
     """Compare answers of one DATASET question two at a time: 1 / 2 pick, t tie, u undo, q quit."""
+    from assistant.app.research.research import ranking_demo_job
+
     demo = run_with_progress(
         ranking_demo_job(dataset, question, candidates, model, acquisition, budget, threshold, seed, data_dir),
         "preparing",

@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import click
 
-from assistant.app.conversation.session import SessionStatus, list_sessions
+from assistant.app.choices import SessionStatus
 from assistant.cli.common import echo
 
 
@@ -17,6 +17,8 @@ from assistant.cli.common import echo
 @click.option("--json", "as_json", is_flag=True)
 def sessions_command(name: str, status: str | None, as_json: bool) -> None:
     """List the saved sessions of domain NAME (resume one with `clarify ask NAME --resume ID`)."""
+    from assistant.app.conversation.saved import list_sessions
+
     rows = list_sessions(name, status)
     if as_json:
         echo(json.dumps([asdict(r) for r in rows], indent=2))

@@ -7,27 +7,10 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from assistant.app.research.summaries import (
-    RLSettings,
-    SummaryLog,
-    SummarySettings,
-    bundled_clusters,
-    list_summary_sessions,
-    load_topic,
-    open_knowledge_base,
-    open_session_job,
-    plot_ndcg,
-    resume_job,
-    rl_summaries_job,
-    rlqa_evaluation_job,
-    rlqa_session_job,
-    rlqa_tuning_job,
-    summaries_rating_job,
-    summaries_rating_table,
-)
 from assistant.cli.common import SEED, SESSION_ID, check_output, echo, run_with_progress, terminal_text, write_json_file
 from assistant.errors import ConfigError
 from assistant.paths import write_output_file
@@ -35,6 +18,9 @@ from assistant.paths import write_output_file
 DOMAIN_OPTION = click.option(
     "--domain", default="faq", show_default=True, help="The (built) domain whose session log keeps the session."
 )
+
+if TYPE_CHECKING:
+    from assistant.app.research.summaries import RLSettings
 
 
 class _DefaultToCompare(click.Group):
@@ -65,6 +51,8 @@ def _show(label: str, text: str, width: int = 100) -> None:
 
 def rl_settings(episodes: int) -> RLSettings:
     """``episodes`` replays of candidates (the agent's own episodes are off: see assistant.summarization.rl)."""
+    from assistant.app.research.summaries import RLSettings
+
     return RLSettings(replay_episodes=episodes)
 
 
@@ -166,6 +154,17 @@ def compare_cmd(
     domain,
 ) -> None:
     """Compare candidate summaries of FILES (text files or a folder of .txt): 1 / 2 pick, t tie, u undo, q quit."""
+    from assistant.app.research.summaries import (
+        SummaryLog,
+        SummarySettings,
+        bundled_clusters,
+        load_topic,
+        open_knowledge_base,
+        open_session_job,
+        resume_job,
+        rlqa_session_job,
+    )
+
     if list_bundled:
         for name in bundled_clusters():
             echo(name)
@@ -196,6 +195,8 @@ def compare_cmd(
 @DOMAIN_OPTION
 def sessions_cmd(domain) -> None:
     """List the saved summary sessions of a domain."""
+    from assistant.app.research.summaries import list_summary_sessions
+
     for s in list_summary_sessions(domain):
         echo(f"{s.id:>5}  {s.kind:<9} {s.status:<9} {s.updated_at}  {s.entries:>3} steps  {s.query[:70]}")
 
@@ -237,6 +238,8 @@ def evaluate_cmd(
     data_dir,
 ) -> None:
     """BO's summary-rating protocol on DUC: NDCG@1% and Pearson r after 0..N simulated comparisons."""
+    from assistant.app.research.summaries import plot_ndcg, summaries_rating_job, summaries_rating_table
+
     check_output(json_path, "--json", create_folders=True)
     check_output(plot_path, "--plot", create_folders=True)
     result = run_with_progress(
@@ -282,6 +285,8 @@ def evaluate_cmd(
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
 def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, data_dir) -> None:
     """RL summaries on DUC (BO Table 6): ROUGE of the RL summary, the lead and the gold-reward upper bound."""
+    from assistant.app.research.summaries import rl_summaries_job
+
     check_output(json_path, "--json", create_folders=True)
     result = run_with_progress(
         rl_summaries_job(
@@ -318,6 +323,8 @@ def rl_cmd(dataset, interactions, episodes, prior, max_topics, seed, json_path, 
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
 def rlqa_cmd(train_sets, test_set, sizes, epochs, max_test, seed, json_path, data_dir) -> None:
     """The RLQA protocol: train on TRAIN topics (with / without the simulated top-5 user), test on TEST."""
+    from assistant.app.research.summaries import rlqa_evaluation_job
+
     check_output(json_path, "--json", create_folders=True)
     train = [s.strip() for s in train_sets.split(",") if s.strip()]
     if test_set in train:
@@ -337,6 +344,8 @@ def rlqa_cmd(train_sets, test_set, sizes, epochs, max_test, seed, json_path, dat
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
 def rlqa_tune_cmd(dataset, folds, seed, json_path, data_dir) -> None:
     """How the RLQA learner's settings were chosen: cross-validation over DATASET's topics (ROUGE-2 recall)."""
+    from assistant.app.research.summaries import rlqa_tuning_job
+
     check_output(json_path, "--json", create_folders=True)
     result = run_with_progress(rlqa_tuning_job(dataset, folds, seed=seed, data_dir=data_dir), "RLQA tuning")
     for row in result["rows"]:

@@ -48,23 +48,13 @@ from assistant.evaluation.report import (
 )
 from assistant.priors.base import Prior
 from assistant.progress import Progress
-from assistant.settings import MAX_QUESTIONS, SHORTLIST_SIZE
+from assistant.settings import MAX_QUESTIONS, SHORTLIST_SIZE, SYSTEMS
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.protocol import answer_correlation
 from assistant.simulation.rollout import Episode, give_answer, run_episode
 from assistant.simulation.user import SimulatedUser, check_simulator
 from assistant.store import Domain
 
-SYSTEMS = (
-    "ours",
-    "threshold",
-    "fixed_turns",
-    "lambda_1",
-    "static_ig",
-    "random",
-    "no_interaction_neural",
-    "no_interaction_bm25",
-)
 THRESHOLD_GRID = tuple(np.round(np.arange(0.05, 0.996, 0.025), 3))
 # The coverage rule overrides the learned policy only where it earns more than this many questions' worth of
 # dev reward over the policy alone (see ``tune_coverage``).

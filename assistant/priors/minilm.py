@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -46,6 +46,9 @@ class MiniLMPrior:
         self._tags: np.ndarray | None = None
         self._embeddings: TextEncoder | None = None
         self._query_cache: dict[str, np.ndarray] = {}
+        # how queries are embedded: None = ``models.pretrained.SentenceEncoder`` (torch); serving may set the
+        # numpy forward pass of the same model (``models.numpy_forward.minilm_sentence_vectors``)
+        self.query_encoder: Callable[[list[str]], np.ndarray] | None = None
 
     @classmethod
     def build(cls, agent: Domain, text: LabelTextConfig | None = None, centroid: str = "auto") -> MiniLMPrior:
@@ -142,12 +145,16 @@ class MiniLMPrior:
         ``QUERY_CACHE_SIZE``): policy training, the coverage rule and the out-of-scope tuning score the same
         thousands of vague dev queries again and again, many of them repeated (on two loaded cores, encoding
         them anew took two minutes per policy)."""
-        from models.pretrained import SentenceEncoder
-
         cache = self._query_cache
         missing = list(dict.fromkeys(t for t in texts if t not in cache))
         if missing:
-            for text, vector in zip(missing, SentenceEncoder().encode(missing)):
+            if self.query_encoder is None:
+                from models.pretrained import SentenceEncoder
+
+                vectors = SentenceEncoder().encode(missing)
+            else:
+                vectors = self.query_encoder(missing)
+            for text, vector in zip(missing, vectors):
                 cache[text] = vector
             while len(cache) > QUERY_CACHE_SIZE:
                 cache.pop(next(iter(cache)))

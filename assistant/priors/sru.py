@@ -51,9 +51,11 @@ from assistant.priors.base import check_texts, scatter_tag_scores
 from assistant.priors.blend import PARTS as BLEND_PARTS
 from assistant.priors.blend import PriorBlend, minilm_arrays, minilm_from_arrays
 from assistant.priors.calibration import query_temperatures
+from assistant.priors.sru_numpy import NumpySRUEncoder, load_or_store_vectors, numpy_route_possible, serving_key
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig, label_segments, tag_answer_texts
 from models.checkpoint import data_hash, load_checkpoint, read_sidecar
+from models.numpy_forward import minilm_sentence_vectors
 from models.sru_encoder import SRUEncoderConfig, SRUTextEncoder, word_vectors
 
 ENCODER_CHECKPOINT = "encoder"
@@ -121,6 +123,17 @@ class LabelBank:
         return encoder.finish(weights @ raw)
 
 
+def _embed_numpy(bank: LabelBank, encoder: NumpySRUEncoder) -> np.ndarray:
+    """``LabelBank.embed`` of every label through the numpy encoder: the mean of each label's raw segment
+    vectors, finished."""
+    raw = encoder.encode_ids(bank.segment_ids, raw=True)
+    weights = np.zeros((len(bank.members), len(bank.segments)), dtype=np.float32)
+    for y, members in enumerate(bank.members):
+        weights[y, members] = 1.0
+    weights /= np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
+    return encoder.finish(weights @ raw)
+
+
 class EncoderPrior:
     """The trained SRU prior: scores(texts) = enc(x) . (label vector + w * query centroid) / T, where T is
     ``short_temperature`` for queries of at most ``SHORT_QUERY_WORDS`` words (if set) and ``temperature``
@@ -161,7 +174,11 @@ class EncoderPrior:
         """[Y, D] float32 label vectors."""
         if "labels" not in self._cache:
             self.encoder.eval()
-            self._cache["labels"] = self.bank.embed(self.encoder).numpy().astype(np.float32)
+            if isinstance(self.encoder, NumpySRUEncoder):
+                vectors = _embed_numpy(self.bank, self.encoder)
+            else:
+                vectors = self.bank.embed(self.encoder).numpy()
+            self._cache["labels"] = vectors.astype(np.float32)
         return self._cache["labels"]
 
     @torch.no_grad()
@@ -179,7 +196,7 @@ class EncoderPrior:
     def _encode_ids(self, ids: list[list[int]]) -> np.ndarray:
         self.encoder.eval()
         with torch.no_grad():
-            return self.encoder.encode_ids(ids).numpy().astype(np.float32)
+            return np.asarray(_as_numpy(self.encoder.encode_ids(ids)), dtype=np.float32)
 
     def _label_side(self) -> np.ndarray:
         if self.centroid_weight == 0.0:
@@ -261,13 +278,21 @@ class EncoderPrior:
         return blended
 
 
-def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False) -> EncoderPrior:
+def _as_numpy(vectors) -> np.ndarray:
+    return vectors if isinstance(vectors, np.ndarray) else vectors.numpy()
+
+
+def load_encoder_prior(
+    domain: Domain, agent: Domain, allow_stale: bool = False, numpy_forward: bool = False
+) -> EncoderPrior:
     """The trained SRU prior of ``domain`` from its checkpoint; ``agent`` is the agent's view of ``domain``
     it was trained on (``assistant.simulation.protocol``).
 
     Raises ModelMissingError (saying how to fix it) when there is none, it is unreadable, or (unless
     ``allow_stale``) it was trained on other data than ``domain`` now holds. A stale encoder still works on
     the new data (new labels and tags get vectors from their texts); its ``stale`` attribute says so.
+    ``numpy_forward``: for inference only, the encoder and pooled MiniLM's queries run in numpy
+    (``assistant.priors.sru_numpy``): no sru op to build, no transformers model to load.
     """
     path = encoder_checkpoint_path(domain.name)
     sidecar = read_sidecar(path)
@@ -285,9 +310,14 @@ def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False)
         with from_model_errors(fix):
             expected = encoder_data_hash(domain, trained.get("protocol_seed", 0))
             state, _ = load_checkpoint(path, expected_data=None if allow_stale else expected)
-            vectors = word_vectors(model_config.vectors)
-        encoder = SRUTextEncoder(model_config, vectors)
-        encoder.load_state_dict(state)
+        if numpy_forward and numpy_route_possible(model_config):
+            encoder: SRUTextEncoder | NumpySRUEncoder = NumpySRUEncoder(model_config, state)
+            vectors = encoder.vectors
+        else:
+            with from_model_errors(fix):
+                vectors = word_vectors(model_config.vectors)
+            encoder = SRUTextEncoder(model_config, vectors)
+            encoder.load_state_dict(state)
     except (KeyError, TypeError, ValueError, RuntimeError) as exc:  # a sidecar or .pt of something else
         raise ModelMissingError(
             f"{path}.pt does not fit this version's encoder ({type(exc).__name__}: {str(exc)[:120]}); retrain: "
@@ -311,7 +341,17 @@ def load_encoder_prior(domain: Domain, agent: Domain, allow_stale: bool = False)
     side = _read_side(domain.name, saved.get("side_sha256"))
     if not prior.stale and side.get("centroids") is not None and side["centroids"].shape[0] == agent.num_labels:
         prior._cache["centroids"] = side["centroids"]  # saves encoding every training query on each start
-    return prior.with_blend(_load_blend(saved.get("blend"), path, agent, side))
+    blend = _load_blend(saved.get("blend"), path, agent, side)
+    if isinstance(encoder, NumpySRUEncoder):
+        if blend is not None and blend.minilm is not None:
+            blend.minilm.query_encoder = minilm_sentence_vectors
+        if not prior.stale:  # label vectors and tag scores stored once, read on every later start
+            key = serving_key(path.with_suffix(".pt"), expected)
+            stored = load_or_store_vectors(
+                path.parent, key, lambda: {"labels": prior.label_vectors(), "tags": prior.tag_scores()}
+            )
+            prior._cache.update(stored)
+    return prior.with_blend(blend)
 
 
 def _load_blend(weights: object, path: Path, agent: Domain, side: dict) -> PriorBlend | None:

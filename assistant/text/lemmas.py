@@ -10,17 +10,25 @@ lemminflect's rules for unknown nouns ("docs" -> "doc").
 from __future__ import annotations
 
 from functools import lru_cache
-
-import lemminflect
+from types import ModuleType
 
 # the order in which a word's classes give its one lemma for matching: "settings" -> "setting" (noun),
 # "archived" -> "archive" (verb)
 CLASS_ORDER = ("NOUN", "VERB", "ADJ", "ADV", "AUX")
 
 
+@lru_cache(maxsize=1)
+def _lemminflect() -> ModuleType:
+    """lemminflect, imported on first use: importing it imports spaCy (and torch through thinc), seconds that a
+    command which never looks a word up must not wait for (issue 33)."""
+    import lemminflect
+
+    return lemminflect
+
+
 @lru_cache(maxsize=65536)
 def _known(word: str) -> dict[str, tuple[str, ...]]:
-    return dict(lemminflect.getAllLemmas(word))
+    return dict(_lemminflect().getAllLemmas(word))
 
 
 def word_classes(word: str) -> frozenset[str]:
@@ -41,7 +49,7 @@ def lemma(word: str) -> str:
         if upos in found:
             return found[upos][0]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word.isalpha():
-        guessed = lemminflect.getAllLemmasOOV(word, "NOUN").get("NOUN")
+        guessed = _lemminflect().getAllLemmasOOV(word, "NOUN").get("NOUN")
         if guessed:
             return guessed[0]
     return word
@@ -91,11 +99,11 @@ def phrase_key(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 def inflect(word: str, tag: str) -> str:
     """``word`` inflected for a Penn tag ("VBG": "delete" -> "deleting", "NNS": "card" -> "cards"); unchanged
     where the lexicon has no form."""
-    forms = lemminflect.getInflection(word, tag=tag)
+    forms = _lemminflect().getInflection(word, tag=tag)
     return forms[0] if forms else word
 
 
 @lru_cache(maxsize=65536)
 def plural_forms(word: str) -> frozenset[str]:
     """Every plural the lexicon gives a noun ("person" -> {"persons", "people"}); empty when it has none."""
-    return frozenset(lemminflect.getAllInflections(word, upos="NOUN").get("NNS", ()))
+    return frozenset(_lemminflect().getAllInflections(word, upos="NOUN").get("NNS", ()))

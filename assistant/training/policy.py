@@ -26,7 +26,7 @@ import torch
 from assistant.clarification.answer_model import MIN_PROB, AnswerModel, answer_matrix
 from assistant.errors import ConfigError
 from assistant.progress import Progress
-from assistant.settings import MAX_QUESTIONS
+from assistant.settings import MAX_QUESTIONS, POLICY_ESTIMATOR, POLICY_ITERATIONS
 from assistant.simulation.environment import BatchEnvironment
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.user import SimulatedUser
@@ -40,7 +40,7 @@ class PolicyConfig:
     """REINFORCE settings. ``turn_reward`` is IC's r_a (a cost per question, so negative);
     ``turn_budget`` caps the mean number of questions of the trained (greedy) policy (None: no cap)."""
 
-    iterations: int = 1000
+    iterations: int = POLICY_ITERATIONS
     batch_size: int = 128
     learning_rate: float = 5e-3
     answer_model_learning_rate: float = 1e-2
@@ -58,7 +58,7 @@ class PolicyConfig:
     budget_every: int = 10
     budget_batch: int = 256
     initial_ask_bias: float = 2.0
-    estimator: str = "expected"
+    estimator: str = POLICY_ESTIMATOR
     # torch threads while training: one, as for the encoder. The rollouts are many small ops; on a loaded
     # two-core machine two threads took 4 s per faq iteration, one thread 0.4 s.
     threads: int = 1

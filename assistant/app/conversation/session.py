@@ -33,6 +33,7 @@ from dataclasses import asdict, replace
 
 from assistant.app.conversation.comparison import candidate_labels
 from assistant.app.conversation.domain_models import DomainModels
+from assistant.app.conversation.saved import list_sessions  # no model needed: `clarify sessions` imports only that
 from assistant.app.conversation.session_records import (
     FinalAnswer,
     OutOfScopeView,
@@ -41,7 +42,6 @@ from assistant.app.conversation.session_records import (
     QuestionView,
     SessionConfig,
     check_session_exists,
-    list_sessions,
     open_knowledge_base,
     resumable,
 )

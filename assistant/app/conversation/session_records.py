@@ -22,7 +22,6 @@ from assistant.store import (
     SessionLog,
     SessionRecord,
     SessionStatus,
-    SessionSummary,
 )
 
 # Entries a person makes (undo takes back the last of these); the others are the session's own decisions.
@@ -82,12 +81,6 @@ class ProposalReason(StrEnum):
 
     USER = "user"
     BEST_ANSWER = "best_answer"
-
-
-def list_sessions(domain: str, status: str | None = None) -> list[SessionSummary]:
-    """The saved sessions of ``domain``, newest first (optionally only one status)."""
-    with KnowledgeBase.open(domain) as kb:
-        return SessionLog(kb).list(status)
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from assistant import paths
 from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare
+from assistant.app.desk.listing import DomainEntry, available_domains, domain_stats
 from assistant.app.desk.own_faq import is_own_faq
 from assistant.app.models.model_jobs import train_model_job
 from assistant.app.models.model_sets import domain_lock
@@ -22,7 +22,7 @@ from assistant.app.models.registry import ModelRegistry
 from assistant.app.models.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
 from assistant.errors import ConfigError, DomainNotFoundError
 from assistant.progress import Progress
-from assistant.store import KnowledgeBase, built_domains
+from assistant.store import KnowledgeBase
 from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
 
 __all__ = [
@@ -42,27 +42,6 @@ __all__ = [
 
 # The job that makes a domain ready and returns its ModelRegistry (``open_domain``, or a test's stand-in).
 DomainLoader = Callable[[str], Generator[Progress, None, Any]]
-
-
-@dataclass(frozen=True)
-class DomainEntry:
-    name: str
-    description: str
-    built: bool
-
-
-def available_domains() -> list[DomainEntry]:
-    """Bundled domains first (in their usual order), then other built or imported ones."""
-    built = set(built_domains())
-    entries = [DomainEntry(name, text, name in built) for name, text in BUNDLED_DOMAINS.items()]
-    entries += [DomainEntry(name, "built or imported domain", True) for name in sorted(built - set(BUNDLED_DOMAINS))]
-    return entries
-
-
-def domain_stats(name: str) -> dict:
-    """The figures `clarify domain stats` prints (labels, questions by kind, queries by split, ...)."""
-    with KnowledgeBase.open(name) as kb:
-        return kb.stats()
 
 
 def build_job(name: str) -> Generator[Progress, None, dict]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from assistant.app.desk.own_faq import is_own_faq, refresh_job
 from assistant.errors import ConfigError, UnknownLabelError
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase, Label
@@ -90,6 +89,8 @@ def new_entry_job(
     name: str, session_id: int, answer: str, title: str = "", key: str = ""
 ) -> Generator[Progress, None, dict]:
     """Resolve an item with a new entry (title: the question itself unless given); returns what was done."""
+    from assistant.app.desk.own_faq import is_own_faq, refresh_job  # rebuilding loads models: not for listing
+
     answer = answer.strip()
     if not answer:
         raise ConfigError("write the answer of the new entry (--answer TEXT): it is what people will be shown")

@@ -56,6 +56,7 @@ from assistant.paths import write_output_file
 from assistant.priors.calibration import query_temperatures, ranking_metrics
 from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_path, load_encoder_prior
 from assistant.progress import Job, Progress
+from assistant.settings import LEARN_AFTER_SESSIONS
 from assistant.store import Domain, KnowledgeBase, SessionLog, SessionStatus
 from assistant.store.agent_view import agent_view
 from assistant.store.session_log import DamagedSessionError
@@ -308,8 +309,8 @@ def _commit(domain_name: str, labelled: list[tuple[str, int]], pseudo: list[tupl
         kb.set_meta(**{UPDATES_META: updates})
 
 
-# Accepted sessions that make a training round worth it (a desk's domain learns from use; issue 25)
-LEARN_AFTER_SESSIONS = 20
+# Accepted sessions that make a training round worth it (a desk's domain learns from use; issue 25):
+# ``assistant.settings.LEARN_AFTER_SESSIONS``.
 
 
 def pending_sessions(domain_name: str) -> int:

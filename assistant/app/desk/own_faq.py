@@ -18,6 +18,7 @@ from pathlib import Path
 from assistant import paths
 from assistant.errors import ConfigError, DomainNotFoundError, ValidationError
 from assistant.progress import Progress
+from assistant.settings import MAX_TITLE_CHARS
 from assistant.store import KnowledgeBase, write_domain
 from crowdsourcing.adapters import BUNDLED_DOMAINS
 from crowdsourcing.own_faq import FORMATS, FaqEntry, ParsedFaq, check_source, faq_format, parse_faq
@@ -153,9 +154,6 @@ def refresh_job(name: str) -> Generator[Progress, None, dict]:
         stats = kb.stats()
     yield Progress(2, 2, f"{name}: {stats['labels']} entries, {sum(stats['questions'].values())} questions")
     return stats
-
-
-MAX_TITLE_CHARS = 200
 
 
 def check_title(title: str) -> str:

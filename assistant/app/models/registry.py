@@ -42,7 +42,7 @@ from assistant.clarification.stopping import check_pace, default_pace
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
-from assistant.settings import MAX_QUESTIONS, SHORTLIST_SIZE
+from assistant.settings import CANDIDATE_SETTINGS, MAX_QUESTIONS, SHORTLIST_SIZE, TEXT_PRIORS, VARIANTS
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
 from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
@@ -51,10 +51,6 @@ from models.checkpoint import data_hash, read_json, read_sidecar, write_json_ato
 if TYPE_CHECKING:
     from assistant.simulation.protocol import SimulationProtocol
 
-CANDIDATE_SETTINGS = ("all", "captioned")
-# The text prior inside the combined prior: the trained SRU encoder (IC's), or pooled MiniLM (no training).
-TEXT_PRIORS = ("sru", "minilm")
-VARIANTS = ("learned", "lambda_1")
 # Coverage values ``tune_coverage`` chooses among (0 = the stop rule alone decides).
 COVERAGE_GRID = (0.0, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 PROTOCOL_SEED = 0
@@ -171,7 +167,8 @@ class ModelRegistry:
             else:
                 from assistant.priors.sru import load_encoder_prior
 
-                self._encoder = load_encoder_prior(self.domain, self.agent_domain, allow_stale=self.allow_stale)
+                stale_ok = self.allow_stale
+                self._encoder = load_encoder_prior(self.domain, self.agent_domain, stale_ok, numpy_forward=True)
                 if self._encoder.stale:
                     self._stale.add("encoder")
         return self._encoder

@@ -24,6 +24,7 @@ import numpy as np
 
 from assistant.errors import ConfigError
 from assistant.progress import Progress
+from assistant.settings import PROTOCOL_DOMAINS
 from assistant.store import KnowledgeBase, Label, write_domain
 from crowdsourcing.adapters import label_rng
 from crowdsourcing.own_faq import FaqEntry
@@ -31,7 +32,6 @@ from crowdsourcing.own_faq.building import faq_domain_data
 
 REAL_TEST_SOURCE = "bundled-test"
 SESSION_SOURCE = "session"  # as assistant.app.desk.learning stores accepted sessions' queries
-PROTOCOL_DOMAINS = ("faq", "banking", "clinc")
 OUT_OF_SCOPE_EXCLUDE = {"faq": ("faq",), "banking": ("banking",), "clinc": ("clinc", "clinc-oos")}
 
 

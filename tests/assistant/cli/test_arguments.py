@@ -56,10 +56,10 @@ def test_bad_arguments_give_one_error_line_and_exit_2(corpus, name):
 def test_outputs_are_checked_before_the_work(corpus, monkeypatch):
     """--json into a missing folder used to be found only after the whole evaluation had run: now the models are
     never even loaded (how long the refusal takes: benchmarks/bench_responsiveness.py)."""
-    import assistant.cli.engine
+    import assistant.app.models.registry
 
     loaded: list[str] = []
-    monkeypatch.setattr(assistant.cli.engine, "ModelRegistry", lambda name, **_: loaded.append(name))
+    monkeypatch.setattr(assistant.app.models.registry, "ModelRegistry", lambda name, **_: loaded.append(name))
     outcome = run_case(corpus["evaluate --json missing folder"])
     assert outcome.exit_code == 2 and outcome.error_lines == 1 and loaded == []
 
@@ -110,10 +110,10 @@ def test_a_desks_bad_files_and_arguments_are_refused_on_one_line(corpus, name):
 
 def test_learn_sessions_refuses_a_seed_before_any_work(corpus, monkeypatch):
     """A seed numpy cannot take was found after 192 s of learning, with the sessions stored: now before."""
-    import assistant.cli.learn
+    import assistant.app.desk.learning
 
     started: list[str] = []
-    monkeypatch.setattr(assistant.cli.learn, "learn_from_use_job", lambda *args: started.append("job"))
+    monkeypatch.setattr(assistant.app.desk.learning, "learn_from_use_job", lambda *args: started.append("job"))
     outcome = run_case(corpus["learn sessions --seed 10**20"])
     assert outcome.exit_code == 2 and started == []
 

@@ -19,7 +19,7 @@ def ask(monkeypatch):
         return agents
         yield  # a job that reports nothing
 
-    monkeypatch.setattr("assistant.cli.ask.ready_registry", ready)
+    monkeypatch.setattr("assistant.app.desk.domains.ready_registry", ready)
 
     def run(*lines: str, args: tuple[str, ...] = ("bird",)) -> list[dict]:
         result = CliRunner().invoke(
@@ -68,7 +68,7 @@ def test_resuming_a_session_that_does_not_exist_says_so_before_preparing_anythin
         raise AssertionError("a mistyped session id must not prepare (train) anything")
         yield
 
-    monkeypatch.setattr("assistant.cli.ask.ready_registry", ready)
+    monkeypatch.setattr("assistant.app.desk.domains.ready_registry", ready)
     result = CliRunner().invoke(main, ["ask", "tiny", "--resume", "999"])
     assert result.exit_code == 2 and "there is no session 999 in domain 'tiny'" in result.output
     unbuilt = CliRunner().invoke(main, ["ask", "nowhere", "--resume", "1"])

@@ -58,7 +58,7 @@ def hostile_ask(monkeypatch):
         return agents
         yield
 
-    monkeypatch.setattr("assistant.cli.ask.ready_registry", ready)
+    monkeypatch.setattr("assistant.app.desk.domains.ready_registry", ready)
 
     def run(query: str, *lines: str, json_lines: bool = False):
         args = ["ask", "tiny", query, "--top", "4", *(["--json-lines"] if json_lines else [])]

@@ -103,7 +103,7 @@ def test_the_terminal_shows_the_ending_and_hands_the_question_on(monkeypatch):
         return agents
         yield  # a job that reports nothing
 
-    monkeypatch.setattr("assistant.cli.ask.ready_registry", ready)
+    monkeypatch.setattr("assistant.app.desk.domains.ready_registry", ready)
     answers = "3\ns\nh\nplease call back\n"  # something else, not sure, then hand it on with a note
     result = CliRunner().invoke(main, ["ask", "desk", "what is the weather like"], input=answers)
     assert result.exit_code == 0, result.output

@@ -1,0 +1,133 @@
+"""Build a large desk FAQ (issue 33) from the shared data: the Stack Exchange beer and coffee questions that have
+answers (title as the question, the accepted answer first, then the others by score) and StackFAQ's 125 threads,
+written as a CSV that `clarify domain create NAME --from FILE` reads. The data is read from ../shared/data at run
+time; the CSV is an output, never committed.
+
+    python -m benchmarks.build_large_faq --out /tmp/desk-1000.csv [--limit 1000] [--answers 3]
+    clarify domain create desk1000 --from /tmp/desk-1000.csv && clarify prepare desk1000
+
+Stack Exchange bodies are HTML: tags are dropped and entities decoded; an answer is cut at ``--answer-chars``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import html
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+from assistant.paths import shared_data_dir
+
+_TAG = re.compile(r"<[^>]+>")
+_SPACE = re.compile(r"\s+")
+
+
+def plain(text: str, limit: int = 0) -> str:
+    """Stack Exchange HTML as one line of plain text (at most ``limit`` characters, 0 = all, cut at a word)."""
+    text = _SPACE.sub(" ", html.unescape(_TAG.sub(" ", text or ""))).strip()
+    if limit and len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " ..."
+    return text
+
+
+def stackexchange_entries(posts: Path, site: str, answers: int, answer_chars: int) -> list[dict]:
+    """One entry per question with at least one answer: title, the question body as description, answers with
+    the accepted one first, then by score."""
+    questions: dict[str, dict] = {}
+    replies: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
+    for _, row in ET.iterparse(posts, events=("end",)):
+        if row.tag != "row":
+            continue
+        kind, post_id = row.get("PostTypeId"), row.get("Id", "")
+        if kind == "1" and row.get("Title"):
+            questions[post_id] = {
+                "title": plain(row.get("Title", "")),
+                "body": plain(row.get("Body", ""), 300),
+                "accepted": row.get("AcceptedAnswerId"),
+                "tags": re.findall(r"<([^>]+)>", row.get("Tags", "") or ""),
+            }
+        elif kind == "2" and row.get("ParentId"):
+            replies[row.get("ParentId", "")].append((int(row.get("Score", "0")), post_id, row.get("Body", "")))
+        row.clear()
+    entries = []
+    for post_id, q in questions.items():
+        found = replies.get(post_id)
+        if not found:
+            continue
+        ranked = sorted(found, key=lambda r: (r[1] != q["accepted"], -r[0]))
+        texts = [plain(body, answer_chars) for _, _, body in ranked[:answers]]
+        texts = [t for t in texts if t]
+        if texts and q["title"]:
+            category = site  # the site, not its 100+ tags: a category is a facet question, its list must stay short
+            entries.append(
+                {
+                    "key": f"{site}-{post_id}",
+                    "title": q["title"],
+                    "description": q["body"],
+                    "category": category,
+                    "answers": texts,
+                }
+            )
+    return entries
+
+
+def stackfaq_entries(path: Path, answers: int, answer_chars: int) -> list[dict]:
+    """StackFAQ's threads: the question and its answers (its crowd paraphrases are left out: a desk has none)."""
+    pairs = json.loads(path.read_text(encoding="utf-8"))["root"]["qapair"]
+    entries = []
+    for i, pair in enumerate(pairs):
+        texts = [plain(a, answer_chars) for a in pair.get("answer", [])[:answers]]
+        texts = [t for t in texts if t]
+        if texts and pair.get("question"):
+            entries.append(
+                {
+                    "key": f"stackfaq-{i}",
+                    "title": plain(pair["question"]),
+                    "description": "",
+                    "category": "software",
+                    "answers": texts,
+                }
+            )
+    return entries
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path, help="The CSV to write (not in the repository).")
+    parser.add_argument("--limit", type=int, default=1000, help="Entries at most (the import takes 5,000).")
+    parser.add_argument("--answers", type=int, default=3, help="Answers per entry at most.")
+    parser.add_argument("--answer-chars", type=int, default=600, help="Characters per answer at most.")
+    parser.add_argument("--data-dir", default=None, help="The shared data folder (default: ../shared/data).")
+    args = parser.parse_args(argv)
+    data = shared_data_dir(args.data_dir)
+    entries = stackfaq_entries(data / "stackfaq" / "stackExchange-FAQ.json", args.answers, args.answer_chars)
+    for site in ("beer", "coffee"):
+        entries += stackexchange_entries(
+            data / f"stackexchange-{site}" / "Posts.xml", site, args.answers, args.answer_chars
+        )
+    seen: set[str] = set()
+    unique = []
+    for entry in entries:  # one entry per question text: the import refuses duplicate titles
+        if entry["title"].lower() not in seen:
+            seen.add(entry["title"].lower())
+            unique.append(entry)
+    unique = unique[: args.limit]
+    width = max(len(e["answers"]) for e in unique)
+    columns = ["key", "title", "description", "category", "answer"] + [f"answer {i}" for i in range(2, width + 1)]
+    with args.out.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        for e in unique:
+            answers = e["answers"] + [""] * (width - len(e["answers"]))
+            writer.writerow([e["key"], e["title"], e["description"], e["category"], *answers])
+    print(f"{len(unique)} entries -> {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
