@@ -58,7 +58,7 @@ class SessionState:
         self.conversation: Conversation = clarifier.start(query, np.random.default_rng(config.seed))
         self.query = self.conversation.query
         # the conversation as the query left it: replays start from here
-        self._origin = (self.conversation.belief.log_prior.copy(), self.query, list(self.conversation.understood))
+        self._origin = (self.conversation.belief.given_prior.copy(), self.query, list(self.conversation.understood))
         self._reset()
 
     def _reset(self) -> None:
