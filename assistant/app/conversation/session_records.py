@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from assistant import paths
+from assistant.app.conversation.numbers import percent
 from assistant.app.models.registry import check_pace
 from assistant.clarification.clarifier import Conversation
 from assistant.clarification.records import StopReason
@@ -180,7 +181,7 @@ def out_of_scope_view(conversation: Conversation, title: str, k: int = 3) -> Out
     # is what the person meant, beside how sure the assistant is that none is
     closest = tuple((item.label.name, (1.0 - probability) * item.probability) for item in conversation.shortlist(k))
     message = (
-        f"I don't have an answer for that: nothing in {title} seems to fit ({probability:.0%} sure). You can say "
+        f"I don't have an answer for that: nothing in {title} seems to fit ({percent(probability)} sure). You can say "
         "it differently, look at the closest answers anyway, or hand the question on to a person."
     )
     return OutOfScopeView(probability, message, topics, closest)
@@ -191,8 +192,8 @@ def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -
     covered = conversation.coverage()
     top = float(conversation.probs.max())
     reasons: dict[str, str] = {
-        StopReason.CONFIDENT: f"it is {covered:.0%} sure the answer is among the {shortlist_size} shortlisted "
-        f"(best guess {top:.0%})",
+        StopReason.CONFIDENT: f"it is {percent(covered)} sure the answer is among the {shortlist_size} likeliest "
+        f"(best guess {percent(top)})",
         StopReason.NO_INFORMATIVE_QUESTION: "no question left would tell the shortlisted answers apart",
         StopReason.NO_QUESTION: "it has asked every question it has",
         StopReason.MAX_TURNS: f"it reached its limit of {conversation.clarifier.config.max_turns} questions",
