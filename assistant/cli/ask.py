@@ -160,7 +160,7 @@ def _shortlist_event(view, top: int) -> dict:
         "turns": view.turn,
         "items": [_item(entry) for entry in view.entries[:top]],
         "why": view.stop_explanation,
-        "nothing_fits": None if view.nothing_fits is None else round(view.nothing_fits, 4),
+        "nothing_fits": None if view.nothing_fits is None else _p(view.nothing_fits),
     }
 
 
@@ -172,9 +172,9 @@ def _phase_event(session, view) -> dict:
         return {
             "type": "out_of_scope",
             "message": ending.message,
-            "probability": round(ending.probability, 4),
+            "probability": _p(ending.probability),
             "help_topics": list(ending.help_topics),
-            "did_you_mean": [{"label": name, "probability": round(p, 4)} for name, p in ending.did_you_mean],
+            "did_you_mean": [{"label": name, "probability": _p(p)} for name, p in ending.did_you_mean],
         }
     if session.phase == Phase.CLARIFYING:
         question = session.question
@@ -194,8 +194,8 @@ def _phase_event(session, view) -> dict:
             "type": "pair",
             "left": _candidate(session, pair[0]),
             "right": _candidate(session, pair[1]),
-            "chance": None if best is None else round(best.chance, 4),
-            "best_of_compared": None if view.best_of_compared is None else round(view.best_of_compared, 4),
+            "chance": None if best is None else _p(best.chance),
+            "best_of_compared": None if view.best_of_compared is None else _p(view.best_of_compared),
         }
     if session.phase == Phase.REJECTED:
         others = [_candidate(session, c) for c in session.alternatives]
@@ -212,9 +212,9 @@ def _proposal_event(session, view) -> dict:
         "label": proposal.label_name,
         "key": proposal.label_key,
         "text": proposal.text,
-        "chance": round(proposal.chance, 4),
-        "probability": round(proposal.entry, 4),
-        "best_of_compared": None if proposal.best_of_compared is None else round(proposal.best_of_compared, 4),
+        "chance": _p(proposal.chance),
+        "probability": _p(proposal.entry),
+        "best_of_compared": None if proposal.best_of_compared is None else _p(proposal.best_of_compared),
         "answers": len(answers[2]) if answers else 1,
         "answer_number": proposal.answer_number,
         "best_answer": session.decided_reason == ProposalReason.BEST_ANSWER,
@@ -307,8 +307,13 @@ def _act(session, line: str) -> None:
         raise ValueError(token)
 
 
+def _p(probability: float) -> float:
+    """A probability for an event: six significant digits, so that a live entry never reads as 0."""
+    return float(f"{probability:.6g}")
+
+
 def _item(entry) -> dict:
-    return {"rank": entry.rank, "label": entry.name, "key": entry.key, "probability": round(entry.probability, 4)}
+    return {"rank": entry.rank, "label": entry.name, "key": entry.key, "probability": _p(entry.probability)}
 
 
 def _candidate(session, candidate) -> dict:
