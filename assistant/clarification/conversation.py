@@ -338,8 +338,9 @@ class Conversation:
         self.stopped, self.stop_reason = False, None
         return change
 
-    def exclude(self, positions: np.ndarray | list[int]) -> None:
-        """Rule out the candidates at ``positions`` (the person rejected them): they leave the shortlist."""
+    def exclude(self, positions: np.ndarray | list[int], leave_shortlist: bool = True) -> None:
+        """Rule out the candidates at ``positions`` (the person rejected them): a dismissal (module docstring);
+        they leave the shortlist unless ``leave_shortlist`` is False ("not relevant" while comparing)."""
         positions = np.asarray(positions, dtype=np.int64)
         fresh = positions[~self.excluded[positions]]
         if fresh.size == 0:
@@ -349,21 +350,21 @@ class Conversation:
         evidence = Evidence(-1, None, "exclude", log_likelihood, tuple(int(i) for i in fresh), DISMISS_ERROR)
         self.belief.update(evidence)
         self.query_free.update(evidence)
-        self.excluded[fresh] = True
+        self.excluded[fresh] = leave_shortlist
         self.stopped, self.stop_reason = False, None
 
     def positions(self, label_indices) -> np.ndarray:
         """Positions in the belief of domain label indices (that are candidates)."""
         return np.searchsorted(self.clarifier.candidates, np.asarray(label_indices, dtype=np.int64))
 
-    def exclude_labels(self, keys) -> None:
+    def exclude_labels(self, keys, leave_shortlist: bool = True) -> None:
         """Rule the labels with these keys out (keys it does not know, or not among the candidates, are ignored)."""
         domain = self.clarifier.domain
         known = {label.key: i for i, label in enumerate(domain.labels)}
         candidates = set(self.clarifier.candidates.tolist())
         indices = [known[k] for k in keys if k in known and known[k] in candidates]
         if indices:
-            self.exclude(self.positions(indices))
+            self.exclude(self.positions(indices), leave_shortlist)
 
     def consistent_labels(self) -> np.ndarray:
         """[Y] bool: candidates that no answer so far rules out (see ``RULED_OUT_BELOW``), and not excluded."""

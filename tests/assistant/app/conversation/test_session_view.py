@@ -40,3 +40,16 @@ def test_after_a_rejection_the_view_reads_the_belief_over_the_rest():
     while session.phase == "clarifying":
         session.answer(kind="not_sure")
     assert session.proposed is None or session.proposed.label_key != rejected.label_key
+
+
+def test_neither_is_relevant_lowers_both_entries_in_the_one_belief():
+    session = Session.start(TinyAgents(), "bird", CONFIG)
+    session.answer(kind="not_sure")
+    session.answer(kind="not_sure")
+    left, right = session.pair
+    session.prefer("neither")
+    positions = session.conversation.positions([session.domain.label_index(c.label_key) for c in (left, right)])
+    assert session.conversation.probs[positions].sum() <= DISMISS_ERROR + 1e-9
+    assert session.conversation.probs.sum() == pytest.approx(1.0)
+    session.undo()  # taken back exactly
+    assert session.conversation.probs[positions].sum() > DISMISS_ERROR
