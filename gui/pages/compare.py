@@ -61,10 +61,6 @@ def candidate_html(text: str) -> str:
     return "".join(f"<p>{escape(p).replace(chr(10), '<br>')}</p>" for p in paragraphs) or "<p><i>(no text)</i></p>"
 
 
-def _percent(value: float | None) -> str:
-    return percent(value)
-
-
 def _answer_number(candidate_id: str) -> str:
     return f" · answer {candidate_id.split('#', 1)[1]}" if "#" in candidate_id else ""
 
