@@ -47,7 +47,9 @@ the people who look after the domain's answers read.</p>
 <b>Equally good</b> (<code>E</code> or <code>=</code>) or <b>Neither is relevant</b> (<code>N</code>: both
 are set aside; when every answer is set aside, Clarify asks a few more questions without them). These keys
 too work wherever you clicked in the window. The bar shows how sure Clarify is that its current best
-(&#9733;) is the best of these answers; the list below shows each answer's chance. What you say holds: an
+(&#9733;) is the right answer (one belief for every screen: the entry's chance times the answer's share among
+its entry's answers); beside it, once you compared, the chance that it is the best of the compared answers.
+The list below shows both for each answer. What you say holds: an
 answer you preferred stays above the one it beat. <b>Done: show the best</b> stops comparing;
 <b>Ask me more</b> goes back to the questions; <b>Undo</b> takes back the last comparison.</p>
 <p>Then Clarify asks whether its answer is yours: <b>Accept this answer</b> ends the conversation; <b>Reject</b>

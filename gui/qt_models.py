@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from assistant.app.conversation.numbers import percent as chance_text
 from assistant.app.conversation.session import SessionStatus
 from gui.snapshot import LabelProbability
 from gui.words import (
@@ -149,7 +150,7 @@ class PosteriorModel(RecordTableModel):
     columns = (
         Column("#", lambda r: r.rank, align=RIGHT),
         Column("Label", lambda r: r.name, tooltip=lambda r: r.name),
-        Column("Probability", lambda r: r.probability, percent, RIGHT, bar=True),
+        Column("Probability", lambda r: r.probability, chance_text, RIGHT, bar=True),
         Column(
             "Change",
             lambda r: r.change,
@@ -213,18 +214,28 @@ class ShortlistModel(RecordTableModel):
         Column("Candidate", lambda r: ("★ " if r.best else "") + r.title, tooltip=lambda r: _snippet(r.text, 400)),
         Column("Answer", lambda r: _snippet(r.text), tooltip=lambda r: _snippet(r.text, 600)),
         Column(
-            "Chance best",
+            "Chance",
             lambda r: r.chance,
             align=RIGHT,
             bar=True,
-            display=lambda r: (
-                "not relevant" if r.ruled_out else ("not compared" if r.chance is None else percent(r.chance))
-            ),
+            display=lambda r: "not relevant" if r.ruled_out else chance_text(r.chance),
             tooltip=lambda r: (
                 "you said it is not relevant"
                 if r.ruled_out
-                else "how likely this is the best of these answers, from the clarifier's belief and your comparisons"
+                else "the chance that this is the right answer: the entry's share of the belief, times this "
+                "answer's share among the entry's compared answers"
             ),
+        ),
+        Column(
+            "Best of compared",
+            lambda r: r.best_of_compared,
+            align=RIGHT,
+            display=lambda r: (
+                "—"
+                if r.ruled_out
+                else ("not compared" if r.best_of_compared is None else chance_text(r.best_of_compared))
+            ),
+            tooltip=lambda r: "the chance that this is the best of these answers, from your comparisons",
         ),
     )
 

@@ -3,7 +3,8 @@
 A session lives in the session thread (it owns that thread's SQLite connection), so the widgets never
 touch it: after every action the session thread reads what the pages show into a ``SessionSnapshot``
 (plain data, safe to hand to the GUI thread) and the pages render that. Nothing here decides anything;
-it only copies what the session already says.
+it only copies what the session already says: every probability comes from the session's one view
+(``assistant.app.conversation.view.SessionView``, issue 32), which the terminal renders too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from assistant.app.conversation.session import FinalAnswer, OutOfScopeView, Phase, QuestionView, Session, SessionStatus
 from assistant.app.conversation.session_state import Candidate, QuestionExplanation
+from assistant.app.conversation.view import SessionView, session_view
 from assistant.app.research.summaries import faq_answers
 
 POSTERIOR_SIZE = 10
@@ -40,16 +42,18 @@ class CandidateView:
 
 @dataclass(frozen=True)
 class ShortlistRow:
-    """A compared candidate in the ranker's order (best first): its chance of being the best answer (in
-    [0, 1]) and whether the person called it not relevant."""
+    """A compared candidate in the ranker's order (best first): its chance of being the right answer (the
+    one belief: P(entry) x P(this answer | entry, comparisons)), the ranker's chance that it is the best of
+    the compared (None before the first comparison) and whether the person called it not relevant."""
 
     rank: int
     id: str
     title: str
     text: str
-    chance: float | None  # None before the first comparison
+    chance: float
     best: bool
     ruled_out: bool = False
+    best_of_compared: float | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ class SessionSnapshot:
     answers_to_summarize: tuple[str, str, tuple[str, ...]] | None = None
     nothing_fits: OutOfScopeView | None = None  # the out-of-scope ending (phase "out_of_scope")
     handed_off: bool = False
+    view: SessionView | None = None  # every probability shown, from the one belief (module docstring)
 
     @property
     def active(self) -> bool:
@@ -99,26 +104,23 @@ def _candidate(session: Session, candidate: Candidate) -> CandidateView:
     return CandidateView(str(candidate.id), str(session.candidate_title(candidate)), str(candidate.text))
 
 
-def _shortlist(session: Session) -> tuple[ShortlistRow, ...]:
+def _shortlist(session: Session, view: SessionView) -> tuple[ShortlistRow, ...]:
     ranking = session.ranking
     if ranking is None:
         return ()
-    # before any comparison the chances only restate the answer prior: shown as not compared yet
-    chances = ranking.chances() if int(session.comparisons) > 0 else None
-    ruled_out = ranking.ruled_out
-    best = ranking.best_index
+    by_id = {str(c.id): c for c in ranking.candidates}
     return tuple(
         ShortlistRow(
-            rank + 1,
-            str(c.id),
-            str(session.candidate_title(c)),
-            str(c.text),
-            None if chances is None else float(chances[i]),
-            i == best,
-            bool(ruled_out[i]),
+            row.rank,
+            row.id,
+            str(session.candidate_title(by_id[row.id])),
+            str(by_id[row.id].text),
+            row.chance,
+            row.best,
+            row.ruled_out,
+            row.best_of_compared,
         )
-        for rank, i in enumerate(ranking.ranking())
-        for c in [ranking.candidates[i]]
+        for row in view.answers
     )
 
 
@@ -138,10 +140,8 @@ def _transcript(session: Session) -> tuple[tuple[dict[str, Any], ...], dict[str,
 def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
     """Read everything the pages show from ``session`` (call it in the session's own thread)."""
     question = session.question
-    posterior = tuple(
-        LabelProbability(rank + 1, item.label.key, item.label.name, float(item.probability))
-        for rank, item in enumerate(session.top_labels(POSTERIOR_SIZE))
-    )
+    view = session_view(session, POSTERIOR_SIZE)
+    posterior = tuple(LabelProbability(e.rank, e.key, e.name, e.probability) for e in view.entries)
     pair = session.pair
     config = session.config
     transcript, titles = _transcript(session)
@@ -160,11 +160,11 @@ def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
         threshold=float(config.ranking_threshold),
         comparisons=int(session.comparisons),
         budget=int(config.ranking_budget),
-        shortlist=_shortlist(session),
+        shortlist=_shortlist(session, view),
         proposed=session.proposed,
         final=session.final,
         stop_reason=session.stop_reason,
-        stop_explanation=session.stop_explanation,
+        stop_explanation=view.stop_explanation,
         can_undo=session.can_undo,
         can_ask_more=session.can_ask_more,
         can_add_words=session.can_add_words,
@@ -178,6 +178,7 @@ def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
         answers_to_summarize=_answers_to_summarize(session),
         nothing_fits=session.nothing_fits,
         handed_off=session.handed_off,
+        view=view,
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from assistant.app.conversation.numbers import percent
 from assistant.app.conversation.session import AnswerKind, EntryKind, Phase, StopReason
 from gui.snapshot import SessionSnapshot
 from gui.words import STOP_REASONS, stop_words
@@ -103,7 +104,7 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
     if kind == EntryKind.STOP:
         reason = stop_words(event.get("reason", ""))
         if "coverage" in event and reason == STOP_REASONS[StopReason.CONFIDENT]:
-            reason += f": {float(event['coverage']):.0%} sure the answer is shortlisted"
+            reason += f": {percent(float(event['coverage']))} sure the answer is among the likeliest"
         # no "Which of these is better?": a comparison may never follow (one answer left, or more questions)
         return _bubble(f"Here is my shortlist ({escape(reason)}).", user=False)
     if kind == EntryKind.MORE:
@@ -119,7 +120,9 @@ def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
         return _bubble(f"I will take “{title(event.get('candidate', ''))}” instead.", user=True)
     if kind == EntryKind.OUT_OF_SCOPE:
         sure = float(event.get("probability", 0.0))
-        return _bubble(f"I don't have an answer for that: nothing here seems to fit ({sure:.0%} sure).", user=False)
+        return _bubble(
+            f"I don't have an answer for that: nothing here seems to fit ({percent(sure)} sure).", user=False
+        )
     if kind == EntryKind.HAND_OFF:
         note = event.get("note") or ""
         return _bubble("Please hand it on to a person." + (f" ({escape(note)})" if note else ""), user=True)
@@ -153,13 +156,12 @@ def status_line(snapshot: SessionSnapshot) -> str:
     """The status bar's line about a session."""
     if snapshot.phase == Phase.CLARIFYING and snapshot.question is not None:
         top = snapshot.posterior[0] if snapshot.posterior else None
-        best = f"; most likely: {top.name} ({100 * top.probability:.0f}%)" if top else ""
+        best = f"; most likely: {top.name} ({percent(top.probability)})" if top else ""
         message = f"Session {snapshot.session_id} · question {snapshot.question.number}{best}"
     elif snapshot.phase == Phase.COMPARING:
-        message = (
-            f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1} · Clarify is "
-            f"{100 * (snapshot.confidence or 0):.0f}% sure of its best answer"
-        )
+        proposal = snapshot.view.proposal if snapshot.view is not None else None
+        sure = f" · Clarify is {proposal.sure}" if proposal is not None else ""
+        message = f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1}{sure}"
     elif snapshot.phase == Phase.DECIDED:
         message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
     elif snapshot.phase == Phase.REJECTED:

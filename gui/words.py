@@ -56,7 +56,7 @@ DECIDED_REASONS = {
     RankingStopReason.CONFIDENT: "Clarify is sure enough of this answer",
     RankingStopReason.BUDGET: "That was the last comparison",
     RankingStopReason.NO_PAIR_LEFT: "Every pair has been compared",
-    RankingStopReason.SINGLE_CANDIDATE: "Only one answer fits what you said",
+    RankingStopReason.SINGLE_CANDIDATE: "The one answer left to compare",
     RankingStopReason.ONE_LEFT: "You ruled out the others",
     RankingStopReason.ALL_RULED_OUT: "You ruled out every answer",
 }

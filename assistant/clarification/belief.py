@@ -3,6 +3,16 @@
 IC eq. 2: log p(y|x_t) = log p(y|x0) + sum_j log p(r_j|q_j, y) - log Z, kept in log space. Answers are
 stored, not folded in irreversibly: ``undo`` recomputes from the prior, so undoing gives exactly the
 numbers of never having answered.
+
+Two promises make the numbers honest after a person says "no" (issue 32):
+
+- **A floor**: the prior is mixed with the uniform distribution at ``PRIOR_FLOOR`` per entry, so no entry is
+  ever exactly 0 and a rejection always leaves a belief over the rest (the updates stay in log space).
+- **A dismissal lasts**: "none of these", a rejected proposal and "not relevant" are evidence with a stated
+  error rate ``DISMISS_ERROR`` (P(the person says no | it was that entry) = 0.05). Folded in as a likelihood
+  alone, later weak answers could carry a dismissed entry back to the top (an overconfident prior only needs
+  two of them); so a dismissal also holds the dismissed entries' share *at most* at that error rate after
+  every later answer (Jeffrey's rule: the rest renormalised, their odds among themselves kept).
 """
 
 from __future__ import annotations
@@ -12,6 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from assistant.errors import ConfigError, SessionStateError
+
+# No entry's prior share is below this: the prior is mixed with the uniform one (module docstring).
+PRIOR_FLOOR = 1e-9
+# P(the person dismisses an entry | it was the one): "none of these", a rejection, "not relevant".
+DISMISS_ERROR = 0.05
 
 
 @dataclass(frozen=True)
@@ -24,11 +39,42 @@ class Evidence:
     kind: str
     log_likelihood: np.ndarray | None
     listed: tuple[int, ...] = ()
+    # a dismissal: the share the ``listed`` entries keep at most, after this and every later answer
+    cap: float | None = None
 
 
 def normalize_log(log_p: np.ndarray) -> np.ndarray:
-    top = np.max(log_p)
-    return log_p - (top + np.log(np.exp(log_p - top).sum()))
+    return log_p - _logsumexp(log_p)
+
+
+def _logsumexp(log_p: np.ndarray) -> float:
+    top = float(np.max(log_p))
+    return top + float(np.log(np.exp(log_p - top).sum()))
+
+
+def floored(log_prior: np.ndarray, floor: float = PRIOR_FLOOR) -> np.ndarray:
+    """``log_prior`` (normalised) mixed with the uniform distribution so that every entry keeps at least
+    ``floor``: log((1 - Y floor) p + floor), computed in log space."""
+    log_p = normalize_log(np.asarray(log_prior, dtype=np.float64))
+    weight = min(floor * log_p.size, 0.5)
+    return np.logaddexp(np.log1p(-weight) + log_p, np.log(weight / log_p.size))
+
+
+def cap_share(log_p: np.ndarray, positions: tuple[int, ...], cap: float) -> np.ndarray:
+    """A normalised log belief in which the entries at ``positions`` hold at most ``cap`` together: when they
+    hold more, they are scaled down to ``cap`` and the rest up to 1 - cap (Jeffrey's rule); unchanged when
+    they hold less, or when they are every entry (nothing else to believe)."""
+    inside = np.zeros(log_p.size, dtype=bool)
+    inside[list(positions)] = True
+    if inside.all() or not inside.any():
+        return log_p
+    log_in, log_out = _logsumexp(log_p[inside]), _logsumexp(log_p[~inside])
+    if log_in - np.logaddexp(log_in, log_out) <= np.log(cap):
+        return log_p
+    out = log_p.copy()
+    out[inside] += np.log(cap) - log_in
+    out[~inside] += np.log1p(-cap) - log_out
+    return normalize_log(out)
 
 
 class Belief:
@@ -40,7 +86,8 @@ class Belief:
             raise ConfigError(f"log_prior must be a non-empty vector, got shape {log_prior.shape}")
         if not np.all(np.isfinite(log_prior)):
             raise ConfigError("log_prior must be finite (floor probabilities before taking logs)")
-        self.log_prior = normalize_log(log_prior)
+        self._given_prior = log_prior  # as given: ``replace_prior`` returns it, so that undo restores it exactly
+        self.log_prior = floored(log_prior)
         self.evidence: list[Evidence] = []
         self._log_p: np.ndarray = self.log_prior.copy()  # folded in up to ``_pending``
         self._pending: list[np.ndarray] = []  # log-likelihoods of answers not folded in yet
@@ -50,6 +97,11 @@ class Belief:
     @property
     def num_labels(self) -> int:
         return self.log_prior.size
+
+    @property
+    def given_prior(self) -> np.ndarray:
+        """The log prior as given (before the floor): what a conversation restarts from."""
+        return self._given_prior
 
     @property
     def log_probs(self) -> np.ndarray:
@@ -102,6 +154,13 @@ class Belief:
             self._pending.append(ll)
             self._probs = None
         self.evidence.append(evidence)
+        if any(ev.cap is not None for ev in self.evidence):
+            self._recompute()  # a dismissal holds after every later answer
+
+    def preview(self, log_likelihood: np.ndarray) -> np.ndarray:
+        """[Y] the posterior one more answer with this log-likelihood would give (dismissals holding)."""
+        log_p = self._log_probs + np.asarray(log_likelihood, dtype=np.float64)
+        return np.exp(self._capped(normalize_log(log_p)))
 
     def undo(self) -> Evidence:
         """Remove the last answer; the posterior is recomputed from the prior (exact)."""
@@ -116,7 +175,8 @@ class Belief:
         log_prior = np.asarray(log_prior, dtype=np.float64)
         if log_prior.shape != self.log_prior.shape or not np.all(np.isfinite(log_prior)):
             raise ConfigError(f"a new prior must be a finite vector of {self.num_labels} log-probabilities")
-        old, self.log_prior = self.log_prior, normalize_log(log_prior)
+        old, self._given_prior = self._given_prior, log_prior
+        self.log_prior = floored(log_prior)
         self._recompute()
         return old
 
@@ -134,4 +194,11 @@ class Belief:
         for ev in self.evidence:
             if ev.log_likelihood is not None:
                 log_p = normalize_log(log_p + ev.log_likelihood)
-        self._log_probs = log_p
+        self._log_probs = self._capped(log_p)
+
+    def _capped(self, log_p: np.ndarray) -> np.ndarray:
+        """``log_p`` with every dismissal's cap applied, in the order they were said."""
+        for ev in self.evidence:
+            if ev.cap is not None:
+                log_p = cap_share(log_p, ev.listed, ev.cap)
+        return log_p

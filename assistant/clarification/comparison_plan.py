@@ -8,7 +8,9 @@ Which labels:
 2. without the labels the person's answers rule out (``Conversation.consistent_labels``), as long as one
    shortlisted label is consistent with them;
 3. only those the clarifier still considers: at least ``CONSIDERED_SHARE`` of the likeliest one's belief;
-4. and when one label holds ``DOMINANT_SHARE`` of what is left, that label alone (its answers compete).
+4. and when one label holds ``DOMINANT_SHARE`` of what is left, that label alone (its answers compete);
+5. the label the person just picked from an answer list, alone, when the belief holds it likeliest
+   (``Conversation.picked``): the person named it, so it is proposed at once.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ def plan_comparisons(conversation: Conversation, shortlist_size: int, closest: b
     """Which shortlisted labels the comparison phase shows (see the module docstring). ``closest``: the person
     asked for the closest answers after "nothing fits": the likeliest ones, whatever the answers rule out."""
     items = conversation.shortlist(shortlist_size)
+    picked = conversation.picked()
+    if picked is not None and not closest and items:
+        chosen = int(conversation.clarifier.candidates[picked])
+        if items[0].label_index == chosen:
+            return ComparisonPlan((items[0],), (), True)
     consistent = conversation.consistent_labels()
     if closest:
         consistent = np.ones_like(consistent)

@@ -7,64 +7,40 @@ these", ``assistant.clarification.answer_list``) where people know the labels' n
 gain beats every tag question's, and when the stop rule would stop while several labels are still in
 question (instead of leaving them to pairwise comparisons).
 
-Besides answers, labels can be *excluded* (the person rejected them after the comparisons): their belief
-drops to practically zero and they leave the shortlist. ``consistent_labels`` says which labels the
+Besides answers, labels can be *excluded* (the person rejected them after the comparisons): a dismissal
+(``assistant.clarification.belief``: its likelihood, and a share held at most at ``DISMISS_ERROR`` after every
+later answer) that never empties the belief, and they leave the shortlist. An entry the person *picked* from
+an answer list, and that the belief then holds likeliest, is proposed at once (``picked``). ``consistent_labels`` says which labels the
 answers so far do not rule out (a person looking for them would very likely have answered otherwise).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Protocol
 
 import numpy as np
 
 from assistant.clarification.answer_list import ANSWER_LIST, MAX_LISTS, AnswerList, best_answer_list
-from assistant.clarification.answer_model import AnswerModel
-from assistant.clarification.belief import Belief, Evidence
-from assistant.clarification.out_of_scope import OutOfScopeModel, verdict_allowed
-from assistant.clarification.questions import Strategy, information_gain
+from assistant.clarification.belief import DISMISS_ERROR, Belief, Evidence
+from assistant.clarification.out_of_scope import verdict_allowed
+from assistant.clarification.parts import ClarifierParts
+from assistant.clarification.questions import information_gain
 from assistant.clarification.records import (
     AnswerKind,
     AnswerRecord,
-    ClarifierConfig,
     QueryChange,
     ShortlistItem,
     StopReason,
 )
-from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, StopRule, considered_labels, shortlist_coverage
+from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, considered_labels, shortlist_coverage
 from assistant.errors import ConfigError, EmptyQueryError, SessionStateError
-from assistant.store import Domain, Question
+from assistant.store import Question
 
-# An excluded label keeps e^-30 of its belief: out of every shortlist, yet the belief stays finite.
-EXCLUDED_LOG_LIKELIHOOD = -30.0
 # A label is ruled out by an answer the answer model gives less than this chance for it (a "probably"
 # answer, given with less certainty, by one below the lower bound).
 RULED_OUT_BELOW = {AnswerKind.OPTION: 0.25, AnswerKind.PROBABLY: 0.1}
 # The stop reasons after which a list of the labels still in question is asked instead of stopping.
 LIST_INSTEAD_OF = (StopReason.CONFIDENT, StopReason.NO_INFORMATIVE_QUESTION, StopReason.NO_QUESTION)
-
-
-class ClarifierParts(Protocol):
-    """What a conversation uses of the ``Clarifier`` that opened it (``assistant.clarification.clarifier``):
-    the domain, the answer model and strategy over the candidate labels, the stop rule, the settings, the
-    out-of-scope hypothesis, and the prior's reading of a query."""
-
-    domain: Domain
-    model: AnswerModel
-    candidates: np.ndarray
-    config: ClarifierConfig
-    stop_rule: StopRule
-    strategy: Strategy
-    out_of_scope: OutOfScopeModel | None
-    implied: list
-    group_index: np.ndarray
-
-    def out_of_scope_log_likelihood(self, evidence: Evidence) -> float: ...
-
-    def understood(self, query: str) -> list[tuple[int, int]]: ...
-
-    def log_prior(self, query: str) -> np.ndarray: ...
 
 
 def _facet_families(clarifier: ClarifierParts) -> np.ndarray:
@@ -195,8 +171,8 @@ class Conversation:
         ):
             self.stop_reason = StopReason.OUT_OF_SCOPE
             return True
-        if self.turn >= cfg.max_turns:
-            self.stop_reason = StopReason.MAX_TURNS
+        if self.turn >= cfg.max_turns or self.picked() is not None:
+            self.stop_reason = StopReason.MAX_TURNS if self.picked() is None else StopReason.CONFIDENT
             return True
         if not self.available.any():
             self.stop_reason = StopReason.NO_QUESTION
@@ -210,6 +186,19 @@ class Conversation:
             return False  # the shortlist is unlikely to hold the answer and a question can still help
         self.stop_reason = StopReason.CONFIDENT if informative else StopReason.NO_INFORMATIVE_QUESTION
         return True
+
+    def picked(self) -> int | None:
+        """The position of the entry the person picked from an answer list with the last answer, when the
+        belief holds it likeliest (the evidence does not contradict the pick); else None."""
+        if not self.answers or self._steps[-1] != "answer":
+            return None
+        last = self.answers[-1]
+        if last.question != ANSWER_LIST or last.kind != AnswerKind.OPTION or last.option is None:
+            return None
+        if last.option >= len(last.listed):  # "none of these"
+            return None
+        position = int(last.listed[last.option])
+        return position if int(np.argmax(self.probs)) == position else None
 
     def _domain_answers(self) -> int:
         """Answers to the domain's questions (an answer list's "none of these" says nothing of the scope)."""
@@ -230,7 +219,8 @@ class Conversation:
         elif self.stopped:
             return None
         elif self.should_stop():
-            listed = self._final_list() if self.stop_reason in LIST_INSTEAD_OF else None
+            final_list = self.stop_reason in LIST_INSTEAD_OF and self.picked() is None
+            listed = self._final_list() if final_list else None
             if listed is None:
                 self.stopped = True
                 return None
@@ -327,7 +317,9 @@ class Conversation:
                 softness * listed.likelihood(option, len(self.excluded)) + (1.0 - softness) / listed.num_options
             )
             log_likelihood = np.log(likelihood)
-        evidence = Evidence(ANSWER_LIST, option, kind, log_likelihood, listed.positions)
+        dismissed = kind == AnswerKind.OPTION and option == listed.none_option  # lasts (belief.py)
+        cap = DISMISS_ERROR if dismissed else None
+        evidence = Evidence(ANSWER_LIST, option, kind, log_likelihood, listed.positions, cap)
         self.belief.update(evidence)
         self.query_free.update(evidence)
         self.listed_before.add(tuple(sorted(listed.positions)))
@@ -363,32 +355,33 @@ class Conversation:
         self.stopped, self.stop_reason = False, None
         return change
 
-    def exclude(self, positions: np.ndarray | list[int]) -> None:
-        """Rule out the candidates at ``positions`` (the person rejected them): they leave the shortlist."""
+    def exclude(self, positions: np.ndarray | list[int], leave_shortlist: bool = True) -> None:
+        """Rule out the candidates at ``positions`` (the person rejected them): a dismissal (module docstring);
+        they leave the shortlist unless ``leave_shortlist`` is False ("not relevant" while comparing)."""
         positions = np.asarray(positions, dtype=np.int64)
         fresh = positions[~self.excluded[positions]]
         if fresh.size == 0:
             return
         log_likelihood = np.zeros(len(self.excluded))
-        log_likelihood[fresh] = EXCLUDED_LOG_LIKELIHOOD
-        evidence = Evidence(-1, None, "exclude", log_likelihood)
+        log_likelihood[fresh] = np.log(DISMISS_ERROR)
+        evidence = Evidence(-1, None, "exclude", log_likelihood, tuple(int(i) for i in fresh), DISMISS_ERROR)
         self.belief.update(evidence)
         self.query_free.update(evidence)
-        self.excluded[fresh] = True
+        self.excluded[fresh] = leave_shortlist
         self.stopped, self.stop_reason = False, None
 
     def positions(self, label_indices) -> np.ndarray:
         """Positions in the belief of domain label indices (that are candidates)."""
         return np.searchsorted(self.clarifier.candidates, np.asarray(label_indices, dtype=np.int64))
 
-    def exclude_labels(self, keys) -> None:
+    def exclude_labels(self, keys, leave_shortlist: bool = True) -> None:
         """Rule the labels with these keys out (keys it does not know, or not among the candidates, are ignored)."""
         domain = self.clarifier.domain
         known = {label.key: i for i, label in enumerate(domain.labels)}
         candidates = set(self.clarifier.candidates.tolist())
         indices = [known[k] for k in keys if k in known and known[k] in candidates]
         if indices:
-            self.exclude(self.positions(indices))
+            self.exclude(self.positions(indices), leave_shortlist)
 
     def consistent_labels(self) -> np.ndarray:
         """[Y] bool: candidates that no answer so far rules out (see ``RULED_OUT_BELOW``), and not excluded."""

@@ -47,9 +47,7 @@ def explain(conversation: Conversation, question: int, top: int = 5) -> Question
     labels, cands = conversation.clarifier.domain.labels, conversation.clarifier.candidates
     outcomes: list[AnswerOutcome] = []
     for r, option in enumerate(conversation.question(question).options):
-        post = conversation.belief.log_probs + np.log(likelihoods[r])
-        post = np.exp(post - post.max())
-        post /= post.sum()
+        post = conversation.belief.preview(np.log(likelihoods[r]))  # dismissals hold (belief.py)
         order = np.argsort(-post, kind="stable")[:top]
         outcomes.append(
             {

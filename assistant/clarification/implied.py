@@ -9,7 +9,11 @@ answer settles, without a turn:
   the other values the facet offered (the person chose "find" over "send": no "Is it about sending?") and
   every other facet of the same kind (the person has said what they want to do);
 - "something else" to a facet: the binary questions about the values it offered (each would be "no");
-- "yes" to a binary question: the facets of its kind that offer its value.
+- "yes" to a binary question: the facets of its kind that offer its value;
+- and facets scoped to a value ("What do you want to do in Facebook?", tag "action@Facebook") follow the
+  answers about that value's kind: "Google" to "Which service is it about?" (or "yes" to "Is it about
+  Google?") settles the facets scoped to every other service, "something else" the facets scoped to the
+  services it offered, "no" to "Is it about Facebook?" the facets scoped to Facebook (issue 32).
 
 Questions whose tags are not induced ones (birds' attributes, crowd tags) settle nothing.
 """
@@ -52,8 +56,54 @@ def implied_questions(questions: Sequence[Question]) -> list[list[tuple[int, ...
             if kind is not None:
                 key = phrase_key(words(value))
                 per_option[0] = tuple(other for other in facets.get(kind, ()) if key in offered[other])
+        _add_scoped(per_option, question, _scoped_facets(questions, offered))
         implied.append(per_option)
     return implied
+
+
+def _scoped_facets(questions: Sequence[Question], offered: dict[int, list[tuple[str, ...]]]) -> dict[str, list]:
+    """{kind: [(facet question, the key of the value it is scoped to)]}: the facets scoped to a value ("action@
+    Facebook"), by the kind of that value (a binary question about it, or an unscoped facet offering it)."""
+    kinds: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for q, question in enumerate(questions):
+        kind, value = split_tag(question.tag)
+        if question.induced and question.kind == "binary" and kind is not None:
+            kinds[phrase_key(words(value))].add(kind)
+        elif q in offered and split_facet_tag(question.tag)[1] is None:
+            for key in offered[q]:
+                kinds[key].add(split_facet_tag(question.tag)[0])
+    scoped: dict[str, list] = defaultdict(list)
+    for q, question in enumerate(questions):
+        within = split_facet_tag(question.tag)[1] if question.induced and question.kind == "choice" else None
+        if within is not None:
+            key = phrase_key(words(within))
+            for kind in kinds.get(key, ()):
+                scoped[kind].append((q, key))
+    return scoped
+
+
+def _add_scoped(per_option: list[tuple[int, ...]], question: Question, scoped: dict[str, list]) -> None:
+    """Add to ``per_option`` the scoped facets each answer of ``question`` settles (module docstring)."""
+    if not question.induced:
+        return
+    if question.kind == "binary":
+        kind, value = split_tag(question.tag)
+        key = phrase_key(words(value))
+        settled = {
+            0: [q for q, scope in scoped.get(kind or "", ()) if scope != key],  # yes: every other value's
+            1: [q for q, scope in scoped.get(kind or "", ()) if scope == key],  # no: this value's
+        }
+    elif question.kind == "choice" and split_facet_tag(question.tag)[1] is None:
+        kind = split_facet_tag(question.tag)[0]
+        keys = [phrase_key(words(o)) for o in question.options]
+        settled = {r: [q for q, scope in scoped.get(kind, ()) if scope != keys[r]] for r in range(len(keys))}
+        if question.options[-1] == SOMETHING_ELSE:
+            settled[len(keys) - 1] = [q for q, scope in scoped.get(kind, ()) if scope in keys[:-1]]
+    else:
+        return
+    for r, extra in settled.items():
+        if r < len(per_option) and extra:
+            per_option[r] = tuple(sorted({*per_option[r], *extra}))
 
 
 def _present(indices) -> set[int]:

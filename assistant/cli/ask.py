@@ -8,6 +8,8 @@ import sys
 
 import click
 
+from assistant.app.conversation.numbers import percent
+from assistant.app.conversation.phases import Phase, ProposalReason
 from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, SESSION_ID, echo, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
@@ -59,16 +61,8 @@ def ask_command(
 
     Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    from assistant.app.conversation.session import (
-        Phase,
-        ProposalReason,
-        Session,
-        SessionConfig,
-        check_session_exists,
-        open_knowledge_base,
-    )
+    from assistant.app.conversation.session import Session, SessionConfig, check_session_exists, open_knowledge_base
     from assistant.app.desk.domains import ready_registry
-    from assistant.app.research.summaries import faq_answers
 
     if resume_id is None and query is None:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
@@ -94,124 +88,152 @@ def ask_command(
     emit({"type": "session", "id": session.id, "query": session.query})
     for repair in session.repaired:  # a log two programs once wrote at the same time
         emit({"type": "note", "message": f"{repair} (written by two programs at once)"})
-    shown_shortlist = False
-    while session.phase not in (Phase.FINISHED, Phase.FAILED) and not (
+    if _converse(session, name, no_compare, json_lines, top, emit):
+        emit(_final_event(session))
+
+
+def _over(session) -> bool:
+    return session.phase in (Phase.FINISHED, Phase.FAILED) or (
         session.phase == Phase.OUT_OF_SCOPE and session.handed_off
-    ):
-        if session.phase == Phase.OUT_OF_SCOPE:
-            ending = session.nothing_fits
-            assert ending is not None  # the out-of-scope phase always has its ending
-            emit(
-                {
-                    "type": "out_of_scope",
-                    "message": ending.message,
-                    "probability": round(ending.probability, 4),
-                    "help_topics": list(ending.help_topics),
-                    "did_you_mean": [{"label": name, "probability": round(p, 4)} for name, p in ending.did_you_mean],
-                }
-            )
-        elif session.phase == Phase.CLARIFYING:
-            view = session.question
-            assert view is not None  # the clarifying phase always has a question waiting
-            emit(
-                {
-                    "type": "question",
-                    "turn": view.number,
-                    "text": view.text,
-                    "options": list(view.options),
-                    "not_visible": view.allows_not_visible,
-                }
-            )
-        elif not shown_shortlist or (no_compare and session.phase == Phase.COMPARING):
-            items = [_item(i + 1, it) for i, it in enumerate(session.top_labels(top))]
-            emit(
-                {
-                    "type": "shortlist",
-                    "turns": session.conversation.turn,
-                    "items": items,
-                    "why": session.stop_explanation,
-                }
-            )
+    )
+
+
+def _converse(session, name: str, no_compare: bool, json_lines: bool, top: int, emit) -> bool:
+    """Show the session and apply the person's answers until it ends (True) or they quit (False). Every
+    number comes from the session's one view (``assistant.app.conversation.view``)."""
+    from assistant.app.conversation.view import session_view
+
+    shown_shortlist = False
+    while not _over(session):
+        view = session_view(session, top)
+        stopped = session.phase not in (Phase.CLARIFYING, Phase.OUT_OF_SCOPE)
+        if stopped and (not shown_shortlist or (no_compare and session.phase == Phase.COMPARING)):
+            emit(_shortlist_event(view, top))
             shown_shortlist = True
             if no_compare:
                 emit({"type": "end", "reason": f"stopped at the shortlist; continue with --resume {session.id}"})
-                return
+                return False
             continue
-        elif session.phase == Phase.COMPARING:
-            pair = session.pair
-            assert pair is not None  # the comparing phase always has a pair waiting
-            left, right = pair
-            emit(
-                {
-                    "type": "pair",
-                    "left": _candidate(session, left),
-                    "right": _candidate(session, right),
-                    "confidence": session.confidence,
-                }
-            )
-        elif session.phase == Phase.REJECTED:
-            others = [_candidate(session, c) for c in session.alternatives]
-            emit({"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more})
-        else:  # decided
-            proposal = session.proposed
-            assert proposal is not None  # the decided phase always has its proposal
-            answers = faq_answers(session)
-            emit(
-                {
-                    "type": "proposal",
-                    "label": proposal.label_name,
-                    "key": proposal.label_key,
-                    "text": proposal.text,
-                    "chance": proposal.chance,
-                    "probability": round(proposal.probability, 4),
-                    "answers": len(answers[2]) if answers else 1,
-                    "answer_number": proposal.answer_number,
-                    "best_answer": session.decided_reason == ProposalReason.BEST_ANSWER,
-                }
-            )
+        emit(_phase_event(session, view))
         line = sys.stdin.readline()
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
-            return
+            return False
         if line.strip().lower() == "s" and session.phase == Phase.DECIDED:
             _summarize_answers(session, name, json_lines, emit)
             continue
-        token = line.strip()
-        if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
-            echo("   Words to add (what else can you say about it?):")
-            token = "a " + sys.stdin.readline().strip()
-        elif token.lower() == "h" and not json_lines and session.phase == Phase.OUT_OF_SCOPE:
-            echo("   A note for the person who will answer it (optional):")
-            token = "h " + sys.stdin.readline().strip()
-        try:
-            _act(session, token)
-            if session.phase == Phase.CLARIFYING:
-                shown_shortlist = False
-        except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
-            emit({"type": "error", "message": str(exc)})
-        except (ValueError, IndexError):
-            waiting = session.question
-            clarify = clarify_keys(waiting is not None and waiting.allows_not_visible)
-            keys = {
-                Phase.CLARIFYING: clarify,
-                Phase.COMPARING: COMPARE_KEYS,
-                Phase.REJECTED: REJECTED_KEYS,
-                Phase.OUT_OF_SCOPE: NOTHING_FITS_KEYS,
-            }.get(session.phase, DECIDE_KEYS)
-            emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
-    final = session.final
-    emit(
-        {
-            "type": "final",
-            "session": session.id,
-            "status": session.status,
-            "label": final.label_name if final else None,
-            "key": final.label_key if final else None,
-            "text": final.text if final else None,
-            "questions": session.conversation.turn,
-            "comparisons": session.comparisons,
+        _answer_line(session, line, json_lines, emit)
+        if session.phase == Phase.CLARIFYING:
+            shown_shortlist = False
+    return True
+
+
+def _answer_line(session, line: str, json_lines: bool, emit) -> None:
+    """Apply one line the person typed; an unknown answer is an error event with the keys of the phase."""
+    token = line.strip()
+    if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
+        echo("   Words to add (what else can you say about it?):")
+        token = "a " + sys.stdin.readline().strip()
+    elif token.lower() == "h" and not json_lines and session.phase == Phase.OUT_OF_SCOPE:
+        echo("   A note for the person who will answer it (optional):")
+        token = "h " + sys.stdin.readline().strip()
+    try:
+        _act(session, token)
+    except ClarifyError as exc:  # before ValueError: a ConfigError is one too, with a better message
+        emit({"type": "error", "message": str(exc)})
+    except (ValueError, IndexError):
+        waiting = session.question
+        clarify = clarify_keys(waiting is not None and waiting.allows_not_visible)
+        keys = {
+            Phase.CLARIFYING: clarify,
+            Phase.COMPARING: COMPARE_KEYS,
+            Phase.REJECTED: REJECTED_KEYS,
+            Phase.OUT_OF_SCOPE: NOTHING_FITS_KEYS,
+        }.get(session.phase, DECIDE_KEYS)
+        emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
+
+
+def _shortlist_event(view, top: int) -> dict:
+    return {
+        "type": "shortlist",
+        "turns": view.turn,
+        "items": [_item(entry) for entry in view.entries[:top]],
+        "why": view.stop_explanation,
+        "nothing_fits": None if view.nothing_fits is None else _p(view.nothing_fits),
+    }
+
+
+def _phase_event(session, view) -> dict:
+    """What the person sees now (a question, a pair, a proposal, a rejection or "nothing fits")."""
+    if session.phase == Phase.OUT_OF_SCOPE:
+        ending = session.nothing_fits
+        assert ending is not None  # the out-of-scope phase always has its ending
+        return {
+            "type": "out_of_scope",
+            "message": ending.message,
+            "probability": _p(ending.probability),
+            "help_topics": list(ending.help_topics),
+            "did_you_mean": [{"label": name, "probability": _p(p)} for name, p in ending.did_you_mean],
         }
-    )
+    if session.phase == Phase.CLARIFYING:
+        question = session.question
+        assert question is not None  # the clarifying phase always has a question waiting
+        return {
+            "type": "question",
+            "turn": question.number,
+            "text": question.text,
+            "options": list(question.options),
+            "not_visible": question.allows_not_visible,
+        }
+    if session.phase == Phase.COMPARING:
+        pair = session.pair
+        assert pair is not None  # the comparing phase always has a pair waiting
+        best = view.proposal
+        return {
+            "type": "pair",
+            "left": _candidate(session, pair[0]),
+            "right": _candidate(session, pair[1]),
+            "chance": None if best is None else _p(best.chance),
+            "best_of_compared": None if view.best_of_compared is None else _p(view.best_of_compared),
+        }
+    if session.phase == Phase.REJECTED:
+        others = [_candidate(session, c) for c in session.alternatives]
+        return {"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more}
+    return _proposal_event(session, view)
+
+
+def _proposal_event(session, view) -> dict:
+    proposal = view.proposal
+    assert proposal is not None  # the decided phase always has its proposal
+    from assistant.app.research.summaries import faq_answers
+
+    answers = faq_answers(session)
+    return {
+        "type": "proposal",
+        "label": proposal.label_name,
+        "key": proposal.label_key,
+        "text": proposal.text,
+        "chance": _p(proposal.chance),
+        "probability": _p(proposal.entry),
+        "best_of_compared": None if proposal.best_of_compared is None else _p(proposal.best_of_compared),
+        "answers": len(answers[2]) if answers else 1,
+        "answer_number": proposal.answer_number,
+        "best_answer": session.decided_reason == ProposalReason.BEST_ANSWER,
+    }
+
+
+def _final_event(session) -> dict:
+    final = session.final
+    return {
+        "type": "final",
+        "session": session.id,
+        "status": session.status,
+        "label": final.label_name if final else None,
+        "key": final.label_key if final else None,
+        "text": final.text if final else None,
+        "questions": session.conversation.turn,
+        "comparisons": session.comparisons,
+    }
 
 
 def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
@@ -288,8 +310,13 @@ def _act(session, line: str) -> None:
         raise ValueError(token)
 
 
-def _item(rank: int, item) -> dict:
-    return {"rank": rank, "label": item.label.name, "key": item.label.key, "probability": round(item.probability, 4)}
+def _p(probability: float) -> float:
+    """A probability for an event: six significant digits, so that a live entry never reads as 0."""
+    return float(f"{probability:.6g}")
+
+
+def _item(entry) -> dict:
+    return {"rank": entry.rank, "label": entry.name, "key": entry.key, "probability": _p(entry.probability)}
 
 
 def _candidate(session, candidate) -> dict:
@@ -314,30 +341,14 @@ def _render(event: dict) -> str:
         lines = [f"\nShortlist after {event['turns']} question(s):"]
         if event.get("why"):
             lines.append(f"  ({event['why']})")
-        lines += [f"  {it['rank']}. {it['label']}  ({it['probability']:.1%})" for it in event["items"]]
+        lines += [f"  {it['rank']}. {it['label']}  ({percent(it['probability'])})" for it in event["items"]]
+        if event.get("nothing_fits") is not None:
+            lines.append(f"  (nothing here fits: {percent(event['nothing_fits'])})")
         return "\n".join(lines)
     if kind == "pair":
-        left, right = event["left"], event["right"]
-        return (
-            f"\nWhich answer is better? (Clarify is {event['confidence']:.0%} sure of its current best)\n"
-            f"  [1] {left['title']}: {_short(left['text'])}\n  [2] {right['title']}: {_short(right['text'])}\n"
-            f"   ({COMPARE_KEYS})"
-        )
+        return _render_pair(event)
     if kind == "proposal":
-        several = event.get("answers", 1) > 1
-        summarize = f", s = summarize these {event['answers']} answers" if several else ""
-        which = f"answer {event['answer_number']} of {event['answers']}; " if event.get("answer_number") else ""
-        if event.get("best_answer") or event.get("chance") is None:  # not chosen by comparisons
-            sure = f"{which}{event['probability']:.0%} sure this is the right entry"
-            return (
-                f"\n{event['label']} ({sure})\n  {_short(event['text'], 600)}\n"
-                f"Did this answer it? ({BEST_ANSWER_KEYS}{summarize})"
-            )
-        chance = f" ({which}{event['chance']:.0%} sure it is the best one)" if event.get("chance") is not None else ""
-        return (
-            f"\nProposed answer: {event['label']}{chance}\n  {_short(event['text'], 600)}\n"
-            f"Accept this answer? ({DECIDE_KEYS}{summarize})"
-        )
+        return _render_proposal(event)
     if kind == "rejected":
         lines = ["\nRejected. Take another of the compared answers, ask more questions, or give up:"]
         lines += [f"  [{i + 1}] {c['title']}: {_short(c['text'], 160)}" for i, c in enumerate(event["alternatives"])]
@@ -348,7 +359,8 @@ def _render(event: dict) -> str:
             lines.append("  I can help with: " + ", ".join(event["help_topics"]))
         if event["did_you_mean"]:
             lines.append(
-                "  Did you mean: " + "; ".join(f"{d['label']} ({d['probability']:.0%})" for d in event["did_you_mean"])
+                "  Did you mean: "
+                + "; ".join(f"{d['label']} ({percent(d['probability'])})" for d in event["did_you_mean"])
             )
         lines.append(f"   ({NOTHING_FITS_KEYS})")
         return "\n".join(lines)
@@ -365,3 +377,34 @@ def _render(event: dict) -> str:
     if kind in ("error", "note"):
         return f"   {event['message']}"
     return f"({event.get('reason', kind)})"
+
+
+def _render_pair(event: dict) -> str:
+    left, right = event["left"], event["right"]
+    sure = (
+        f"Clarify is {percent(event['chance'])} sure its current best is the right answer"
+        if event.get("chance") is not None
+        else ""
+    )
+    if event.get("best_of_compared") is not None:
+        sure += f"; best of the compared: {percent(event['best_of_compared'])} chance"
+    return (
+        f"\nWhich answer is better? ({sure})\n"
+        f"  [1] {left['title']}: {_short(left['text'])}\n  [2] {right['title']}: {_short(right['text'])}\n"
+        f"   ({COMPARE_KEYS})"
+    )
+
+
+def _render_proposal(event: dict) -> str:
+    several = event.get("answers", 1) > 1
+    summarize = f", s = summarize these {event['answers']} answers" if several else ""
+    which = f"answer {event['answer_number']} of {event['answers']}; " if event.get("answer_number") else ""
+    sure = f"{which}{percent(event['chance'])} sure this is the right answer"
+    if event.get("best_of_compared") is not None:
+        sure += f"; best of the compared: {percent(event['best_of_compared'])} chance"
+    if event.get("best_answer") or event.get("best_of_compared") is None:  # not chosen by comparisons
+        return f"\n{event['label']} ({sure})\n  {_short(event['text'], 600)}\nDid this answer it? ({BEST_ANSWER_KEYS}{summarize})"
+    return (
+        f"\nProposed answer: {event['label']} ({sure})\n  {_short(event['text'], 600)}\n"
+        f"Accept this answer? ({DECIDE_KEYS}{summarize})"
+    )

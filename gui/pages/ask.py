@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.app.conversation.numbers import percent
 from assistant.app.conversation.session import Phase
 from assistant.app.conversation.session_state import QuestionExplanation
 from gui.controller import SessionController
@@ -58,9 +59,9 @@ def explanation_html(explanation: QuestionExplanation | None) -> str:
         "<tr><th align='left'>If you answer</th><th align='right'>chance</th><th align='left'>top labels then</th></tr>",
     ]
     for outcome in explanation["outcomes"]:
-        tops = ", ".join(f"{html.escape(str(name), quote=False)} {100 * p:.0f}%" for name, p in outcome["top"][:3])
+        tops = ", ".join(f"{html.escape(str(name), quote=False)} {percent(p)}" for name, p in outcome["top"][:3])
         parts.append(
-            f"<tr><td><b>{html.escape(str(outcome['option']), quote=False)}</b></td><td align='right'>{100 * outcome['probability']:.0f}%</td>"
+            f"<tr><td><b>{html.escape(str(outcome['option']), quote=False)}</b></td><td align='right'>{percent(outcome['probability'])}</td>"
             f"<td>{tops}</td></tr>"
         )
     parts.append("</table>")
@@ -73,7 +74,7 @@ def nothing_fits_text(view: OutOfScopeView, handed_off: bool) -> str:
     if view.help_topics:
         lines.append("I can help with: " + ", ".join(view.help_topics) + ".")
     if view.did_you_mean:
-        lines.append("Did you mean: " + "; ".join(f"{name} ({p:.0%})" for name, p in view.did_you_mean) + "?")
+        lines.append("Did you mean: " + "; ".join(f"{name} ({percent(p)})" for name, p in view.did_you_mean) + "?")
     if handed_off:
         lines.append(
             "Handed on: your question (and your note, if you wrote one) is saved in this domain's list of "

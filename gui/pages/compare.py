@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.app.conversation.numbers import percent
 from assistant.app.conversation.session import FinalAnswer, Phase, ProposalReason
 from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
@@ -59,11 +60,6 @@ def candidate_html(text: str) -> str:
         return f"<table cellspacing='0' cellpadding='3'>{rows}</table>"
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
     return "".join(f"<p>{escape(p).replace(chr(10), '<br>')}</p>" for p in paragraphs) or "<p><i>(no text)</i></p>"
-
-
-def _percent(value: float) -> str:
-    points = 100 * value
-    return f"{points:.0f}%" if abs(points - round(points)) < 0.05 else f"{points:.1f}%"
 
 
 def _answer_number(candidate_id: str) -> str:
@@ -187,10 +183,13 @@ class FinalAnswerCard(Card):
             status = f"{why} after {questions}."
             if answer is not None and answer.answer_number is not None:
                 status += f" It is answer {answer.answer_number} of {answer.answers} to this question."
-            if answer is not None and answer.chance is not None:
-                status += f" Clarify is {_percent(answer.chance)} sure this is the best of the compared answers."
-            elif answer is not None:
-                status += f" Clarify is {_percent(answer.probability)} sure this entry answers your question."
+            proposal = snapshot.view.proposal if snapshot.view is not None else None
+            if proposal is not None:
+                status += f" Clarify is {proposal.sure}."
+                if proposal.best_of_compared is not None:
+                    status += (
+                        f" Of the compared answers it is the best with a {percent(proposal.best_of_compared)} chance."
+                    )
         elif snapshot.phase == Phase.FINISHED:
             status = f"Accepted after {questions}. Saved as session {snapshot.session_id}."
         elif snapshot.handed_off:
@@ -367,6 +366,25 @@ class ComparePage(QWidget):
         if self.stack.currentWidget() is self.comparison:
             press_if_shown(button)
 
+    def _show_confidence(self, snapshot: SessionSnapshot | None) -> None:
+        """The bar: how sure Clarify is that its current best is the right answer (the one belief); beside it
+        in words, once compared, the ranker's chance that it is the best of the compared (never "sure")."""
+        view = snapshot.view if snapshot is not None else None
+        showing = view is not None and snapshot is not None and snapshot.phase in (Phase.COMPARING, Phase.DECIDED)
+        proposal = view.proposal if showing and view is not None else None
+        if proposal is None or view is None:
+            self.confidence.setValue(0)
+            self.confidence.setFormat("—")
+            return
+        self.confidence.setValue(int(1000 * proposal.chance))
+        best = view.best_of_compared
+        compared = (
+            f"; best of the compared: {percent(best)} chance (stops at {percent(view.threshold)})"
+            if best is not None
+            else "; not compared yet"
+        )
+        self.confidence.setFormat(f"{proposal.sure}{compared}")
+
     def render(self, snapshot: SessionSnapshot | None) -> None:  # type: ignore[override]  # shadows QWidget.render(device): a page draws a snapshot
         previous = self.snapshot.session_id if self.snapshot is not None else None
         self.snapshot = snapshot
@@ -381,13 +399,7 @@ class ComparePage(QWidget):
         if snapshot is not None and snapshot.stop_explanation:
             query += f"<br>{escape(snapshot.stop_explanation)}"
         self.query_label.setText(query)
-        compared = snapshot is not None and snapshot.comparisons > 0
-        confidence = snapshot.confidence if snapshot and snapshot.phase in (Phase.COMPARING, Phase.DECIDED) else None
-        self.confidence.setValue(int(1000 * (confidence or 0.0)) if compared else 0)
-        if confidence is not None and snapshot and compared:
-            self.confidence.setFormat(f"{_percent(confidence)} sure (stops at {_percent(snapshot.threshold)})")
-        else:  # before any comparison it would only restate how well each answer fits the question
-            self.confidence.setFormat("not compared yet" if confidence is not None else "—")
+        self._show_confidence(snapshot)
         self.progress_label.setText(
             f"{snapshot.comparisons} of at most {snapshot.budget} comparisons"
             if snapshot and snapshot.shortlist

@@ -40,10 +40,10 @@ def test_posterior_model_shows_probabilities_bars_and_changes(qtbot):
     assert model.rowCount() == 0 and model.columnCount() == 4
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)] == ["#", "Label", "Probability", "Change"]
     model.update(top(("robin", 0.5), ("crow", 0.3), ("gull", 0.2)), ("tiny", 1), 0)
-    assert cells(model) == [
-        ["1", "Robin", "50.0 %", ""],
-        ["2", "Crow", "30.0 %", ""],
-        ["3", "Gull", "20.0 %", ""],
+    assert cells(model) == [  # the one way a probability is written (issue 32)
+        ["1", "Robin", "50%", ""],
+        ["2", "Crow", "30%", ""],
+        ["3", "Gull", "20%", ""],
     ]
     assert model.index(0, 2).data(BAR_ROLE) == 0.5 and model.index(0, 1).data(BAR_ROLE) is None
     assert model.index(1, 2).data(VALUE_ROLE) == 0.3
@@ -58,7 +58,7 @@ def test_posterior_model_shows_probabilities_bars_and_changes(qtbot):
     model.update(top(("crow", 0.6)), ("tiny", 2), 1)
     assert cells(model)[0][3] == ""
     assert model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole) == "Crow"  # the whole name, never the key
-    assert model.index(0, 2).data(Qt.ItemDataRole.AccessibleTextRole) == "Probability: 60.0 %"
+    assert model.index(0, 2).data(Qt.ItemDataRole.AccessibleTextRole) == "Probability: 60%"
     assert model.index(5, 0).data() is None and model.rowCount(model.index(0, 0)) == 0
 
 
@@ -71,7 +71,8 @@ def test_shortlist_and_results_models():
         ]
     )
     rows = cells(shortlist)
-    assert rows[0][:2] == ["1", "★ Cardinal"] and rows[0][3] == "73.4 %" and rows[1][1] == "Robin"
+    assert rows[0][:2] == ["1", "★ Cardinal"] and rows[0][3] == "73%" and rows[1][1] == "Robin"
+    assert rows[0][4] == "not compared"  # the ranker's own number, under its own name
     assert rows[0][2].endswith("…") and len(rows[0][2]) <= 90
     assert shortlist.index(0, 0).data(ROW_RECORD_ROLE).id == "k1"
 

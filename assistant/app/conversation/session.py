@@ -33,12 +33,11 @@ from dataclasses import asdict, replace
 
 from assistant.app.conversation.comparison import candidate_labels
 from assistant.app.conversation.domain_models import DomainModels
+from assistant.app.conversation.phases import Phase, ProposalReason
 from assistant.app.conversation.saved import list_sessions  # no model needed: `clarify sessions` imports only that
 from assistant.app.conversation.session_records import (
     FinalAnswer,
     OutOfScopeView,
-    Phase,
-    ProposalReason,
     QuestionView,
     SessionConfig,
     check_session_exists,

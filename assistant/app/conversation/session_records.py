@@ -7,9 +7,9 @@ re-exports them).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from assistant import paths
+from assistant.app.conversation.numbers import percent
 from assistant.clarification.clarifier import Conversation
 from assistant.clarification.records import StopReason
 from assistant.clarification.stopping import check_pace
@@ -21,7 +21,6 @@ from assistant.store import (
     KnowledgeBase,
     SessionLog,
     SessionRecord,
-    SessionStatus,
 )
 
 # Entries a person makes (undo takes back the last of these); the others are the session's own decisions.
@@ -43,44 +42,10 @@ USER_ACTIONS = frozenset(
 )
 
 
-class Phase(StrEnum):
-    """Where a conversation ``Session`` is: a question is pending; a pair is pending; an answer is proposed
-    ("Accept this answer?"); the proposal was rejected (pick another, ask more or give up); accepted; given
-    up; or it concluded that nothing fits (out of scope)."""
-
-    CLARIFYING = "clarifying"
-    COMPARING = "comparing"
-    DECIDED = "decided"
-    REJECTED = "rejected"
-    FINISHED = "finished"
-    FAILED = "failed"
-    OUT_OF_SCOPE = "out_of_scope"
-
-    @property
-    def ended(self) -> bool:
-        """Whether the session is over (an answer was accepted, or the person gave up)."""
-        return self in (Phase.FINISHED, Phase.FAILED)
-
-    @property
-    def status(self) -> SessionStatus:
-        """The status the session log records for a session in this phase."""
-        ended = {Phase.FINISHED: SessionStatus.FINISHED, Phase.FAILED: SessionStatus.FAILED}
-        return ended.get(self, SessionStatus.OUT_OF_SCOPE if self == Phase.OUT_OF_SCOPE else SessionStatus.ACTIVE)
-
-
 def open_knowledge_base(domain: str) -> KnowledgeBase:
     """A connection to ``domain``'s knowledge base for this thread's sessions (SQLite connections belong to the
     thread that opened them); close it when done."""
     return KnowledgeBase.open(domain)
-
-
-class ProposalReason(StrEnum):
-    """Why an answer is proposed, besides the ranker's own stop (a ``RankingStopReason``): the person ended
-    the comparisons, or one label was left and its best answer is proposed before any comparison ("Did this
-    answer it?"; its other answers are compared only if the person says no)."""
-
-    USER = "user"
-    BEST_ANSWER = "best_answer"
 
 
 @dataclass(frozen=True)
@@ -179,7 +144,7 @@ def out_of_scope_view(conversation: Conversation, title: str, k: int = 3) -> Out
     # is what the person meant, beside how sure the assistant is that none is
     closest = tuple((item.label.name, (1.0 - probability) * item.probability) for item in conversation.shortlist(k))
     message = (
-        f"I don't have an answer for that: nothing in {title} seems to fit ({probability:.0%} sure). You can say "
+        f"I don't have an answer for that: nothing in {title} seems to fit ({percent(probability)} sure). You can say "
         "it differently, look at the closest answers anyway, or hand the question on to a person."
     )
     return OutOfScopeView(probability, message, topics, closest)
@@ -190,8 +155,8 @@ def explain_stop(reason: str, conversation: Conversation, shortlist_size: int) -
     covered = conversation.coverage()
     top = float(conversation.probs.max())
     reasons: dict[str, str] = {
-        StopReason.CONFIDENT: f"it is {covered:.0%} sure the answer is among the {shortlist_size} shortlisted "
-        f"(best guess {top:.0%})",
+        StopReason.CONFIDENT: f"it is {percent(covered)} sure the answer is among the {shortlist_size} likeliest "
+        f"(best guess {percent(top)})",
         StopReason.NO_INFORMATIVE_QUESTION: (
             "no question left would tell the shortlisted answers apart"
             if conversation.turn

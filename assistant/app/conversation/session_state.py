@@ -22,12 +22,11 @@ from assistant.app.conversation.comparison import (
     display_title,
     rebuild_comparisons,
 )
+from assistant.app.conversation.phases import Phase, ProposalReason
 from assistant.app.conversation.session_records import (
     USER_ACTIONS,
     FinalAnswer,
     OutOfScopeView,
-    Phase,
-    ProposalReason,
     QuestionView,
     SessionConfig,
     explain_stop,
@@ -58,7 +57,7 @@ class SessionState:
         self.conversation: Conversation = clarifier.start(query, np.random.default_rng(config.seed))
         self.query = self.conversation.query
         # the conversation as the query left it: replays start from here
-        self._origin = (self.conversation.belief.log_prior.copy(), self.query, list(self.conversation.understood))
+        self._origin = (self.conversation.belief.given_prior.copy(), self.query, list(self.conversation.understood))
         self._reset()
 
     def _reset(self) -> None:
@@ -234,7 +233,7 @@ class SessionState:
             self._leave_comparing()
             self._override_stop = True
         elif kind == EntryKind.COMPARE:
-            self._need_ranking().answer_pair(payload["left"], payload["right"], payload["preferred"])
+            self._compare(payload)
         elif kind in (EntryKind.DECIDED, EntryKind.DONE):
             self.phase = Phase.DECIDED
             self.decided_reason = payload.get("reason", ProposalReason.USER)
@@ -272,6 +271,17 @@ class SessionState:
         if last is None:
             raise SessionStateError("there is nothing to undo yet")
         self.replay(self._applied[:last])
+
+    def _compare(self, payload: dict) -> None:
+        """One comparison; "neither is relevant" between the answers of two entries dismisses both entries
+        in the belief too (issue 32: their share drops to the stated error rate and stays there; they stay
+        in this comparison, ruled out, and leave the shortlist when the questions resume)."""
+        ranking = self._need_ranking()
+        ranking.answer_pair(payload["left"], payload["right"], payload["preferred"])
+        label_of = {str(c.id): c.label_key for c in ranking.candidates}
+        if payload["preferred"] == "neither" and len(set(label_of.values())) > 1:
+            keys = [label_of.get(str(payload[side])) for side in ("left", "right")]
+            self.conversation.exclude_labels(keys, leave_shortlist=False)
 
     def _need_ranking(self) -> RankingSession:
         if self.ranking is None:

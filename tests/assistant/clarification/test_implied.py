@@ -41,8 +41,58 @@ def test_each_answer_settles_the_questions_that_would_repeat_it():
     # "yes" to "sending?": the action facets that offer "send"; "no" settles nothing
     assert implied[3] == [(0, 1), ()]
     assert implied[2] == [(0,), ()]
-    # other kinds, and questions that are not induced, settle nothing
-    assert implied[4] == [(), ()] and implied[5] == [(), ()]
+    # "no" to "Is it about Gmail?" settles the facet scoped to Gmail (issue 32); "yes" no other scoped facet here
+    assert implied[4] == [(), (0,)]
+    # questions that are not induced settle nothing
+    assert implied[5] == [(), ()]
+
+
+SERVICES = [
+    Question(
+        "product",
+        "Which service is it about?",
+        "choice",
+        "product",
+        ("Gmail", "Google", "Facebook", SOMETHING_ELSE),
+        True,
+    ),
+    Question(
+        "action@Facebook",
+        "What do you want to do in Facebook?",
+        "choice",
+        "action",
+        ("delete", "hide", SOMETHING_ELSE),
+        True,
+    ),
+    Question(
+        "action@Google", "What do you want to do in Google?", "choice", "action", ("add", "link", SOMETHING_ELSE), True
+    ),
+    Question(
+        "object@Facebook",
+        "What in Facebook is it about?",
+        "choice",
+        "object",
+        ("people", "friend", SOMETHING_ELSE),
+        True,
+    ),
+    Question("product::Facebook", "Is it about Facebook?", "binary", "product", BINARY_OPTIONS, True),
+    Question("product::Dropbox", "Is it about Dropbox?", "binary", "product", BINARY_OPTIONS, True),
+    Question(
+        "action@Dropbox", "What do you want to do in Dropbox?", "choice", "action", ("remove", SOMETHING_ELSE), True
+    ),
+]
+
+
+def test_facet_questions_follow_an_answer_about_their_scope():
+    """After "Google" for the service, no "What do you want to do in Facebook?" (issue 32, screenshot 23)."""
+    implied = implied_questions(SERVICES)
+    google = implied[0][1]
+    assert {1, 3, 6} <= set(google) and 2 not in google
+    # "something else": the facets scoped to the services it offered, not Dropbox's (it was not offered)
+    assert {1, 2, 3} <= set(implied[0][3]) and 6 not in implied[0][3]
+    # "yes" to Facebook: the facets of every other service; "no": Facebook's own
+    assert {2, 6} <= set(implied[4][0]) and not {1, 3} & set(implied[4][0])
+    assert {1, 3} <= set(implied[4][1]) and 2 not in implied[4][1]
 
 
 def test_a_conversation_does_not_ask_what_an_answer_settled_and_undo_brings_it_back():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from assistant.clarification.answer_model import AnswerModel
-from assistant.clarification.belief import Belief, Evidence, normalize_log
+from assistant.clarification.belief import Belief, Evidence, floored, normalize_log
 from assistant.clarification.questions import information_gain
 from assistant.clarification.stopping import policy_features
 
@@ -33,7 +33,7 @@ def test_a_belief_folds_its_answers_in_as_each_came():
     prior = rng.normal(size=50)
     likelihoods = [np.log(rng.random(50)) for _ in range(4)]
     belief = Belief(prior)
-    expected = normalize_log(prior)
+    expected = floored(prior)  # the prior with its floor (issue 32)
     for i, ll in enumerate(likelihoods):
         belief.update(Evidence(i, 0, "option", ll))
         expected = normalize_log(expected + ll)

@@ -37,8 +37,8 @@ def test_done_proposes_then_reject_and_take_another_answer(ask):
     assert kinds[:4] == ["session", "question", "question", "shortlist"]
     assert "pair" in kinds
     proposal = next(e for e in events if e["type"] == "proposal")  # "d" proposes, it does not accept
-    # nothing was compared yet: no "sure it is the best of the compared answers", the entry's probability
-    assert proposal["chance"] is None and 0 <= proposal["probability"] <= 1
+    # nothing was compared yet: no "best of the compared"; its chance is the one belief's (issue 32)
+    assert proposal["best_of_compared"] is None and 0 < proposal["chance"] <= proposal["probability"] <= 1
     rejected = next(e for e in events if e["type"] == "rejected")
     assert proposal["key"] not in {c["id"].split("#")[0] for c in rejected["alternatives"]}
     final = events[-1]

@@ -1,0 +1,55 @@
+"""The one view of a session after a rejection (issue 32): the belief sums to one over the rest, no live entry
+reads 0%, the rejected one is not proposed again, and the terminal's events carry the view's numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.app.conversation.numbers import percent
+from assistant.app.conversation.session import Session, SessionConfig
+from assistant.app.conversation.view import session_view
+from assistant.clarification.belief import DISMISS_ERROR
+from assistant.cli.ask import _phase_event, _shortlist_event
+from tests.support.tiny import TinyAgents
+
+CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
+
+
+def test_after_a_rejection_the_view_reads_the_belief_over_the_rest():
+    session = Session.start(TinyAgents(), "bird", CONFIG)
+    session.answer(kind="not_sure")
+    session.answer(kind="not_sure")
+    rejected = session.done()
+    session.reject("not this one")
+    session.ask_more()
+    probs = session.conversation.probs
+    position = int(session.conversation.positions([session.domain.label_index(rejected.label_key)])[0])
+    assert probs.sum() == pytest.approx(1.0) and (probs > 0).all()
+    assert probs[position] <= DISMISS_ERROR + 1e-9
+    view = session_view(session)
+    assert rejected.label_key not in [e.key for e in view.entries]
+    assert all(e.percent not in ("0%", "100%") for e in view.entries)
+    assert sum(e.probability for e in view.entries) == pytest.approx(1 - probs[position], abs=1e-9)
+    # the explanation of the next question reads the updated belief: it still tells something
+    explanation = session.explain()
+    assert explanation is not None and explanation["information_gain"] > 0.01
+    # the terminal's events carry exactly the view's numbers
+    shortlist = _shortlist_event(view, 5)
+    assert [percent(it["probability"]) for it in shortlist["items"]] == [e.percent for e in view.entries]
+    assert _phase_event(session, view)["type"] == "question"
+    while session.phase == "clarifying":
+        session.answer(kind="not_sure")
+    assert session.proposed is None or session.proposed.label_key != rejected.label_key
+
+
+def test_neither_is_relevant_lowers_both_entries_in_the_one_belief():
+    session = Session.start(TinyAgents(), "bird", CONFIG)
+    session.answer(kind="not_sure")
+    session.answer(kind="not_sure")
+    left, right = session.pair
+    session.prefer("neither")
+    positions = session.conversation.positions([session.domain.label_index(c.label_key) for c in (left, right)])
+    assert session.conversation.probs[positions].sum() <= DISMISS_ERROR + 1e-9
+    assert session.conversation.probs.sum() == pytest.approx(1.0)
+    session.undo()  # taken back exactly
+    assert session.conversation.probs[positions].sum() > DISMISS_ERROR
