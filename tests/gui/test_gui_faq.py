@@ -22,7 +22,7 @@ def fast_create(name, source, fmt="auto", title="", seed=0):
     """The wizard's job without the minutes of preparing (tests use tiny budgets): create, then report."""
     report = yield from create_domain_job(name, source, fmt, title)
     for step in range(3):
-        yield Progress(step + 1, 3, f"cold start: a stand-in stage (about {3 - step} s left)")
+        yield Progress(step + 1, 3, "cold start: a stand-in stage")  # the ETA is the panel's, not the job's
     return {"report": report, "prepared": ["cold start", "text prior: minilm (stand-in)"]}
 
 
