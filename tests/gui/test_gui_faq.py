@@ -19,11 +19,11 @@ from assistant.store import KnowledgeBase, SessionLog
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
 
-ENGINE_STAGES = [
-    "cold start: fitting the MiniLM text prior on synthesized queries: epoch 3 (about 2 min left)",
-    "cold start: the SRU encoder on the synthesized queries (a probe): loss 1.311 (about 90 s left)",
+ENGINE_STAGES = [  # a cold start's records carry no ETA of their own: the panel shows the one ETA
+    "cold start: fitting the MiniLM text prior on synthesized queries: epoch 3",
+    "cold start: the SRU encoder on the synthesized queries (a probe): loss 1.311",
     "cold start (minilm prior): the learned stop policy, pace quick: reward 16.54, greedy turns 2.1",
-    "cold start: coverage and out-of-scope rules (quick) (about 5 s left)",
+    "cold start: coverage and out-of-scope rules (quick)",
 ]
 
 
