@@ -36,7 +36,7 @@ from models.checkpoint import clarify_version, data_hash, read_json, read_sideca
 from models.files import atomic_write
 
 # assistant/release/<domain>/: package data (pyproject.toml), not a Python package.
-RELEASE_DIR = Path(__file__).resolve().parents[1] / "release"
+RELEASE_DIR = Path(__file__).resolve().parents[2] / "release"
 MANIFEST = "manifest.json"
 RELEASE_SEED = 0
 # What prepare writes that a conversation needs, and the MiniLM vectors of the answer texts (a cache keyed by

@@ -131,7 +131,7 @@ def confirmed_sessions(name: str, source: str, n: int, seed: int = 0) -> int:
         return kb.add_queries([(ids[key], text, "train", SESSION_SOURCE, "") for key, text in picked])
 
 
-DESK_QUERIES = Path(__file__).resolve().parents[2] / "benchmarks" / "desk_queries"
+DESK_QUERIES = Path(__file__).resolve().parents[3] / "benchmarks" / "desk_queries"
 
 
 def _rows(report, wanted: tuple[str, ...]) -> dict[str, dict]:
