@@ -15,6 +15,7 @@ from typing import Any
 from assistant import paths
 from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare
 from assistant.app.desk.own_faq import is_own_faq
+from assistant.app.models.calibration import calibrate_if_missing, calibration_missing
 from assistant.app.models.model_sets import domain_lock
 from assistant.app.models.out_of_scope import tune_out_of_scope_job
 from assistant.app.models.prior_choice import chosen_text_prior
@@ -117,7 +118,7 @@ def _prepare(
     if text_prior is None and chosen_text_prior(name) is None and is_own_faq(name):
         yield Progress(0, 0, f"{name} was made from a FAQ: preparing it from its texts alone (cold start)")
         done = yield from cold_start_prepare(name, seed)
-        return ["cold start", *done]
+        return ["cold start", *done, *(yield from calibrate_if_missing(ModelRegistry(name), seed))]
     registry = ModelRegistry(name, text_prior=text_prior)
     if candidate_settings is None:
         has_uncaptioned = registry.domain.labels_with_queries("train").size < registry.domain.num_labels
@@ -156,7 +157,7 @@ def _prepare(
 
     plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
     trained += [f"{u.model} ({u.mode})" for u in plan.updates]
-    return trained
+    return trained + (yield from calibrate_if_missing(registry, seed))
 
 
 def create_from_faq_job(
@@ -203,7 +204,7 @@ def ready_registry(name: str, candidates: str = "all", text_prior: str | None = 
     """
     exists = paths.domain_db_path(name).exists()
     registry = ModelRegistry(name, text_prior=text_prior) if exists and not _built_by_an_older_clarify(name) else None
-    if registry is None or registry.missing((candidates,)):
+    if registry is None or registry.missing((candidates,)) or calibration_missing(registry):
         yield from prepare(name, text_prior=text_prior)
         registry = ModelRegistry(name, text_prior=text_prior)
     return registry
