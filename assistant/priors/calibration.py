@@ -86,3 +86,135 @@ def query_temperatures(texts: Sequence[str], temperature: float, short_temperatu
         short = np.array([len(t.split()) <= SHORT_QUERY_WORDS for t in texts], dtype=bool)
         out[short] = short_temperature
     return out
+
+
+# ---- the shown prior's calibration (issue 32) ----
+# Every entry keeps at least this share of a uniform belief: no entry is ever exactly 0.
+PROBABILITY_FLOOR = 1e-4
+TEMPERATURE_GRID = np.geomspace(0.05, 50.0, 121)
+
+
+def calibrated_log_probs(
+    log_probs: np.ndarray, temperatures: np.ndarray | float, floor: float = PROBABILITY_FLOOR
+) -> np.ndarray:
+    """[N, Y] float64 log of (1 - floor) softmax(log_probs / T) + floor / Y: temperature scaling, then a floor
+    so that no entry is exactly 0 (``temperatures``: one, or [N, 1] one per query)."""
+    scaled = np.exp(log_softmax_rows(np.asarray(log_probs, dtype=np.float64) / temperatures))
+    n = scaled.shape[-1]
+    return np.log((1.0 - floor) * scaled + floor / n)
+
+
+def log_softmax_rows(x: np.ndarray) -> np.ndarray:
+    shifted = x - x.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def fit_calibration_temperature(log_probs: np.ndarray, labels: np.ndarray, default: float = 1.0) -> float:
+    """The T in ``TEMPERATURE_GRID`` with the lowest NLL of ``labels`` under ``calibrated_log_probs`` (dev
+    queries); ``default`` without any."""
+    labels = np.asarray(labels, dtype=np.int64)
+    if len(labels) == 0:
+        return default
+    rows = np.arange(len(labels))
+    nll = [-calibrated_log_probs(log_probs, t)[rows, labels].mean() for t in TEMPERATURE_GRID]
+    return float(TEMPERATURE_GRID[int(np.argmin(nll))])
+
+
+class PriorCalibration:
+    """Temperature scaling of a prior's log-probabilities, one temperature for queries of more than
+    ``SHORT_QUERY_WORDS`` words and one for shorter ones (people's short queries say less), then the floor.
+
+    Fitted on held-out dev queries as people type them (``assistant.app.models.calibration``); a small
+    setting, stored as ``to_dict``."""
+
+    def __init__(
+        self,
+        temperature: float,
+        short_temperature: float,
+        floor: float = PROBABILITY_FLOOR,
+        top_map: tuple[Sequence[float], Sequence[float]] | None = None,
+    ) -> None:
+        if not (temperature > 0 and short_temperature > 0 and 0 < floor < 1):
+            raise ValueError(f"bad calibration: T {temperature}, short T {short_temperature}, floor {floor}")
+        self.temperature = float(temperature)
+        self.short_temperature = float(short_temperature)
+        self.floor = float(floor)
+        self.top_map = None if top_map is None else (np.asarray(top_map[0], float), np.asarray(top_map[1], float))
+
+    @classmethod
+    def fit(cls, log_probs: np.ndarray, labels: np.ndarray, texts: Sequence[str], minimum: float = 0.0):
+        """Both temperatures by dev NLL (each at least ``minimum``: a conservative bound where the dev queries
+        are easier than people's); a kind of query absent from dev borrows the other's temperature."""
+        short = np.array([len(t.split()) <= SHORT_QUERY_WORDS for t in texts], dtype=bool)
+        labels = np.asarray(labels, dtype=np.int64)
+        whole = fit_calibration_temperature(log_probs, labels)
+        long_t = fit_calibration_temperature(log_probs[~short], labels[~short], whole)
+        short_t = fit_calibration_temperature(log_probs[short], labels[short], whole)
+        return cls(max(long_t, minimum), max(short_t, minimum))
+
+    def apply(self, log_probs: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        """[N, Y] calibrated log-probabilities of the prior's ``log_probs`` [N, Y] for ``texts``."""
+        temperatures = query_temperatures(texts, self.temperature, self.short_temperature)
+        out = calibrated_log_probs(np.asarray(log_probs, dtype=np.float64), temperatures, self.floor)
+        return out if self.top_map is None else map_top(out, self.top_map, self.floor)
+
+    def with_top_map(self, top: np.ndarray, correct: np.ndarray) -> PriorCalibration:
+        """This calibration followed by a monotone map of the top probability (scikit-learn's isotonic
+        regression of "the top entry is right" on the top probability, on the dev queries after the
+        temperatures), for where one temperature cannot bend the reliability curve into place."""
+        from sklearn.isotonic import IsotonicRegression
+
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(top, correct.astype(float))
+        knots = (iso.X_thresholds_.tolist(), iso.y_thresholds_.tolist())
+        return PriorCalibration(self.temperature, self.short_temperature, self.floor, knots)
+
+    def to_dict(self) -> dict:
+        out: dict = {"temperature": self.temperature, "short_temperature": self.short_temperature, "floor": self.floor}
+        if self.top_map is not None:
+            out["top_map"] = [self.top_map[0].tolist(), self.top_map[1].tolist()]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PriorCalibration:
+        top_map = data.get("top_map")
+        return cls(
+            float(data["temperature"]),
+            float(data["short_temperature"]),
+            float(data["floor"]),
+            None if top_map is None else (top_map[0], top_map[1]),
+        )
+
+
+def map_top(log_probs: np.ndarray, knots: tuple[np.ndarray, np.ndarray], floor: float) -> np.ndarray:
+    """[N, Y] log-probabilities whose top entry gets the mapped probability (``knots``: x, y of a monotone map,
+    interpolated) and the others share the rest in their proportions. The top stays the top and below
+    1 - floor, so that no entry reaches 0."""
+    probs = np.exp(np.asarray(log_probs, dtype=np.float64))
+    order = np.argsort(-probs, axis=1)
+    rows = np.arange(len(probs))
+    p1, p2 = probs[rows, order[:, 0]], probs[rows, order[:, 1]] if probs.shape[1] > 1 else np.zeros(len(probs))
+    mapped = np.interp(p1, knots[0], knots[1])
+    mapped = np.clip(mapped, p2 / np.maximum(1.0 - p1 + p2, 1e-12) + 1e-9, 1.0 - floor)
+    rest = (1.0 - mapped) / np.maximum(1.0 - p1, 1e-300)
+    out = probs * rest[:, None]
+    out[rows, order[:, 0]] = mapped
+    return np.log(np.maximum(out, 1e-300))
+
+
+class CalibratedPrior:
+    """A prior (e.g. the combined prior) whose scores are calibrated log-probabilities; what it does not
+    define itself (``mentioned``, ``text_prior``...) is the wrapped prior's."""
+
+    name = "calibrated"
+
+    def __init__(self, prior, calibration: PriorCalibration, shortlist=None) -> None:
+        self.prior = prior
+        self.calibration = calibration
+        self.shortlist = shortlist  # the conformal shortlist fitted with it (clarification.conformal), or None
+
+    def scores(self, texts: Sequence[str]) -> np.ndarray:
+        raw = np.asarray(self.prior.scores(texts), dtype=np.float64)
+        return self.calibration.apply(raw, texts).astype(np.float32)
+
+    def __getattr__(self, name: str):
+        return getattr(self.prior, name)

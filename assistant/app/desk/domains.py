@@ -15,6 +15,7 @@ from assistant import paths
 from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare
 from assistant.app.desk.listing import DomainEntry, available_domains, domain_stats
 from assistant.app.desk.own_faq import is_own_faq
+from assistant.app.models.calibration import calibrate_if_missing, calibration_missing
 from assistant.app.models.model_jobs import train_model_job
 from assistant.app.models.model_sets import domain_lock
 from assistant.app.models.prior_choice import chosen_text_prior
@@ -95,7 +96,7 @@ def _prepare(
     if text_prior is None and chosen_text_prior(name) is None and is_own_faq(name):
         yield Progress(0, 0, f"{name} was made from a FAQ: preparing it from its texts alone (cold start)")
         done = yield from cold_start_prepare(name, seed)
-        return ["cold start", *done]
+        return ["cold start", *done, *(yield from calibrate_if_missing(ModelRegistry(name), seed))]
     registry = ModelRegistry(name, text_prior=text_prior)
     if candidate_settings is None:
         has_uncaptioned = registry.domain.labels_with_queries("train").size < registry.domain.num_labels
@@ -124,7 +125,7 @@ def _prepare(
     if plan.updates:  # the coverage and out-of-scope rules of a retrained policy are tuned for it now, not at
         # the first question after (learning from sessions left the first `ask` re-tuning for 100 s)
         trained += yield from _train_missing(registry, registry.missing(candidate_settings), name, seed)
-    return trained
+    return trained + (yield from calibrate_if_missing(registry, seed))
 
 
 def _train_missing(registry: ModelRegistry, todo: list[str], name: str, seed: int) -> Generator[Progress, None, list]:
@@ -204,7 +205,7 @@ def ready_registry(name: str, candidates: str = "all", text_prior: str | None = 
     """
     exists = paths.domain_db_path(name).exists()
     registry = ModelRegistry(name, text_prior=text_prior) if exists and not _built_by_an_older_clarify(name) else None
-    if registry is None or registry.missing((candidates,)):
+    if registry is None or registry.missing((candidates,)) or calibration_missing(registry):
         yield from prepare(name, text_prior=text_prior)
         registry = ModelRegistry(name, text_prior=text_prior)
     return registry

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant import paths
+from assistant.app.models.calibration import calibrated
 from assistant.app.models.components import missing_models
 from assistant.app.models.prior_choice import chosen_text_prior
 from assistant.clarification.answer_list import answer_lists_suit
@@ -400,7 +401,7 @@ class ModelRegistry:
             )
             self._clarifiers[key] = Clarifier(
                 self.domain,
-                self.combined_prior(self.domain),
+                calibrated(self, self.combined_prior(self.domain)),  # issue 32: the calibrated prior
                 self.answer_model(loaded, self.domain),
                 loaded.policy,
                 candidates=candidate_labels(self.domain, candidates),
