@@ -160,6 +160,7 @@ def _shortlist_event(view, top: int) -> dict:
         "items": [_item(entry) for entry in view.entries[:top]],
         "why": view.stop_explanation,
         "nothing_fits": None if view.nothing_fits is None else _p(view.nothing_fits),
+        "promise": view.promise,
     }
 
 
@@ -338,9 +339,12 @@ def _render(event: dict) -> str:
         options = "  ".join(f"[{i + 1}] {o}" for i, o in enumerate(event["options"]))
         return f"\nQ{event['turn']}: {event['text']}\n   {options}   ({clarify_keys(event.get('not_visible', False))})"
     if kind == "shortlist":
-        lines = [f"\nShortlist after {event['turns']} question(s):"]
+        turns = event["turns"]
+        lines = [f"\nShortlist after {turns} question{'' if turns == 1 else 's'}:"]
         if event.get("why"):
             lines.append(f"  ({event['why']})")
+        if event.get("promise"):
+            lines.append(f"  ({event['promise']})")
         lines += [f"  {it['rank']}. {it['label']}  ({percent(it['probability'])})" for it in event["items"]]
         if event.get("nothing_fits") is not None:
             lines.append(f"  (nothing here fits: {percent(event['nothing_fits'])})")

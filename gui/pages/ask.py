@@ -39,6 +39,8 @@ from gui.words import counted
 
 LN2 = math.log(2.0)
 
+POSTERIOR_TITLE = "Most likely answers"
+
 
 def explanation_html(explanation: QuestionExplanation | None) -> str:
     """'Why this question': its expected information gain and what each answer would do to the top labels."""
@@ -218,7 +220,7 @@ class AskPage(QWidget):
         self.posterior_view.setModel(self.posterior_model)
         stretch_column(self.posterior_view, 1)
         self.posterior_view.setMinimumHeight(24 * 10 + 30)
-        posterior_box = QGroupBox("Most likely answers", self)
+        posterior_box = self.posterior_box = QGroupBox(POSTERIOR_TITLE, self)
         QVBoxLayout(posterior_box).addWidget(self.posterior_view)
         self.why = QTextBrowser(self)
         self.why.setObjectName("whyView")
@@ -341,6 +343,9 @@ class AskPage(QWidget):
             snapshot.posterior if snapshot else (), key, snapshot.questions_answered if snapshot else None
         )
         self.why.setHtml(explanation_html(snapshot.explanation if snapshot else None))
+        promise = snapshot.view.promise if snapshot is not None and snapshot.view is not None else None
+        # the conformal shortlist in words: the first rows hold the right entry at the promised rate (issue 32)
+        self.posterior_box.setTitle(f"{POSTERIOR_TITLE}: {promise}" if promise else POSTERIOR_TITLE)
         if snapshot is not None and self.query_input.text().strip() != snapshot.query:
             self.query_input.setText(snapshot.query)
 

@@ -21,6 +21,7 @@ from assistant.app.conversation.numbers import percent
 from assistant.app.conversation.phases import Phase
 from assistant.app.conversation.session_records import explain_stop
 from assistant.app.conversation.session_state import SessionState
+from assistant.clarification.conformal import promised_shortlist
 from assistant.clarification.records import StopReason
 
 BELIEF_ROWS = 10
@@ -90,6 +91,9 @@ class SessionView:
     best_of_compared: float | None  # the ranker's chance that its current best is the best of the compared
     threshold: float  # the ranker stops once ``best_of_compared`` reaches it
     stop_explanation: str | None
+    # the conformal shortlist in words ("very likely (90%) among these 3": the first N of ``entries`` hold the
+    # right entry at the promised rate on held-out queries); None without a fitted one or when N > the rows shown
+    promise: str | None = None
 
     def percentages(self) -> list[str]:
         """Every percentage this view gives a person (for checking that each screen shows these)."""
@@ -129,7 +133,18 @@ def session_view(session: SessionState, rows: int = BELIEF_ROWS) -> SessionView:
         best_of_compared=best,
         threshold=float(session.config.ranking_threshold),
         stop_explanation=_stop_explanation(session, len(answers), compared, mass),
+        promise=_promise(session, len(entries)),
     )
+
+
+def _promise(session: SessionState, rows: int) -> str | None:
+    """The conformal shortlist's words when it fits in the ``rows`` shown (``promised_shortlist``)."""
+    if session.phase == Phase.OUT_OF_SCOPE:  # "nothing fits" speaks for itself
+        return None
+    promised = promised_shortlist(session.conversation)
+    if promised is None or not 0 < len(promised[0]) <= rows:
+        return None
+    return promised[1]
 
 
 def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance, ...], float, int]:

@@ -53,3 +53,21 @@ def test_neither_is_relevant_lowers_both_entries_in_the_one_belief():
     assert session.conversation.probs.sum() == pytest.approx(1.0)
     session.undo()  # taken back exactly
     assert session.conversation.probs[positions].sum() > DISMISS_ERROR
+
+
+def test_the_view_says_the_conformal_shortlist_in_words_when_it_fits_the_rows():
+    """Issue 32: "very likely (90%) among these N" where the prior carries a fitted conformal shortlist, N the
+    entries whose chance reaches its threshold, and said only when those entries are among the rows shown."""
+    from assistant.clarification.conformal import ConformalShortlist
+
+    session = Session.start(TinyAgents(), "bird", CONFIG)
+    assert session_view(session).promise is None  # no fitted shortlist: no promise
+    prior = session.conversation.clarifier.prior
+    prior.shortlist = ConformalShortlist(0.9, threshold=0.0)  # every entry: more than the rows shown
+    assert session_view(session, rows=2).promise is None
+    probs = session.conversation.probs
+    prior.shortlist = ConformalShortlist(0.9, threshold=float(probs.max()))  # the likeliest (and any tied)
+    n = int((probs >= probs.max()).sum())
+    view = session_view(session)
+    assert view.promise == ("very likely (90%) among this one" if n == 1 else f"very likely (90%) among these {n}")
+    assert _shortlist_event(view, 5)["promise"] == view.promise
