@@ -1,9 +1,8 @@
 """The main window: domain picker, Ask / Compare / History / Lab pages, menus, shortcuts, settings.
 
 Opening a domain runs ``assistant.app.desk.domains.open_domain`` (build + train what is missing + warm up) in a worker
-with a progress dialog and Cancel; the ready model registry is cached for the rest of the run (the trained
-models are cached on disk by the engine). Geometry, the last domain and session settings are in QSettings.
-"""
+with a progress dialog (in a desk person's words) and Cancel; the ready registry is cached for the run (trained
+models on disk by the engine). Geometry, the last domain and session settings are in QSettings."""
 
 from __future__ import annotations
 
@@ -276,6 +275,7 @@ class MainWindow(QMainWindow):
             lambda registry: self._opened(name, registry),
             lambda exc, details: self._open_failed(name, exc, details),
             lambda: self._open_cancelled(name),
+            desk=True,  # a desk person's words, no training curves
         )
 
     def _opened(self, name: str, registry: Any) -> None:

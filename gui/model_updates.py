@@ -21,14 +21,11 @@ from gui.workers import JobWorker, WorkerPool, is_running, show_on_bar
 
 
 def reload_job(name: str) -> Generator[Progress, None, Any]:
-    """The domain's registry loaded afresh (stale models serve the new data) and warmed up."""
-    from assistant.app.models.registry import ModelRegistry
+    """The domain's registry loaded afresh (stale models serve the new data) and warmed up
+    (``assistant.app.desk.domains.reload_job``: a prior no longer fitted to the data is fitted first)."""
+    from assistant.app.desk.domains import reload_job as fresh
 
-    yield Progress(0, 0, f"loading {name} with its new data")
-    registry = ModelRegistry(name)
-    yield from registry.warm_up()
-    registry.stale()
-    return registry
+    return (yield from fresh(name))
 
 
 def update_job(name: str) -> Generator[Progress, None, Any]:

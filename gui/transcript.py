@@ -165,7 +165,7 @@ def status_line(snapshot: SessionSnapshot) -> str:
     elif snapshot.phase == Phase.DECIDED:
         message = f"Session {snapshot.session_id} · answer proposed: accept or reject it"
     elif snapshot.phase == Phase.REJECTED:
-        message = f"Session {snapshot.session_id} · take another answer, ask more questions or give up"
+        message = f"Session {snapshot.session_id} · take another answer, ask more questions, hand it on or give up"
     elif snapshot.phase == Phase.OUT_OF_SCOPE:
         message = f"Session {snapshot.session_id} saved as out of scope: nothing here fits"
     elif snapshot.phase == Phase.FINISHED:

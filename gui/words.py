@@ -282,6 +282,10 @@ INTERNAL_NAMES = frozenset(
 # The engine's stage labels (cold start, model updates) and what a desk person reads for them; the first
 # that the message contains wins. The engine's wording (priors, policies, losses) is for logs and the Lab.
 DESK_STAGES = (
+    ("waiting for another Clarify", "Waiting for another Clarify window that is getting ready"),
+    ("compiled op", "Getting ready (once)"),
+    ("release models", "Installing the ready-made models"),
+    ("embedding the answers", "Reading the answers"),
     ("inducing questions", "Finding questions to ask about your entries"),
     ("writing", "Writing your entries"),
     ("reading", "Reading your FAQ"),
@@ -295,6 +299,8 @@ DESK_STAGES = (
     ("stale", "Learning from what changed"),
     ("encoder", "Learning to read questions the way people write them"),
     ("policy", "Learning when to stop asking and show the answers"),
+    ("building", "Reading the data (once)"),
+    ("loading", "Loading"),
 )
 
 

@@ -282,14 +282,20 @@ class ProgressDialog(QDialog):
     curve once the job reports metrics (a new curve for each training the job runs). Never blocks: it is
     shown with ``open()``, and closes itself when the worker ends."""
 
-    def __init__(self, worker: JobWorker, title: str, parent: QWidget | None = None) -> None:
+    def __init__(self, worker: JobWorker, title: str, parent: QWidget | None = None, desk: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("progressDialog")
+        self.desk = desk  # a desk person's words (gui.words.desk_progress) and no training curves
         self.setWindowTitle(title)
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumWidth(520)
         heading = QLabel(f"<b>{title}</b>", self)
         self.panel = ProgressPanel(self, "jobProgress")
+        if desk:
+            from gui.words import desk_progress
+
+            self.panel.words = lambda record: desk_progress(record.message)
+            self.panel.forward_only = True
         self.panel.follow(worker)
         self.curve: Any = None
         self._keys: frozenset[str] = frozenset()
@@ -306,7 +312,7 @@ class ProgressDialog(QDialog):
         from gui.widgets import LearningCurve, curve_records  # pyqtgraph only once a job reports metrics
 
         records = curve_records(batch)
-        if not records:
+        if not records or self.desk:
             return
         if self.curve is None:
             self.curve = LearningCurve(self)
@@ -339,10 +345,12 @@ def run_with_dialog(
     on_success: Callable[[Any], None],
     on_error: Callable[[BaseException, str], None],
     on_cancel: Callable[[], None] | None = None,
+    desk: bool = False,
 ) -> JobWorker:
-    """Run a job with a ProgressDialog; exactly one callback runs in the GUI thread when it ends."""
+    """Run a job with a ProgressDialog; exactly one callback runs in the GUI thread when it ends. ``desk``: in a
+    desk person's words, without training curves (opening a domain)."""
     worker = JobWorker(make_job, title)
-    dialog = ProgressDialog(worker, title, parent)
+    dialog = ProgressDialog(worker, title, parent, desk)
     worker.succeeded.connect(on_success)
     worker.failed.connect(on_error)
     if on_cancel is not None:

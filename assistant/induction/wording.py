@@ -78,12 +78,8 @@ RELATIVE_ADJECTIVES = frozenset(
 )
 # a label's own texts read to confirm that a headline name ("Change pin") asks to do its first word
 HEADLINE_TEXTS = 8
-# verbs too weak to be what a person chooses to do ("see", "look"), besides assistant.text.phrases'; and
-# verbs whose meaning is all in their object or complement, which a person would never pick from a list
-# ("set" a filter / a timer / ownership, "base" an address on a filter)
-MORE_LIGHT_VERBS = frozenset(
-    {"see", "look", "go", "say", "tell", "ask", "put", "give", "take", "keep", "force", "set", "base"}
-)
+# verbs too weak to be what a person chooses to do ("see", "look"), besides assistant.text.phrases'
+MORE_LIGHT_VERBS = frozenset({"see", "look", "go", "say", "tell", "ask", "put", "give", "take", "keep", "force"})
 # a verb rarer than this (wordfreq Zipf) is no everyday action ("pend", "untrust")
 ACTION_ZIPF = 3.0
 # particles a phrasal verb may take ("back up", "find out", "sign in"; not "card about")

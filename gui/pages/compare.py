@@ -120,7 +120,9 @@ class FinalAnswerCard(Card):
         self.reject_button = QPushButton("Re&ject", self)
         self.reject_button.setObjectName("rejectButton")
         self.reject_button.setAccessibleName("Reject the answer")
-        self.reject_button.setToolTip("Not this one: then take another answer, ask more questions or give up")
+        self.reject_button.setToolTip(
+            "Not this one: then take another answer, ask more questions, hand it on to a person or give up"
+        )
         self.reject_button.clicked.connect(lambda: self.controller.reject(self.reason.text().strip()))
         self.undo_button = QPushButton("&Undo", self)
         self.undo_button.setObjectName("finalUndoButton")

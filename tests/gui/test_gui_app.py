@@ -220,3 +220,28 @@ def test_the_engine_never_imports_qt_or_the_gui():
         if pattern.search(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_opening_a_domain_speaks_a_desk_persons_words(qtbot, tiny_window):
+    """Issue 34: opening a domain showed "checking the text encoder", "training the stop policy · reward 17.36
+    … λ (trust in the text)" and the training curves."""
+    from gui.workers import ProgressDialog
+
+    def engine_words(name):
+        yield Progress(0, 0, "getting ready to read questions (checking the text encoder)")
+        for step in range(5):
+            yield Progress(step, 5, "training the stop policy", {"reward": 17.0, "lambda": 0.9})
+        yield Progress(5, 5, "loading the models")
+        return TinyAgents(turns=3, name=name)
+
+    window = tiny_window
+    window.domain_loader = engine_words
+    shown: list[str] = []
+    window.open_domain("birds")
+    dialog = window.findChild(ProgressDialog)
+    worker = window.opening
+    worker.progressed.connect(lambda _: shown.append(dialog.panel.message.text()))
+    qtbot.waitUntil(lambda: window.opening is None, timeout=TIMEOUT_MS)
+    text = " ".join(shown)
+    assert shown and not any(w in text for w in ("encoder", "policy", "reward", "λ", "trust in the text"))
+    assert dialog.curve is None

@@ -157,6 +157,27 @@ def create_from_faq_job(
 T = TypeVar("T")
 
 
+def reload_job(name: str, seed: int = 0) -> Generator[Progress, None, ModelRegistry]:
+    """Domain ``name``'s registry loaded afresh after its data changed (an import, an inbox entry), warmed up;
+    stale models serve the new data until they are updated (``assistant.app.models.updates``). A pooled MiniLM
+    prior that is no longer calibrated on the data (a new entry) cannot serve stale: it is fitted again first
+    (seconds), instead of failing with "run clarify prepare"."""
+    from assistant.errors import ModelMissingError
+
+    yield Progress(0, 0, f"loading {name} with its new data")
+    registry = ModelRegistry(name)
+    if registry.text_prior == "minilm":
+        try:
+            registry.encoder  # noqa: B018 - loading is the check
+        except ModelMissingError:
+            yield Progress(0, 0, f"fitting the text prior of {name} to its new entries")
+            yield from fit_prior_job(registry, seed)
+            registry = ModelRegistry(name)
+    yield from registry.warm_up()
+    registry.stale()
+    return registry
+
+
 def _scaled(job: Generator[Progress, None, T], start: float, end: float) -> Generator[Progress, None, T]:
     """``job``'s records on the part [start, end] of a scale of 1000 (a record without a total stays as it is)."""
     try:

@@ -209,25 +209,3 @@ def test_smoothing_keeps_the_person_models_answers(tiny):
     smoothed = {o: (counts[o] + 1) / (sum(counts.values()) + len(service.options)) for o in service.options}
     assert max(smoothed, key=smoothed.get) == "Gmail" and smoothed["Gmail"] > 0.85
 
-
-def test_actions_that_say_nothing_without_their_object_are_no_options():
-    """Issue 34: "What do you want to do in Gmail?" offered "base" ("can I base my address on a filter?") and
-    "set" ("set a filter", "set a timer", "set ownership": the meaning is all in the object). A verb one title
-    asks about ("host my own copy") stays: a small FAQ's titles each have their own verb."""
-    from assistant.induction.wording import choosable_verb
-
-    assert not choosable_verb(("set",)) and not choosable_verb(("base",)) and choosable_verb(("delete",))
-    names = [
-        "How do I delete an email in Gmail?",
-        "How do I export my contacts from Gmail?",
-        "How do I search old mail in Gmail?",
-        "Can I set a filter for mail sent only to me in Gmail?",
-        "Can I set an email to send on a timer in Gmail?",
-        "In Gmail, can I base my address on a filter?",
-        "Can I host my own copy of Gmail?",
-    ]
-    texts = [[name.lower()] for name in names]
-    induced = induce_questions(texts, names, InductionConfig(min_facet_labels=1, min_group_labels=3))
-    actions = {v for q in induced if q.facet and q.kind == "action" for v in q.values}
-    assert {"delete", "export", "search", "host"} <= actions
-    assert not actions & {"base", "set"}

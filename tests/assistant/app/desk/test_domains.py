@@ -118,3 +118,41 @@ def test_a_lock_left_by_a_dead_process_is_taken_over_at_once():
     release = done.value.value
     assert path.read_text().split()[0] == str(subprocess.os.getpid())
     release()
+
+
+def test_reloading_fits_a_prior_no_longer_calibrated_on_the_data_first(monkeypatch):
+    """Issue 34 (the Xvfb session): after the inbox made a new entry, reloading the window's models failed with
+    "the pooled MiniLM prior … is not calibrated on its data: run clarify prepare"; now it is fitted first."""
+    import assistant.app.desk.domains as domains
+    from assistant.errors import ModelMissingError
+    from assistant.progress import run_job
+
+    fitted: list[str] = []
+
+    class Registry:
+        text_prior = "minilm"
+
+        def __init__(self, name):
+            self.name = name
+
+        @property
+        def encoder(self):
+            if not fitted:
+                raise ModelMissingError("not calibrated on its data")
+            return "prior"
+
+        def warm_up(self):
+            assert fitted, "warmed up before the prior was fitted"
+            yield from ()
+
+        def stale(self):
+            return []
+
+    def fit(registry, seed=0):
+        fitted.append(registry.name)
+        yield from ()
+
+    monkeypatch.setattr(domains, "ModelRegistry", Registry)
+    monkeypatch.setattr(domains, "fit_prior_job", fit)
+    registry = run_job(domains.reload_job("pool"))
+    assert fitted == ["pool"] and registry.encoder == "prior"
