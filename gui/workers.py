@@ -294,7 +294,7 @@ class ProgressDialog(QDialog):
         if desk:
             from gui.words import desk_progress
 
-            self.panel.words = lambda record: desk_progress(record.message)
+            self.panel.words = lambda record, left: desk_progress(record.message, left)
             self.panel.forward_only = True
         self.panel.follow(worker)
         self.curve: Any = None

@@ -171,7 +171,7 @@ def reload_job(name: str, seed: int = 0) -> Generator[Progress, None, ModelRegis
             registry.encoder  # noqa: B018 - loading is the check
         except ModelMissingError:
             yield Progress(0, 0, f"fitting the text prior of {name} to its new entries")
-            yield from fit_prior_job(registry, seed)
+            yield from train_model_job(registry, "prior", seed)
             registry = ModelRegistry(name)
     yield from registry.warm_up()
     registry.stale()
