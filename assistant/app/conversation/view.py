@@ -21,6 +21,7 @@ from assistant.app.conversation.numbers import percent
 from assistant.app.conversation.phases import Phase
 from assistant.app.conversation.session_records import explain_stop
 from assistant.app.conversation.session_state import SessionState
+from assistant.clarification.belief import DISMISS_ERROR, cap_share
 from assistant.clarification.conformal import promised_shortlist
 from assistant.clarification.records import StopReason
 
@@ -147,6 +148,17 @@ def _promise(session: SessionState, rows: int) -> str | None:
     return promised[1]
 
 
+def _belief_after_rejection(session: SessionState) -> np.ndarray:
+    """[Y] the belief a person should read now: once an answer is rejected, its entry holds at most
+    ``DISMISS_ERROR`` (the rule ``ask_more`` folds in), not the share that proposed it."""
+    probs = session.conversation.probs
+    rejected = session.rejected if session.phase == Phase.REJECTED else None
+    if rejected is None:
+        return probs
+    position = int(session.conversation.positions([session.domain.label_index(rejected.label_key)])[0])
+    return np.exp(cap_share(np.log(np.maximum(probs, 1e-300)), (position,), DISMISS_ERROR))
+
+
 def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance, ...], float, int]:
     """The compared answers with their chances, the belief's mass on the compared entries, their number."""
     ranking = session.ranking
@@ -156,7 +168,8 @@ def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance
     keys = [c.label_key for c in ranking.candidates]
     unique = sorted(set(keys))
     positions = conversation.positions([domain.label_index(k) for k in unique])
-    entry = {k: in_scope * float(conversation.probs[int(p)]) for k, p in zip(unique, positions)}
+    probs = _belief_after_rejection(session)
+    entry = {k: in_scope * float(probs[int(p)]) for k, p in zip(unique, positions)}
     chances = ranking.chances()
     within: dict[str, float] = {}
     for key, c in zip(keys, chances):
@@ -204,7 +217,8 @@ def _proposal(session: SessionState, answers: tuple[AnswerChance, ...], in_scope
 def _stop_explanation(session: SessionState, rows: int, entries: int, mass: float) -> str | None:
     """Why the questions stopped, counting what a person is shown: "N compared" is the table's rows."""
     reason = session.stop_reason
-    if session.phase == Phase.CLARIFYING or reason is None:
+    # after a rejection the reason of the stop ("97% sure it is X") is no longer what the belief says
+    if session.phase in (Phase.CLARIFYING, Phase.REJECTED) or reason is None:
         return None
     if reason != StopReason.CONFIDENT or not rows:
         return explain_stop(reason, session.conversation, session.config.shortlist_size)

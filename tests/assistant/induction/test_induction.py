@@ -208,4 +208,3 @@ def test_smoothing_keeps_the_person_models_answers(tiny):
     # the agent's add-one smoothing (one per option) must not flatten what the fitted person model says
     smoothed = {o: (counts[o] + 1) / (sum(counts.values()) + len(service.options)) for o in service.options}
     assert max(smoothed, key=smoothed.get) == "Gmail" and smoothed["Gmail"] > 0.85
-

@@ -21,6 +21,9 @@ def test_after_a_rejection_the_view_reads_the_belief_over_the_rest():
     session.answer(kind="not_sure")
     rejected = session.done()
     session.reject("not this one")
+    before_more = session_view(session)  # the way-out page: the rejected entry already reads as dismissed
+    assert before_more.stop_explanation is None
+    assert all(a.chance <= DISMISS_ERROR + 1e-9 for a in before_more.answers if a.label_key == rejected.label_key)
     session.ask_more()
     probs = session.conversation.probs
     position = int(session.conversation.positions([session.domain.label_index(rejected.label_key)])[0])
