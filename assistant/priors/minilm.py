@@ -24,6 +24,10 @@ def domain_sentence_embeddings(domain_name: str):
 QUERY_CACHE_SIZE = 100_000
 
 
+# at most this many new texts at once go through the numpy forward pass (``query_encoder``)
+NUMPY_BATCH_LIMIT = 16
+
+
 class MiniLMPrior:
     """Pooled MiniLM prior: scores = cos(x, label document) [+ w * cos(x, query centroid)] / T.
 
@@ -148,7 +152,9 @@ class MiniLMPrior:
         cache = self._query_cache
         missing = list(dict.fromkeys(t for t in texts if t not in cache))
         if missing:
-            if self.query_encoder is None:
+            # the numpy pass encodes one text at a time: right for a person's query, slow for the thousands of
+            # dev queries a calibration or a policy scores; those go through torch's batches
+            if self.query_encoder is None or len(missing) > NUMPY_BATCH_LIMIT:
                 from models.pretrained import SentenceEncoder
 
                 vectors = SentenceEncoder().encode(missing)
