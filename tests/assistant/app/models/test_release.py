@@ -53,7 +53,8 @@ def test_the_shipped_models_of_every_bundled_domain_fit_the_code_and_serve_a_fir
 
     messages: list[str] = []
     done = run_job(prepare(domain), lambda p: messages.append(p.message))
-    assert done == ["release models"], "a fresh home with the release models trains nothing"
+    # nothing is trained; the prior's calibration (issue 32) is fitted in seconds on the dev queries
+    assert done == ["release models", "calibration"], "a fresh home with the release models trains nothing"
     assert "using the release models shipped with Clarify" in messages
     registry = ModelRegistry(domain)
     assert registry.missing(("all", "captioned") if domain == "birds" else ("all",)) == []
