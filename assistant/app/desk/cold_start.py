@@ -11,7 +11,8 @@ part, ``held``, that is never stored. The path:
 2. the SRU encoder, trained within ``SRU_PROBE`` on the synthesized training queries, only if it is better
    than MiniLM on the held-out part (the ``held`` synthesized queries, made vague as people type them:
    ``HELD_OUT_MIX``) beyond chance (``clearly_better``); the choice and both figures are saved
-   (``ModelRegistry`` serves the chosen prior);
+   (``ModelRegistry`` serves the chosen prior); above ``SRU_PROBE_MAX_ENTRIES`` entries the probe is skipped
+   and the reason saved with the choice;
 3. the STOP/ASK policies (both paces, and the lambda = 1 baseline) on episodes whose first queries are the
    vague mix of the synthesized dev queries, with ``POLICY_ITERATIONS`` (their learning curves flatten
    well before the bundled domains' 1,000);
@@ -46,6 +47,11 @@ POLICY_ITERATIONS = 300
 # Limited by steps alone (issue 28: never by time, so that the same seed gives the same encoder). The probe is
 # the encoder alone (no blend with MiniLM and BM25): it is weighed against MiniLM, so it must not contain it.
 SRU_PROBE = EncoderTrainConfig(max_steps=600, eval_every=100, patience=3, blend=False)
+# Above this many entries the probe is skipped and the MiniLM prior serves alone (issue 33): a step costs about
+# in proportion to the entries (its softmax over every label), so 600 steps of a 1,000-entry FAQ take one to two
+# hours on two cores, and the synthesized queries per entry (about 5-7) are too few for an encoder trained from
+# scratch to beat MiniLM over that many labels.
+SRU_PROBE_MAX_ENTRIES = 300
 # how the held-out synthesized queries are made vague (as people type: mostly short)
 HELD_OUT_MIX = VagueQueryMix({"crowd": 0.3, "window": 0.35, "keywords": 0.35})
 HELD_OUT_COPIES = 3
@@ -115,6 +121,13 @@ def cold_start_policy_config(pace: str, iterations: int = POLICY_ITERATIONS):
     return replace(pace_config(pace), iterations=iterations)
 
 
+def sru_probe_skipped(entries: int) -> str | None:
+    """Why the SRU probe is not run for a FAQ of ``entries`` entries (``SRU_PROBE_MAX_ENTRIES``), or None."""
+    if entries <= SRU_PROBE_MAX_ENTRIES:
+        return None
+    return f"SRU encoder probe skipped: {entries} entries (above {SRU_PROBE_MAX_ENTRIES}: the MiniLM prior alone)"
+
+
 def _stage_weights(registry: ModelRegistry, try_sru: bool) -> dict[str, float]:
     """Expected seconds of each stage on two cores (for the ETA), from the domain's size."""
     policies = registry.required_policies(("all",))
@@ -136,6 +149,8 @@ def cold_start_prepare(
     one scale over all stages (the front end shows its ETA). (Tests pass tiny budgets.)"""
     start = time.monotonic()
     minilm = ModelRegistry(name, text_prior="minilm")
+    skipped = sru_probe_skipped(len(minilm.domain.labels)) if try_sru else None
+    try_sru = try_sru and skipped is None
     overall = OverallProgress(_stage_weights(minilm, try_sru))
     label = "cold start: fitting the MiniLM text prior on synthesized queries"
     yield from overall.run(fit_prior_job(minilm, seed), "minilm", label)
@@ -143,7 +158,7 @@ def cold_start_prepare(
     texts, labels = held_out_queries(minilm, seed)
     figures = {"minilm": _held_out_accuracy(minilm, texts, labels)}
     overall.done += overall.weights["minilm"]
-    done = []
+    done = [skipped] if skipped else []
     chosen = "minilm"
     if try_sru:
         from assistant.training.encoder import train_encoder
@@ -159,9 +174,13 @@ def cold_start_prepare(
             chosen = "sru"
     for figure in figures.values():
         figure.pop("right")
-    save_text_prior_choice(name, chosen, {"held_out": figures, "path": "cold start (FAQ texts only)"})
+    save_text_prior_choice(
+        name,
+        chosen,
+        {"held_out": figures, "path": "cold start (FAQ texts only)", **({"sru_probe": skipped} if skipped else {})},
+    )
     summary = ", ".join(f"{k} {v['acc1']:.3f}" for k, v in figures.items())
-    done.append(f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
+    done.insert(0, f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
     registry = minilm if chosen == "minilm" else ModelRegistry(name, text_prior=chosen)  # keeps its query cache
     for c, variant, pace in registry.required_policies(("all",)):
         config = cold_start_policy_config(pace, policy_iterations)  # lambda_1: fit_policy fixes lambda
