@@ -44,6 +44,11 @@ from assistant.training.encoder import EncoderTrainConfig
 from crowdsourcing.own_faq.synthesis import synthesize
 
 POLICY_ITERATIONS = 300
+# Above this many entries the policies get fewer iterations, in proportion (issue 33): an iteration's episodes
+# cost about in proportion to the entries, so the policy stage keeps about the time of a 150-entry FAQ (a
+# 1,000-entry FAQ: 46 iterations of about 3-6 s on two cores instead of 300, which took hours).
+POLICY_FULL_ENTRIES = 150
+POLICY_MIN_ITERATIONS = 20
 # Limited by steps alone (issue 28: never by time, so that the same seed gives the same encoder). The probe is
 # the encoder alone (no blend with MiniLM and BM25): it is weighed against MiniLM, so it must not contain it.
 SRU_PROBE = EncoderTrainConfig(max_steps=600, eval_every=100, patience=3, blend=False)
@@ -121,6 +126,14 @@ def cold_start_policy_config(pace: str, iterations: int = POLICY_ITERATIONS):
     return replace(pace_config(pace), iterations=iterations)
 
 
+def policy_iterations_for(entries: int, iterations: int = POLICY_ITERATIONS) -> int:
+    """The policy iterations of a FAQ of ``entries`` entries: ``iterations`` up to ``POLICY_FULL_ENTRIES``,
+    then fewer in proportion (never below ``POLICY_MIN_ITERATIONS``, never more than ``iterations``)."""
+    if entries <= POLICY_FULL_ENTRIES:
+        return iterations
+    return min(iterations, max(POLICY_MIN_ITERATIONS, round(iterations * POLICY_FULL_ENTRIES / entries)))
+
+
 def sru_probe_skipped(entries: int) -> str | None:
     """Why the SRU probe is not run for a FAQ of ``entries`` entries (``SRU_PROBE_MAX_ENTRIES``), or None."""
     if entries <= SRU_PROBE_MAX_ENTRIES:
@@ -128,12 +141,13 @@ def sru_probe_skipped(entries: int) -> str | None:
     return f"SRU encoder probe skipped: {entries} entries (above {SRU_PROBE_MAX_ENTRIES}: the MiniLM prior alone)"
 
 
-def _stage_weights(registry: ModelRegistry, try_sru: bool) -> dict[str, float]:
+def _stage_weights(registry: ModelRegistry, try_sru: bool, iterations: int = POLICY_ITERATIONS) -> dict[str, float]:
     """Expected seconds of each stage on two cores (for the ETA), from the domain's size."""
     policies = registry.required_policies(("all",))
     learned = [p for p in policies if p[1] == "learned"]
     weights = {"minilm": 15.0, "sru": 120.0 if try_sru else 0.0}
-    weights.update({f"policy-{c}-{v}-{p}": 0.15 * POLICY_ITERATIONS for c, v, p in policies})
+    per_iteration = 0.15 * max(1.0, len(registry.domain.labels) / POLICY_FULL_ENTRIES)
+    weights.update({f"policy-{c}-{v}-{p}": per_iteration * iterations for c, v, p in policies})
     weights.update({f"tune-{c}-{p}": 8.0 for c, _v, p in learned})
     return weights
 
@@ -142,16 +156,19 @@ def cold_start_prepare(
     name: str,
     seed: int = 0,
     try_sru: bool = True,
-    policy_iterations: int = POLICY_ITERATIONS,
+    policy_iterations: int | None = None,
     sru_probe: EncoderTrainConfig = SRU_PROBE,
 ) -> Generator[Progress, None, list[str]]:
     """The cold-start path (module docstring); returns what was done, the chosen prior first. Its progress is
-    one scale over all stages (the front end shows its ETA). (Tests pass tiny budgets.)"""
+    one scale over all stages (the front end shows its ETA). ``policy_iterations`` None: sized to the FAQ
+    (``policy_iterations_for``). (Tests pass tiny budgets.)"""
     start = time.monotonic()
     minilm = ModelRegistry(name, text_prior="minilm")
+    sized = policy_iterations_for(len(minilm.domain.labels))  # the ETA's weights (as before for small desks)
+    policy_iterations = sized if policy_iterations is None else policy_iterations
     skipped = sru_probe_skipped(len(minilm.domain.labels)) if try_sru else None
     try_sru = try_sru and skipped is None
-    overall = OverallProgress(_stage_weights(minilm, try_sru))
+    overall = OverallProgress(_stage_weights(minilm, try_sru, sized))
     label = "cold start: fitting the MiniLM text prior on synthesized queries"
     yield from overall.run(fit_prior_job(minilm, seed), "minilm", label)
     overall.done -= overall.weights["minilm"]  # the held-out scoring below is part of the stage

@@ -62,6 +62,14 @@ def test_a_tiny_faq_is_prepared_from_its_texts_and_answers_a_question(tiny_faq):
     assert question is not None and conversation.question(question).text.endswith("?")
 
 
+def test_policy_iterations_shrink_with_the_entries_above_150_only():
+    from assistant.app.desk.cold_start import POLICY_ITERATIONS, policy_iterations_for
+
+    assert [policy_iterations_for(n) for n in (8, 25, 150)] == [POLICY_ITERATIONS] * 3  # small desks as before
+    assert policy_iterations_for(300) == POLICY_ITERATIONS // 2 and policy_iterations_for(981) == 46
+    assert policy_iterations_for(5000) == 20 and policy_iterations_for(981, iterations=3) == 3
+
+
 def test_a_faq_above_the_probe_cap_keeps_minilm_without_training_the_encoder(tiny_faq, monkeypatch):
     import assistant.app.desk.cold_start as cold_start
     from assistant.app.models.prior_choice import TEXT_PRIOR_CHOICE
