@@ -11,7 +11,8 @@ part, ``held``, that is never stored. The path:
 2. the SRU encoder, trained within ``SRU_PROBE`` on the synthesized training queries, only if it is better
    than MiniLM on the held-out part (the ``held`` synthesized queries, made vague as people type them:
    ``HELD_OUT_MIX``) beyond chance (``clearly_better``); the choice and both figures are saved
-   (``ModelRegistry`` serves the chosen prior);
+   (``ModelRegistry`` serves the chosen prior); above ``SRU_PROBE_MAX_ENTRIES`` entries the probe is skipped
+   and the reason saved with the choice;
 3. the STOP/ASK policies (both paces, and the lambda = 1 baseline) on episodes whose first queries are the
    vague mix of the synthesized dev queries, with ``POLICY_ITERATIONS`` (their learning curves flatten
    well before the bundled domains' 1,000);
@@ -43,9 +44,19 @@ from assistant.training.encoder import EncoderTrainConfig
 from crowdsourcing.own_faq.synthesis import synthesize
 
 POLICY_ITERATIONS = 300
+# Above this many entries the policies get fewer iterations, in proportion (issue 33): an iteration's episodes
+# cost about in proportion to the entries, so the policy stage keeps about the time of a 150-entry FAQ (a
+# 1,000-entry FAQ: 46 iterations of about 3-6 s on two cores instead of 300, which took hours).
+POLICY_FULL_ENTRIES = 150
+POLICY_MIN_ITERATIONS = 20
 # Limited by steps alone (issue 28: never by time, so that the same seed gives the same encoder). The probe is
 # the encoder alone (no blend with MiniLM and BM25): it is weighed against MiniLM, so it must not contain it.
 SRU_PROBE = EncoderTrainConfig(max_steps=600, eval_every=100, patience=3, blend=False)
+# Above this many entries the probe is skipped and the MiniLM prior serves alone (issue 33): a step costs about
+# in proportion to the entries (its softmax over every label), so 600 steps of a 1,000-entry FAQ take one to two
+# hours on two cores, and the synthesized queries per entry (about 5-7) are too few for an encoder trained from
+# scratch to beat MiniLM over that many labels.
+SRU_PROBE_MAX_ENTRIES = 300
 # how the held-out synthesized queries are made vague (as people type: mostly short)
 HELD_OUT_MIX = VagueQueryMix({"crowd": 0.3, "window": 0.35, "keywords": 0.35})
 HELD_OUT_COPIES = 3
@@ -115,12 +126,28 @@ def cold_start_policy_config(pace: str, iterations: int = POLICY_ITERATIONS):
     return replace(pace_config(pace), iterations=iterations)
 
 
-def _stage_weights(registry: ModelRegistry, try_sru: bool) -> dict[str, float]:
+def policy_iterations_for(entries: int, iterations: int = POLICY_ITERATIONS) -> int:
+    """The policy iterations of a FAQ of ``entries`` entries: ``iterations`` up to ``POLICY_FULL_ENTRIES``,
+    then fewer in proportion (never below ``POLICY_MIN_ITERATIONS``, never more than ``iterations``)."""
+    if entries <= POLICY_FULL_ENTRIES:
+        return iterations
+    return min(iterations, max(POLICY_MIN_ITERATIONS, round(iterations * POLICY_FULL_ENTRIES / entries)))
+
+
+def sru_probe_skipped(entries: int) -> str | None:
+    """Why the SRU probe is not run for a FAQ of ``entries`` entries (``SRU_PROBE_MAX_ENTRIES``), or None."""
+    if entries <= SRU_PROBE_MAX_ENTRIES:
+        return None
+    return f"SRU encoder probe skipped: {entries} entries (above {SRU_PROBE_MAX_ENTRIES}: the MiniLM prior alone)"
+
+
+def _stage_weights(registry: ModelRegistry, try_sru: bool, iterations: int = POLICY_ITERATIONS) -> dict[str, float]:
     """Expected seconds of each stage on two cores (for the ETA), from the domain's size."""
     policies = registry.required_policies(("all",))
     learned = [p for p in policies if p[1] == "learned"]
     weights = {"minilm": 15.0, "sru": 120.0 if try_sru else 0.0}
-    weights.update({f"policy-{c}-{v}-{p}": 0.15 * POLICY_ITERATIONS for c, v, p in policies})
+    per_iteration = 0.15 * max(1.0, len(registry.domain.labels) / POLICY_FULL_ENTRIES)
+    weights.update({f"policy-{c}-{v}-{p}": per_iteration * iterations for c, v, p in policies})
     weights.update({f"tune-{c}-{p}": 8.0 for c, _v, p in learned})
     return weights
 
@@ -129,21 +156,26 @@ def cold_start_prepare(
     name: str,
     seed: int = 0,
     try_sru: bool = True,
-    policy_iterations: int = POLICY_ITERATIONS,
+    policy_iterations: int | None = None,
     sru_probe: EncoderTrainConfig = SRU_PROBE,
 ) -> Generator[Progress, None, list[str]]:
     """The cold-start path (module docstring); returns what was done, the chosen prior first. Its progress is
-    one scale over all stages (the front end shows its ETA). (Tests pass tiny budgets.)"""
+    one scale over all stages (the front end shows its ETA). ``policy_iterations`` None: sized to the FAQ
+    (``policy_iterations_for``). (Tests pass tiny budgets.)"""
     start = time.monotonic()
     minilm = ModelRegistry(name, text_prior="minilm")
-    overall = OverallProgress(_stage_weights(minilm, try_sru))
+    sized = policy_iterations_for(len(minilm.domain.labels))  # the ETA's weights (as before for small desks)
+    policy_iterations = sized if policy_iterations is None else policy_iterations
+    skipped = sru_probe_skipped(len(minilm.domain.labels)) if try_sru else None
+    try_sru = try_sru and skipped is None
+    overall = OverallProgress(_stage_weights(minilm, try_sru, sized))
     label = "cold start: fitting the MiniLM text prior on synthesized queries"
     yield from overall.run(fit_prior_job(minilm, seed), "minilm", label)
     overall.done -= overall.weights["minilm"]  # the held-out scoring below is part of the stage
     texts, labels = held_out_queries(minilm, seed)
     figures = {"minilm": _held_out_accuracy(minilm, texts, labels)}
     overall.done += overall.weights["minilm"]
-    done = []
+    done = [skipped] if skipped else []
     chosen = "minilm"
     if try_sru:
         from assistant.training.encoder import train_encoder
@@ -159,9 +191,13 @@ def cold_start_prepare(
             chosen = "sru"
     for figure in figures.values():
         figure.pop("right")
-    save_text_prior_choice(name, chosen, {"held_out": figures, "path": "cold start (FAQ texts only)"})
+    save_text_prior_choice(
+        name,
+        chosen,
+        {"held_out": figures, "path": "cold start (FAQ texts only)", **({"sru_probe": skipped} if skipped else {})},
+    )
     summary = ", ".join(f"{k} {v['acc1']:.3f}" for k, v in figures.items())
-    done.append(f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
+    done.insert(0, f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
     registry = minilm if chosen == "minilm" else ModelRegistry(name, text_prior=chosen)  # keeps its query cache
     for c, variant, pace in registry.required_policies(("all",)):
         config = cold_start_policy_config(pace, policy_iterations)  # lambda_1: fit_policy fixes lambda

@@ -63,6 +63,31 @@ def test_a_tiny_faq_is_prepared_from_its_texts_and_answers_a_question(tiny_faq):
     assert question is not None and conversation.question(question).text.endswith("?")
 
 
+def test_policy_iterations_shrink_with_the_entries_above_150_only():
+    from assistant.app.desk.cold_start import POLICY_ITERATIONS, policy_iterations_for
+
+    assert [policy_iterations_for(n) for n in (8, 25, 150)] == [POLICY_ITERATIONS] * 3  # small desks as before
+    assert policy_iterations_for(300) == POLICY_ITERATIONS // 2 and policy_iterations_for(981) == 46
+    assert policy_iterations_for(5000) == 20 and policy_iterations_for(981, iterations=3) == 3
+
+
+def test_a_faq_above_the_probe_cap_keeps_minilm_without_training_the_encoder(tiny_faq, monkeypatch):
+    import assistant.app.desk.cold_start as cold_start
+    from assistant.app.models.prior_choice import TEXT_PRIOR_CHOICE
+    from assistant.paths import models_dir
+    from models.checkpoint import read_json
+
+    monkeypatch.setattr(cold_start, "SRU_PROBE_MAX_ENTRIES", 7)  # the tiny FAQ has 8 entries
+    records, done = collect(cold_start_prepare("tiny", seed=0, policy_iterations=2, sru_probe=TINY_PROBE))
+    assert done[0].startswith("text prior: minilm") and "sru" not in done[0]
+    assert done[1] == "SRU encoder probe skipped: 8 entries (above 7: the MiniLM prior alone)"
+    assert not any("SRU encoder" in r.message for r in records)
+    assert chosen_text_prior("tiny") == "minilm"
+    saved = read_json(models_dir("tiny") / TEXT_PRIOR_CHOICE)
+    assert saved["sru_probe"] == done[1] and set(saved["held_out"]) == {"minilm"}
+    assert ModelRegistry("tiny").missing() == []
+
+
 def test_prepare_takes_the_cold_start_path_once_and_says_so(tiny_faq, monkeypatch):
     import assistant.app.desk.cold_start as cold_start
 
