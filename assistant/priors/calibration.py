@@ -188,12 +188,13 @@ class PriorCalibration:
 def map_top(log_probs: np.ndarray, knots: tuple[np.ndarray, np.ndarray], floor: float) -> np.ndarray:
     """[N, Y] log-probabilities whose top entry gets the mapped probability (``knots``: x, y of a monotone map,
     interpolated) and the others share the rest in their proportions. The top stays the top and below
-    1 - floor, so that no entry reaches 0."""
+    1 - floor, so that no entry reaches 0. The map only ever lowers the top: the stop policies were trained on
+    the raw prior, and a sharper one makes them stop before a first question (birds did)."""
     probs = np.exp(np.asarray(log_probs, dtype=np.float64))
     order = np.argsort(-probs, axis=1)
     rows = np.arange(len(probs))
     p1, p2 = probs[rows, order[:, 0]], probs[rows, order[:, 1]] if probs.shape[1] > 1 else np.zeros(len(probs))
-    mapped = np.interp(p1, knots[0], knots[1])
+    mapped = np.minimum(np.interp(p1, knots[0], knots[1]), p1)
     mapped = np.clip(mapped, p2 / np.maximum(1.0 - p1 + p2, 1e-12) + 1e-9, 1.0 - floor)
     rest = (1.0 - mapped) / np.maximum(1.0 - p1, 1e-300)
     out = probs * rest[:, None]

@@ -6,7 +6,8 @@ so that homes with release models get them without retraining.
   queries, windows, keywords, the query without the entry's name, tag rewrites).
 - A desk's own FAQ (cold start): its synthesized dev queries made as hard as people's (``HARD_MIX``: the
   title's words dropped, keywords, short windows; at most ``MAX_HARD_WORDS`` words), and the temperatures
-  never below ``COLD_START_MIN_TEMPERATURE`` (synthesized queries still echo the texts more than people do).
+  never below ``MIN_TEMPERATURE``, as every domain's (synthesized queries still echo the texts more than people
+  do; and the stop policies were trained on the raw prior: a sharper one makes them stop at once).
 
 What is fitted lives in ``models/<domain>/calibration[-<text prior>].json`` with the identity of the prior it
 was fitted on; a stale or missing file leaves the raw prior (with the floor) in use until ``prepare`` runs.
@@ -39,9 +40,9 @@ DEV_COPIES = 8
 PROMISED_COVERAGE = 0.9
 HARD_MIX = VagueQueryMix({"unnamed": 0.4, "keywords": 0.3, "window": 0.3})
 MAX_HARD_WORDS = 4
-COLD_START_MIN_TEMPERATURE = 1.0
+MIN_TEMPERATURE = 1.0  # every domain's, not only a cold start's (``fit_calibration``)
 # Bump when what is fitted changes: a saved calibration of another format is fitted again by ``prepare``.
-CALIBRATION_FORMAT = "calibration-v1: temperatures, top map if it helps, conformal shortlist"
+CALIBRATION_FORMAT = "calibration-v2: temperatures never below 1, top map if it helps, conformal shortlist"
 
 
 def _own_faq(registry: ModelRegistry) -> bool:
@@ -108,7 +109,9 @@ def fit_calibration(registry: ModelRegistry, seed: int = 0, coverage: float = PR
     if not texts:
         raise ConfigError(f"domain {registry.name!r} has no dev queries to calibrate its prior on")
     raw = raw_log_probs(registry, texts)
-    minimum = COLD_START_MIN_TEMPERATURE if _own_faq(registry) else 0.0
+    # never sharper than the raw prior: the stop policies (the shipped release ones too) were trained on it and
+    # stop at once on a sharper one (birds' fitted 0.56 made the release policy stop before a first question)
+    minimum = MIN_TEMPERATURE
     calibration = PriorCalibration.fit(raw, labels, texts, minimum)
     calibration = with_top_map_if_better(calibration, raw, labels, texts, seed)
     probs = np.exp(calibration.apply(raw, texts))

@@ -148,11 +148,12 @@ def test_reloading_fits_a_prior_no_longer_calibrated_on_the_data_first(monkeypat
         def stale(self):
             return []
 
-    def fit(registry, seed=0):
+    def fit(registry, kind, seed=0, config=None):
+        assert kind == "prior"  # the models' one job table, for the prior alone
         fitted.append(registry.name)
         yield from ()
 
     monkeypatch.setattr(domains, "ModelRegistry", Registry)
-    monkeypatch.setattr(domains, "fit_prior_job", fit)
+    monkeypatch.setattr(domains, "train_model_job", fit)
     registry = run_job(domains.reload_job("pool"))
     assert fitted == ["pool"] and registry.encoder == "prior"
