@@ -38,6 +38,13 @@ def minilm_weights() -> dict[str, np.ndarray]:
 
 
 @lru_cache(maxsize=1)
+def _minilm_shape() -> tuple[int, int]:
+    """(attention heads, layers) of MiniLM, read from its config once (not once per text)."""
+    config = json.loads((_minilm_path() / "config.json").read_text(encoding="utf-8"))
+    return int(config["num_attention_heads"]), int(config["num_hidden_layers"])
+
+
+@lru_cache(maxsize=1)
 def _tokenizer() -> Any:
     from tokenizers import Tokenizer
 
@@ -80,8 +87,7 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 def _minilm_hidden(ids: list[int]) -> np.ndarray:
     """[L, 384] last hidden states of one tokenised text ([CLS] ... [SEP])."""
     w = minilm_weights()
-    config = json.loads((_minilm_path() / "config.json").read_text(encoding="utf-8"))
-    heads, layers = int(config["num_attention_heads"]), int(config["num_hidden_layers"])
+    heads, layers = _minilm_shape()
     index = np.asarray(ids, dtype=np.int64)
     x = (
         w["embeddings.word_embeddings.weight"][index]

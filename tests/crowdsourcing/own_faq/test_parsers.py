@@ -272,20 +272,11 @@ def test_the_example_faq_reads_the_same_from_csv_and_markdown():
     assert [fields(e) for e in csv_entries] == [fields(e) for e in md_entries]
 
 
-def _nested(depth: int, marker: str = "- ") -> str:
-    lines = ["# FAQ", "", "## How do I renew a book?", "", "Online:", ""]
-    lines += ["  " * i + f"{marker}step {i}" for i in range(depth)]
-    lines += [
-        "",
-        "## How many books can I borrow?",
-        "",
-        "Twenty.",
-        "",
-        "## Where do I return them?",
-        "",
-        "At the desk.",
-    ]
-    return "\n".join(lines) + "\n"
+def _nested(depth: int) -> str:
+    """The reliability probe's FAQ of three entries, the first with a list nested ``depth`` levels deep."""
+    from benchmarks.reliability.arguments import _nested_markdown
+
+    return _nested_markdown(depth)
 
 
 def test_markdown_nested_a_few_levels_keeps_every_entry():
