@@ -99,4 +99,5 @@ def promised_shortlist(conversation) -> tuple[list[int], str] | None:
         return None
     positions = shortlist.sets(conversation.probs)[0].tolist()
     n = len(positions)
-    return positions, f"very likely ({shortlist.coverage:.0%}) among {'this one' if n == 1 else f'these {n}'}"
+    said = "this one" if n == 1 else f"among these {n}"  # "among this one" read oddly in the terminal
+    return positions, f"very likely ({shortlist.coverage:.0%}) {said}"

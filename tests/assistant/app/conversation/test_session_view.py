@@ -72,5 +72,5 @@ def test_the_view_says_the_conformal_shortlist_in_words_when_it_fits_the_rows():
     prior.shortlist = ConformalShortlist(0.9, threshold=float(probs.max()))  # the likeliest (and any tied)
     n = int((probs >= probs.max()).sum())
     view = session_view(session)
-    assert view.promise == ("very likely (90%) among this one" if n == 1 else f"very likely (90%) among these {n}")
+    assert view.promise == ("very likely (90%) this one" if n == 1 else f"very likely (90%) among these {n}")
     assert _shortlist_event(view, 5)["promise"] == view.promise
