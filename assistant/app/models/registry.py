@@ -36,14 +36,11 @@ from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.out_of_scope import OutOfScopeModel
 from assistant.clarification.policy_io import LoadedPolicy, load_policy
-
-# the paces live with the stop rules; PACES stays importable from here (an explicit re-export)
-from assistant.clarification.stopping import PACES as PACES
 from assistant.clarification.stopping import check_pace, default_pace
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.combined import CombinedPrior
 from assistant.progress import Progress
-from assistant.settings import CANDIDATE_SETTINGS, MAX_QUESTIONS, SHORTLIST_SIZE, TEXT_PRIORS, VARIANTS
+from assistant.settings import CANDIDATE_SETTINGS, MAX_QUESTIONS, PACES, SHORTLIST_SIZE, TEXT_PRIORS, VARIANTS
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
 from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
