@@ -32,6 +32,7 @@ from gui.questions_dialog import questions_action
 from gui.snapshot import SessionSnapshot
 from gui.transcript import status_line
 from gui.window_size import fit_to_screen
+from gui.words import domain_words
 from gui.workers import JobWorker, WorkerPool, is_running, run_with_dialog
 
 if TYPE_CHECKING:  # imported when the wizard first opens: most runs never import a file
@@ -297,7 +298,7 @@ class MainWindow(QMainWindow):
         domain = getattr(registry, "domain", None)
         self.history_page.model.label_names = {lab.key: lab.name for lab in getattr(domain, "labels", ())}
         if domain is not None:
-            self.status_domain.setText(f"{name}: {domain.num_labels} labels, {len(domain.questions)} questions")
+            self.status_domain.setText(domain_words(name, domain.num_labels, len(domain.questions)))
         self.statusBar().showMessage(notice or f"{name} is ready: type a question and press Ask.", 6000)
         self.history_page.refresh()
         callbacks, self._after_open = self._after_open, []
@@ -311,7 +312,7 @@ class MainWindow(QMainWindow):
         if name == self.domain:
             self.controller.swap_registry(registry)
             domain = registry.domain
-            self.status_domain.setText(f"{name}: {domain.num_labels} labels, {len(domain.questions)} questions")
+            self.status_domain.setText(domain_words(name, domain.num_labels, len(domain.questions)))
 
     def _open_failed(self, name: str, exc: BaseException, details: str) -> None:
         self.opening = None

@@ -18,6 +18,11 @@ def counted(n: int, noun: str, plural: str = "") -> str:
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
+def domain_words(name: str, entries: int, questions: int) -> str:
+    """The status bar's line for an open domain, in desk words: 'library: 25 entries, 40 questions'."""
+    return f"{name}: {counted(entries, 'entry', 'entries')}, {counted(questions, 'question')}"
+
+
 # What an induced question's tag ("action::delete", "object::account", "action@Gmail") is about, in words.
 _TAG_KINDS = {"product": "product", "action": "to do", "object": "about", "attribute": "detail"}
 _FACETS = {
