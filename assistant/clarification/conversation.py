@@ -7,9 +7,10 @@ these", ``assistant.clarification.answer_list``) where people know the labels' n
 gain beats every tag question's, and when the stop rule would stop while several labels are still in
 question (instead of leaving them to pairwise comparisons).
 
-Besides answers, labels can be *excluded* (the person rejected them after the comparisons): a dismissal
+Besides answers, labels can be *dismissed* (the person rejected them, or called them not relevant): a dismissal
 (``assistant.clarification.belief``: its likelihood, and a share held at most at ``DISMISS_ERROR`` after every
-later answer) that never empties the belief, and they leave the shortlist. An entry the person *picked* from
+later answer) that never empties the belief, folded in once per label however often it is said again; an
+*excluded* label also leaves the shortlist (the questions resume without it). An entry the person *picked* from
 an answer list, and that the belief then holds likeliest, is proposed at once (``picked``). ``consistent_labels`` says which labels the
 answers so far do not rule out (a person looking for them would very likely have answered otherwise).
 """
@@ -84,7 +85,8 @@ class Conversation:
         self._steps: list[str] = []  # "answer" or "query", in order, so that undo takes back the last one
         self._evidence: list[Evidence] = []  # one per answer, to take exactly that one back
         self._settled: list[tuple[int, ...]] = []  # per answer, the questions it settled (implied.py)
-        self.excluded = np.zeros(len(log_prior), dtype=bool)
+        self.excluded = np.zeros(len(log_prior), dtype=bool)  # dismissed and out of the shortlist
+        self.dismissed = np.zeros(len(log_prior), dtype=bool)  # dismissed in the belief (once each)
         self.stopped = False
         self.stop_reason: StopReason | None = None  # why it stopped, once it has
         self.pending_list: AnswerList | None = None  # the answer-list question ``next_question`` chose
@@ -356,18 +358,23 @@ class Conversation:
         return change
 
     def exclude(self, positions: np.ndarray | list[int], leave_shortlist: bool = True) -> None:
-        """Rule out the candidates at ``positions`` (the person rejected them): a dismissal (module docstring);
-        they leave the shortlist unless ``leave_shortlist`` is False ("not relevant" while comparing)."""
+        """Dismiss the candidates at ``positions`` (the person rejected them, module docstring): labels not
+        dismissed before are folded into the belief (once: a rejection followed by "ask more questions without
+        it" is one dismissal); they leave the shortlist unless ``leave_shortlist`` is False (a rejected proposal
+        before the way on is chosen, "not relevant" while comparing)."""
         positions = np.asarray(positions, dtype=np.int64)
-        fresh = positions[~self.excluded[positions]]
-        if fresh.size == 0:
+        fresh = np.unique(positions[~self.dismissed[positions]])
+        leaving = positions[~self.excluded[positions]] if leave_shortlist else positions[:0]
+        if fresh.size == 0 and leaving.size == 0:
             return
-        log_likelihood = np.zeros(len(self.excluded))
-        log_likelihood[fresh] = np.log(DISMISS_ERROR)
-        evidence = Evidence(-1, None, "exclude", log_likelihood, tuple(int(i) for i in fresh), DISMISS_ERROR)
-        self.belief.update(evidence)
-        self.query_free.update(evidence)
-        self.excluded[fresh] = leave_shortlist
+        if fresh.size:
+            log_likelihood = np.zeros(len(self.excluded))
+            log_likelihood[fresh] = np.log(DISMISS_ERROR)
+            evidence = Evidence(-1, None, "exclude", log_likelihood, tuple(int(i) for i in fresh), DISMISS_ERROR)
+            self.belief.update(evidence)
+            self.query_free.update(evidence)
+            self.dismissed[fresh] = True
+        self.excluded[leaving] = True
         self.stopped, self.stop_reason = False, None
 
     def positions(self, label_indices) -> np.ndarray:

@@ -91,3 +91,23 @@ def test_the_answer_row_tabs_left_to_right(qtbot, settings):
     order = [named(window, QWidget, n) for n in ("rejectReason", "finalUndoButton", "rejectButton", "acceptButton")]
     assert [a.nextInFocusChain() is b for a, b in itertools.pairwise(order)] == [True, True, True]
     assert "&" in named(window, QPushButton, "rejectButton").text()  # Alt+J
+
+
+def test_the_way_out_stars_no_rejected_answer_and_reads_the_one_belief(qtbot, settings):
+    """Issue 32: after a rejection the compared answers' table gives the ★ to the first answer still on offer,
+    never the rejected one, and the rejected row reads its dismissed share (at most DISMISS_ERROR) from the
+    session's own belief; the status bar counts the domain's entries in desk words."""
+    from assistant.clarification.belief import DISMISS_ERROR
+
+    window, _ = rejected_window(qtbot, settings, SIZES[0])
+    snap = window.controller.snapshot
+    rows = {row.id: row for row in snap.shortlist}
+    assert not rows[snap.rejected.candidate_id].best
+    assert [r.id for r in snap.shortlist if r.best] == [snap.alternatives[0].id]
+    assert rows[snap.rejected.candidate_id].chance <= DISMISS_ERROR + 1e-9
+    model = named(window, QTableView, "shortlistView").model()
+    titles = [model.index(r, 1).data() for r in range(model.rowCount())]
+    assert sum(t.startswith("★") for t in titles) == 1
+    assert not next(t for t in titles if snap.rejected.label_name in t).startswith("★")
+    status = window.status_domain.text()
+    assert "labels" not in status and "entries" in status

@@ -246,6 +246,10 @@ class SessionState:
             self.rejected = answer_from_ranking(ranking, self.conversation, self.domain, payload.get("candidate"))
             self.rejection_reason = payload.get("reason", "")
             self.phase = Phase.REJECTED
+            # the person's "no" is evidence now, in the one belief every screen reads (issue 32): the entry is
+            # dismissed (its share held at most at DISMISS_ERROR) but stays among the compared until the person
+            # asks for more questions without it ('more' then only takes it off the shortlist)
+            self.conversation.exclude_labels([self.rejected.label_key], leave_shortlist=False)
         elif kind == EntryKind.NOTHING_LEFT:
             self.ranking, self.rejected, self.phase = None, None, Phase.REJECTED
         elif kind == EntryKind.GIVE_UP:

@@ -21,7 +21,6 @@ from assistant.app.conversation.numbers import percent
 from assistant.app.conversation.phases import Phase
 from assistant.app.conversation.session_records import explain_stop
 from assistant.app.conversation.session_state import SessionState
-from assistant.clarification.belief import DISMISS_ERROR, cap_share
 from assistant.clarification.conformal import promised_shortlist
 from assistant.clarification.records import StopReason
 
@@ -46,7 +45,7 @@ class EntryChance:
 class AnswerChance:
     """A compared answer in the ranker's order: ``chance`` that it is the right answer (the one belief),
     ``best_of_compared``: the ranker's chance that it is the best of the compared (None before any
-    comparison), whether the person called it not relevant."""
+    comparison), ``best``: the ★ (``_starred``: never a rejected answer), whether the person called it not relevant."""
 
     rank: int
     id: str
@@ -148,17 +147,6 @@ def _promise(session: SessionState, rows: int) -> str | None:
     return promised[1]
 
 
-def _belief_after_rejection(session: SessionState) -> np.ndarray:
-    """[Y] the belief a person should read now: once an answer is rejected, its entry holds at most
-    ``DISMISS_ERROR`` (the rule ``ask_more`` folds in), not the share that proposed it."""
-    probs = session.conversation.probs
-    rejected = session.rejected if session.phase == Phase.REJECTED else None
-    if rejected is None:
-        return probs
-    position = int(session.conversation.positions([session.domain.label_index(rejected.label_key)])[0])
-    return np.exp(cap_share(np.log(np.maximum(probs, 1e-300)), (position,), DISMISS_ERROR))
-
-
 def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance, ...], float, int]:
     """The compared answers with their chances, the belief's mass on the compared entries, their number."""
     ranking = session.ranking
@@ -168,13 +156,14 @@ def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance
     keys = [c.label_key for c in ranking.candidates]
     unique = sorted(set(keys))
     positions = conversation.positions([domain.label_index(k) for k in unique])
-    probs = _belief_after_rejection(session)
+    probs = conversation.probs
     entry = {k: in_scope * float(probs[int(p)]) for k, p in zip(unique, positions)}
     chances = ranking.chances()
     within: dict[str, float] = {}
     for key, c in zip(keys, chances):
         within[key] = within.get(key, 0.0) + float(c)
     compared = session.comparisons > 0
+    starred = _starred(session)
     rows = []
     for rank, i in enumerate(ranking.ranking()):
         key = keys[i]
@@ -186,11 +175,25 @@ def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance
                 key,
                 entry[key] * share,
                 float(chances[i]) if compared else None,
-                i == ranking.best_index,
+                str(ranking.candidates[i].id) == starred,
                 bool(ranking.ruled_out[i]),
             )
         )
     return tuple(rows), float(np.sum(list(entry.values()))), len(unique)
+
+
+def _starred(session: SessionState) -> str | None:
+    """The id of the answer a person reads as Clarify's best (the ★): the accepted one, after a rejection the
+    first of the answers still on offer (never the rejected one), else the ranker's current best."""
+    ranking = session.ranking
+    if session.final is not None:
+        return session.final.candidate_id
+    if session.phase == Phase.REJECTED:
+        others = session.alternatives
+        return str(others[0].id) if others else None
+    if ranking is None:
+        return None
+    return str(ranking.candidates[ranking.best_index].id)
 
 
 def _proposal(session: SessionState, answers: tuple[AnswerChance, ...], in_scope: float) -> ProposalView | None:

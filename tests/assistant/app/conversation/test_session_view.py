@@ -3,6 +3,7 @@ reads 0%, the rejected one is not proposed again, and the terminal's events carr
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from assistant.app.conversation.numbers import percent
@@ -74,3 +75,41 @@ def test_the_view_says_the_conformal_shortlist_in_words_when_it_fits_the_rows():
     view = session_view(session)
     assert view.promise == ("very likely (90%) this one" if n == 1 else f"very likely (90%) among these {n}")
     assert _shortlist_event(view, 5)["promise"] == view.promise
+
+
+def test_a_rejection_is_folded_into_the_sessions_belief_and_replays_on_undo_and_resume():
+    """Issue 32: the person's "no" is evidence in the session's one belief the moment it is said (not a patch
+    of the view): it sums to one over the rest, no entry at 0, the rejected one at most DISMISS_ERROR; asking
+    for more questions without it does not dismiss it twice; undo restores the belief exactly and a resumed
+    session replays to the same belief."""
+    agents = TinyAgents()
+    session = Session.start(agents, "bird", CONFIG)
+    session.answer(kind="not_sure")
+    session.answer(kind="not_sure")
+    rejected = session.done()
+    before = session.conversation.probs.copy()
+    position = int(session.conversation.positions([session.domain.label_index(rejected.label_key)])[0])
+    assert before[position] > DISMISS_ERROR  # it was proposed: the cap lowers it
+    session.reject("not this one")
+    probs = session.conversation.probs.copy()
+    assert probs.sum() == pytest.approx(1.0) and (probs > 0).all()
+    assert probs[position] <= DISMISS_ERROR + 1e-9
+    assert np.delete(probs, position).sum() >= 1 - DISMISS_ERROR - 1e-9
+    view = session_view(session)  # the way-out page reads that belief, the ★ on no rejected answer
+    rejected_rows = [a for a in view.answers if a.label_key == rejected.label_key]
+    assert rejected_rows and sum(a.chance for a in rejected_rows) == pytest.approx(view.in_scope * probs[position])
+    assert not any(a.best for a in rejected_rows)
+    assert [a.id for a in view.answers if a.best] == [session.alternatives[0].id]
+    resumed = Session.resume(agents, session.id)
+    assert resumed.phase == "rejected"
+    np.testing.assert_array_equal(resumed.conversation.probs, probs)
+    session.ask_more()  # only takes it off the shortlist: the same belief
+    np.testing.assert_allclose(session.conversation.probs, probs, rtol=0, atol=1e-12)
+    assert rejected.label_key not in [e.key for e in session_view(session).entries]
+    np.testing.assert_array_equal(Session.resume(agents, session.id).conversation.probs, session.conversation.probs)
+    session.undo()
+    assert session.phase == "rejected"
+    np.testing.assert_array_equal(session.conversation.probs, probs)
+    session.undo()  # the rejection taken back: the belief as it was, exactly
+    assert session.phase == "decided"
+    np.testing.assert_array_equal(session.conversation.probs, before)
