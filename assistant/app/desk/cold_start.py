@@ -13,10 +13,13 @@ part, ``held``, that is never stored. The path:
    ``HELD_OUT_MIX``) beyond chance (``clearly_better``); the choice and both figures are saved
    (``ModelRegistry`` serves the chosen prior); above ``SRU_PROBE_MAX_ENTRIES`` entries the probe is skipped
    and the reason saved with the choice;
-3. the STOP/ASK policies (both paces, and the lambda = 1 baseline) on episodes whose first queries are the
+3. the prior's calibration (``assistant.app.models.calibration``, ``sharpen``) on the synthesized dev queries:
+   the policies and rules below learn on the calibrated belief a person is shown, so it may be sharper
+   than the raw prior;
+4. the STOP/ASK policies (both paces, and the lambda = 1 baseline) on episodes whose first queries are the
    vague mix of the synthesized dev queries, with ``POLICY_ITERATIONS`` (their learning curves flatten
-   well before the bundled domains' 1,000);
-4. the coverage rule and the out-of-scope hypothesis, tuned on the same dev episodes and on the
+   well before the bundled domains' 1,000), on the calibrated prior;
+5. the coverage rule and the out-of-scope hypothesis, tuned on the same dev episodes and on the
    out-of-scope examples taken from the other bundled domains.
 
 Each stage yields progress; the whole is about 2-4 minutes for 25-150 entries on two cores.
@@ -32,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from assistant.app.desk.own_faq import stored_entries
+from assistant.app.models.calibration import fit_calibration_job
 from assistant.app.models.out_of_scope import tune_out_of_scope_job
 from assistant.app.models.prior_choice import save_text_prior_choice
 from assistant.app.models.registry import ModelRegistry
@@ -145,7 +149,7 @@ def _stage_weights(registry: ModelRegistry, try_sru: bool, iterations: int = POL
     """Expected seconds of each stage on two cores (for the ETA), from the domain's size."""
     policies = registry.required_policies(("all",))
     learned = [p for p in policies if p[1] == "learned"]
-    weights = {"minilm": 15.0, "sru": 120.0 if try_sru else 0.0}
+    weights = {"minilm": 15.0, "sru": 120.0 if try_sru else 0.0, "calibration": 3.0}
     per_iteration = 0.15 * max(1.0, len(registry.domain.labels) / POLICY_FULL_ENTRIES)
     weights.update({f"policy-{c}-{v}-{p}": per_iteration * iterations for c, v, p in policies})
     weights.update({f"tune-{c}-{p}": 8.0 for c, _v, p in learned})
@@ -199,6 +203,13 @@ def cold_start_prepare(
     summary = ", ".join(f"{k} {v['acc1']:.3f}" for k, v in figures.items())
     done.insert(0, f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
     registry = minilm if chosen == "minilm" else ModelRegistry(name, text_prior=chosen)  # keeps its query cache
+    # the prior is calibrated before the policies learn on it (issue 32): the belief they are trained and tuned
+    # on is the one a person is shown, so the calibration may make it sharper than the raw prior
+    calibrating = fit_calibration_job(registry, seed, sharpen=True)
+    yield from overall.run(
+        calibrating, "calibration", "cold start: calibrating the prior on held-out synthesized queries"
+    )
+    done.append("calibration")
     for c, variant, pace in registry.required_policies(("all",)):
         config = cold_start_policy_config(pace, policy_iterations)  # lambda_1: fit_policy fixes lambda
         job = train_policy_job(registry, c, variant, config, seed=seed, pace=pace)

@@ -8,6 +8,12 @@ so that homes with release models get them without retraining.
   title's words dropped, keywords, short windows; at most ``MAX_HARD_WORDS`` words), and the temperatures
   never below ``MIN_TEMPERATURE``, as every domain's (synthesized queries still echo the texts more than people
   do; and the stop policies were trained on the raw prior: a sharper one makes them stop at once).
+- A desk's own FAQ whose policies and stop rules are then trained and tuned on the calibrated prior (``sharpen``:
+  its cold start calibrates first, ``assistant.app.desk.cold_start``): its synthesized dev queries as they were
+  made (``OWN_FAQ_MIX``), cut to at most ``OWN_FAQ_WORDS`` words, temperatures down to
+  ``OWN_FAQ_MIN_TEMPERATURE`` (sharper than the raw prior where people's short queries say more than it
+  believes) and no top map. Chosen on the library example's hand-written queries (issue 32): the hard mix
+  made it too unsure (ECE 0.169 there, 0.072 with these).
 
 What is fitted lives in ``models/<domain>/calibration[-<text prior>].json`` with the identity of the prior it
 was fitted on; a stale or missing file leaves the raw prior (with the floor) in use until ``prepare`` runs.
@@ -41,6 +47,9 @@ PROMISED_COVERAGE = 0.9
 HARD_MIX = VagueQueryMix({"unnamed": 0.4, "keywords": 0.3, "window": 0.3})
 MAX_HARD_WORDS = 4
 MIN_TEMPERATURE = 1.0  # every domain's, not only a cold start's (``fit_calibration``)
+OWN_FAQ_MIX = VagueQueryMix.crowd_only()  # ``sharpen``: the synthesized dev queries as made (module docstring)
+OWN_FAQ_WORDS = 6
+OWN_FAQ_MIN_TEMPERATURE = 0.5
 # Bump when what is fitted changes: a saved calibration of another format is fitted again by ``prepare``.
 CALIBRATION_FORMAT = "calibration-v2: temperatures never below 1, top map if it helps, conformal shortlist"
 
@@ -78,18 +87,25 @@ def shortened(texts: list[str], rng: np.random.Generator, most: int = MAX_HARD_W
 
 
 def hard_queries(
-    registry: ModelRegistry, split: str, seed: int, copies: int = DEV_COPIES
+    registry: ModelRegistry,
+    split: str,
+    seed: int,
+    copies: int = DEV_COPIES,
+    mix: VagueQueryMix = HARD_MIX,
+    most: int = MAX_HARD_WORDS,
 ) -> tuple[list[str], np.ndarray]:
-    """``copies`` hard versions (``HARD_MIX``, short) of the ``split`` queries of the registry's domain."""
+    """``copies`` hard versions (``mix``, at most ``most`` words) of the ``split`` queries of the registry's domain."""
     texts, labels = registry.agent_domain.queries(split)
     specs = [EpisodeSpec(int(y), t, 0) for _ in range(copies) for t, y in zip(texts, labels)]
-    made = vague_episodes(registry.agent_domain, specs, HARD_MIX, seed)
+    made = vague_episodes(registry.agent_domain, specs, mix, seed)
     rng = np.random.default_rng(seed + 1)
-    return shortened([e.query for e in made], rng), np.array([e.target for e in made], dtype=np.int64)
+    return shortened([e.query for e in made], rng, most), np.array([e.target for e in made], dtype=np.int64)
 
 
-def dev_queries(registry: ModelRegistry, seed: int = 0) -> tuple[list[str], np.ndarray]:
+def dev_queries(registry: ModelRegistry, seed: int = 0, sharpen: bool = False) -> tuple[list[str], np.ndarray]:
     """The held-out dev queries the calibration is fitted on (module docstring); never the test split."""
+    if _own_faq(registry) and sharpen:
+        return hard_queries(registry, "dev", seed + CALIBRATION_SEED_OFFSET, mix=OWN_FAQ_MIX, most=OWN_FAQ_WORDS)
     if _own_faq(registry):
         return hard_queries(registry, "dev", seed + CALIBRATION_SEED_OFFSET)
     texts, labels, _ = training_queries(registry.agent_domain, seed=seed + CALIBRATION_SEED_OFFSET, copies=DEV_COPIES)
@@ -103,17 +119,22 @@ def raw_log_probs(registry: ModelRegistry, texts: list[str]) -> np.ndarray:
     return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
 
 
-def fit_calibration(registry: ModelRegistry, seed: int = 0, coverage: float = PROMISED_COVERAGE) -> dict:
-    """Fit the temperatures and the conformal shortlist on the dev queries; returns what ``save`` writes."""
-    texts, labels = dev_queries(registry, seed)
+def fit_calibration(
+    registry: ModelRegistry, seed: int = 0, coverage: float = PROMISED_COVERAGE, sharpen: bool = False
+) -> dict:
+    """Fit the temperatures and the conformal shortlist on the dev queries; returns what ``save`` writes.
+    ``sharpen``: an own FAQ whose policies are trained on this calibration next (module docstring)."""
+    sharpen = sharpen and _own_faq(registry)
+    texts, labels = dev_queries(registry, seed, sharpen)
     if not texts:
         raise ConfigError(f"domain {registry.name!r} has no dev queries to calibrate its prior on")
     raw = raw_log_probs(registry, texts)
-    # never sharper than the raw prior: the stop policies (the shipped release ones too) were trained on it and
-    # stop at once on a sharper one (birds' fitted 0.56 made the release policy stop before a first question)
-    minimum = MIN_TEMPERATURE
+    # never sharper than the raw prior where the stop policies (the shipped release ones too) were trained on it:
+    # they stop at once on a sharper one (birds' fitted 0.56 made the release policy stop before a first question)
+    minimum = OWN_FAQ_MIN_TEMPERATURE if sharpen else MIN_TEMPERATURE
     calibration = PriorCalibration.fit(raw, labels, texts, minimum)
-    calibration = with_top_map_if_better(calibration, raw, labels, texts, seed)
+    if not sharpen:
+        calibration = with_top_map_if_better(calibration, raw, labels, texts, seed)
     probs = np.exp(calibration.apply(raw, texts))
     shortlist = ConformalShortlist.fit(probs, labels, coverage, independent=len(texts) // DEV_COPIES)
     return {
@@ -122,6 +143,7 @@ def fit_calibration(registry: ModelRegistry, seed: int = 0, coverage: float = PR
         "calibration": calibration.to_dict(),
         "shortlist": shortlist.to_dict(),
         "dev_queries": len(texts),
+        "sharpened": sharpen,
     }
 
 
@@ -143,11 +165,13 @@ def with_top_map_if_better(
     return calibration.with_top_map(top, correct) if min(gains) > 0 else calibration
 
 
-def fit_calibration_job(registry: ModelRegistry, seed: int = 0) -> Generator[Progress, None, dict]:
+def fit_calibration_job(
+    registry: ModelRegistry, seed: int = 0, sharpen: bool = False
+) -> Generator[Progress, None, dict]:
     """Fit and save the calibration of the registry's domain (seconds: one pass of the prior over the dev
-    queries)."""
+    queries); ``sharpen`` as ``fit_calibration``."""
     yield Progress(0, 1, "calibrating the prior on held-out dev queries")
-    saved = fit_calibration(registry, seed)
+    saved = fit_calibration(registry, seed, sharpen=sharpen)
     write_json_atomic(calibration_path(registry), saved)
     registry.forget_models(prior=False)
     yield Progress(1, 1, f"prior calibrated: temperatures {saved['calibration']}")

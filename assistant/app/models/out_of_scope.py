@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Generator
 
 from assistant.app.models.registry import ModelRegistry, candidate_labels
+from assistant.app.models.training_jobs import policy_prior
 from assistant.clarification.stopping import check_pace
 from assistant.errors import ConfigError
 from assistant.evaluation.out_of_scope import (
@@ -37,7 +38,7 @@ def out_of_scope_setup(
         raise ConfigError("out-of-scope evaluation runs over all labels")
     return OutOfScopeSetup(
         domain=registry.agent_domain,
-        prior=registry.combined_prior(),
+        prior=policy_prior(registry),  # what the policy was trained on: an own FAQ's calibrated prior
         answer_model=registry.answer_model(loaded),
         policy=loaded.policy,
         user_answers=registry.protocol.user_answers,

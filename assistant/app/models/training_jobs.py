@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from assistant.app.models.calibration import calibrated
 from assistant.app.models.registry import COVERAGE_GRID, SMOOTHING, VARIANTS, ModelRegistry, candidate_labels
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.policy_io import save_policy
@@ -100,6 +101,15 @@ def base_answer_model(registry: ModelRegistry, domain: Domain | None = None) -> 
     return base.with_params(w=w, b=b)
 
 
+def policy_prior(registry: ModelRegistry):
+    """The prior the stop policies are trained, and their coverage and out-of-scope rules tuned, on: a desk's own
+    FAQ's calibrated prior, the one it serves (its cold start calibrates first, issue 32; without a calibration
+    yet, the raw one); a bundled domain's raw prior (its shipped release policies were trained on it, and its
+    calibration only ever softens it)."""
+    prior = registry.combined_prior()
+    return calibrated(registry, prior) if registry.domain.meta.get("own_faq") == "true" else prior
+
+
 def pace_config(pace: str, config: PolicyConfig | None = None) -> PolicyConfig:
     """The training settings of a pace: its cost per question and its cap on the mean number of questions
     (other settings from ``config``)."""
@@ -174,7 +184,7 @@ def _fit_policy(
         config = replace(config, initial_lambda=1.0, learn_answer_model=False)
     episodes = dev_mix_episodes(agent, POLICY_EPISODES, seed + 1, cands, mix)
     position = {int(c): i for i, c in enumerate(cands)}
-    combined = registry.combined_prior()
+    combined = policy_prior(registry)
     prior = restrict(combined.scores([e.query for e in episodes]), cands)
     known = np.zeros((len(episodes), registry.domain.num_questions), dtype=bool)
     for i, episode in enumerate(episodes):
@@ -229,7 +239,7 @@ def tune_coverage_job(
     setup = EvaluationSetup(
         domain=agent,
         candidates=cands,
-        prior=registry.combined_prior(),
+        prior=policy_prior(registry),
         answer_model=registry.answer_model(ours),
         policy=ours.policy,
         user=SimulatedUser(registry.protocol.user_answers, registry.domain.option_mask),

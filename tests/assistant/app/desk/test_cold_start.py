@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from assistant.app.desk.cold_start import cold_start_prepare, held_out_queries
 from assistant.app.desk.domains import prepare
 from assistant.app.desk.learning import learn_from_use_job, pending_sessions
 from assistant.app.desk.own_faq import create_domain_job
+from assistant.app.models.calibration import calibration_missing, calibration_path
 from assistant.app.models.prior_choice import chosen_text_prior
 from assistant.app.models.registry import ModelRegistry
+from assistant.app.models.training_jobs import policy_prior
 from assistant.progress import collect, run_job
 from assistant.store import KnowledgeBase, SessionLog
 from assistant.training.encoder import EncoderTrainConfig
+from models.checkpoint import read_json
 
 pytestmark = pytest.mark.slow  # each test prepares a FAQ: trains its encoder and policies
 
@@ -61,6 +65,11 @@ def test_a_tiny_faq_is_prepared_from_its_texts_and_answers_a_question(tiny_faq):
     assert probs.shape == (8,) and abs(probs.sum() - 1) < 1e-4
     question = conversation.next_question(override_stop=True)
     assert question is not None and conversation.question(question).text.endswith("?")
+    # issue 32: the prior is calibrated before the policies learn, and they learn on the belief it serves
+    assert done.index("calibration") < done.index("policy-all-learned-quick")
+    assert read_json(calibration_path(registry))["sharpened"] is True and not calibration_missing(registry)
+    trained_on = policy_prior(registry).scores(["no internet on my laptop"])
+    np.testing.assert_allclose(trained_on, registry.clarifier().prior.scores(["no internet on my laptop"]), atol=1e-6)
 
 
 def test_policy_iterations_shrink_with_the_entries_above_150_only():
