@@ -311,8 +311,7 @@ class MainWindow(QMainWindow):
         self.registries[name] = registry
         if name == self.domain:
             self.controller.swap_registry(registry)
-            domain = registry.domain
-            self.status_domain.setText(domain_words(name, domain.num_labels, len(domain.questions)))
+            self.status_domain.setText(domain_words(name, registry.domain.num_labels, len(registry.domain.questions)))
 
     def _open_failed(self, name: str, exc: BaseException, details: str) -> None:
         self.opening = None
