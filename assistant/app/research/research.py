@@ -15,7 +15,13 @@ from typing import Any
 import numpy as np
 
 from assistant.app.models.registry import ModelRegistry, candidate_labels
-from assistant.app.models.training_jobs import DEV_SEED_OFFSET, SHORTLIST_SIZE, dev_mix_episodes, registry_of
+from assistant.app.models.training_jobs import (
+    DEV_SEED_OFFSET,
+    SHORTLIST_SIZE,
+    dev_mix_episodes,
+    policy_prior,
+    registry_of,
+)
 from assistant.clarification.stopping import PACE_TURN_REWARD, check_pace
 from assistant.errors import ConfigError
 from assistant.evaluation.clarifier import SYSTEMS, EvaluationSetup, evaluate
@@ -77,7 +83,7 @@ def evaluation_setup(
     return EvaluationSetup(
         domain=agent,
         candidates=candidate_labels(registry.domain, candidates),
-        prior=registry.combined_prior(),
+        prior=policy_prior(registry),  # what its policies learned on: an own FAQ's calibrated prior (issue 32)
         answer_model=registry.answer_model(ours),
         policy=ours.policy,
         user=SimulatedUser(
