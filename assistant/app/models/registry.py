@@ -43,7 +43,7 @@ from assistant.progress import Progress
 from assistant.settings import CANDIDATE_SETTINGS, MAX_QUESTIONS, PACES, SHORTLIST_SIZE, TEXT_PRIORS, VARIANTS
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
-from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
+from assistant.text.embeddings import CachingSentenceEncoder  # light: MiniLM (torch, transformers) loads on use
 from models.checkpoint import data_hash, read_json, read_sidecar, write_json_atomic
 
 if TYPE_CHECKING:
