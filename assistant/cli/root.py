@@ -1,8 +1,8 @@
-"""`clarify ...`: a thin command-line layer over the engine.
+"""`clarify ...`: a thin command-line layer over the engine; ``main`` is the root command group.
 
 Command groups live beside this module in assistant/cli/ (one module per group); this module wires them
 together and turns every error meant for the person (``assistant.errors.USER_ERRORS``) into a one-line
-message with exit code 2, never a traceback.
+message with exit code 2, never a traceback. ``assistant.cli.main`` is only the `python -m` entry to it.
 """
 
 from __future__ import annotations
@@ -130,6 +130,3 @@ def _register() -> None:
 
 
 _register()
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
