@@ -95,6 +95,29 @@ class CachingSentenceEncoder:
         self.encode(texts)
 
 
+class ServingSentenceEncoder:
+    """Pooled MiniLM for a conversation: a few texts (the person's query, new in every session) through the numpy
+    forward pass (``models.numpy_forward``: no torch or transformers to import, seconds a person would wait for
+    at the first shortlist), many (a domain's answers, embedded once and cached) through the torch model in
+    batches. The two agree to about 1e-6 (tests/models/test_numpy_forward.py)."""
+
+    dim = EMBEDDING_DIM
+    FEW_TEXTS = 8  # one text at a time in numpy: cheaper than loading the torch model up to a few of them
+
+    def __init__(self) -> None:
+        self._batched: SentenceEncoder | None = None
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """[N, 384] float32, each row of unit length (``SentenceEncoder.encode``)."""
+        if len(texts) <= self.FEW_TEXTS:
+            from models.numpy_forward import minilm_sentence_vectors
+
+            return minilm_sentence_vectors(list(texts))
+        if self._batched is None:
+            self._batched = SentenceEncoder()
+        return self._batched.encode(texts)
+
+
 @lru_cache(maxsize=1)
 def _phrase_encoder() -> SentenceEncoder:
     return SentenceEncoder()

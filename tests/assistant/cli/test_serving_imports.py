@@ -60,6 +60,15 @@ def test_the_first_question_and_a_resumed_session_need_no_training_stack(prepare
     assert seen["heavy"] == []
 
 
+def test_the_shortlist_and_a_comparison_need_no_training_stack(prepared_faq_home):
+    """Answering the first question ends the questions here: the shortlist embeds the new query with MiniLM
+    (in numpy: ``ServingSentenceEncoder``), then the person rejects the first answer shown."""
+    seen, printed = _run(prepared_faq_home, ["ask", "faq", "my email sync is broken"], "1\nn\nq\n")
+    assert seen["code"] == 0, printed
+    assert "Shortlist after 1 question" in printed
+    assert seen["heavy"] == []
+
+
 def test_the_probe_sees_the_training_stack(prepared_faq_home):
     """The check can fail: a command that trains imports torch (a refused `train` still loads its jobs)."""
     seen, _ = _run(prepared_faq_home, ["train", "encoder", "no-such-domain"], "")
