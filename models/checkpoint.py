@@ -3,6 +3,9 @@
 The sidecar records the model config, library versions, a hash of the training data and any metrics,
 so that a stale checkpoint (trained on other data or by an incompatible version) is detected instead of
 silently used. Weights load with ``weights_only=True``: a checkpoint file can never run code.
+
+Serving reads the same files without torch (``load_checkpoint_arrays``, ``models.state_arrays``): torch is
+imported only by the functions that write or load torch tensors.
 """
 
 from __future__ import annotations
@@ -15,10 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from models.errors import CheckpointError
 from models.files import atomic_write
+from models.state_arrays import UnknownLayout, read_state_arrays
 
 FORMAT_VERSION = 1
 
@@ -77,6 +80,8 @@ def save_checkpoint(
     path: str | Path, state_dict: dict, config: dict, data: str = "", metrics: dict | None = None
 ) -> None:
     """Write ``path``.pt and ``path``.json (both atomically)."""
+    import torch
+
     path = Path(path)
     sidecar = {
         "format": FORMAT_VERSION,
@@ -105,9 +110,9 @@ def read_sidecar(path: str | Path) -> dict | None:
     return sidecar
 
 
-def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple[dict, dict]:
-    """(state_dict, sidecar). Raises CheckpointError, saying how to fix it, if absent, unreadable or stale."""
-    path = Path(path)
+def _checked_sidecar(path: Path, expected_data: str | None) -> dict:
+    """The sidecar of the checkpoint at ``path``; CheckpointError if it or the weights are absent, of another
+    format, or (``expected_data`` given) trained on other data."""
     weights = path.with_suffix(".pt")
     sidecar = read_sidecar(path)
     if sidecar is None and path.with_suffix(".json").exists():
@@ -124,18 +129,52 @@ def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple
             f"{weights} was trained on different data (the domain changed since): retrain it "
             "(e.g. `clarify train encoder DOMAIN`)"
         )
+    return sidecar
+
+
+def _check_finite(weights: Path, floats: dict[str, bool]) -> None:
+    """CheckpointError naming the weights whose values are not all finite (``floats``: name -> all finite)."""
+    broken = [k for k, finite in floats.items() if not finite]
+    if broken:  # NaN or inf: every answer would be NaN; a damaged model, replaced like a missing one
+        raise CheckpointError(
+            f"{weights} is damaged: its weights {', '.join(broken[:3])} hold values that are not finite numbers; "
+            "delete it and retrain"
+        )
+
+
+def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple[dict, dict]:
+    """(state_dict of torch tensors, sidecar). Raises CheckpointError, saying how to fix it, if absent,
+    unreadable or stale."""
+    import torch
+
+    path = Path(path)
+    sidecar = _checked_sidecar(path, expected_data)
+    weights = path.with_suffix(".pt")
     try:
         state = torch.load(weights, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises several types for damaged files
         raise CheckpointError(f"cannot read {weights} ({_short(exc)}): delete it and retrain") from exc
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{weights} holds no model weights (a wrong or damaged file): delete it and retrain")
-    broken = [k for k, v in state.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
-    if broken:  # NaN or inf: every answer would be NaN; a damaged model, replaced like a missing one
-        raise CheckpointError(
-            f"{weights} is damaged: its weights {', '.join(broken[:3])} hold values that are not finite numbers; "
-            "delete it and retrain"
-        )
+    _check_finite(weights, {k: bool(torch.isfinite(v).all()) for k, v in state.items() if v.is_floating_point()})
+    return state, sidecar
+
+
+def load_checkpoint_arrays(path: str | Path, expected_data: str | None = None) -> tuple[dict[str, np.ndarray], dict]:
+    """``load_checkpoint`` with numpy arrays for tensors (same names, shapes and dtypes; 0-d for scalars), read
+    without importing torch (``models.state_arrays``) unless the file is in a layout that reader does not know.
+    The same checks and CheckpointErrors."""
+    path = Path(path)
+    sidecar = _checked_sidecar(path, expected_data)
+    weights = path.with_suffix(".pt")
+    try:
+        state = read_state_arrays(weights)
+    except UnknownLayout:  # an older or unusual layout: torch reads it (and says what is wrong with it)
+        tensors, _ = load_checkpoint(path, expected_data)
+        state = {k: v.detach().cpu().numpy() for k, v in tensors.items()}
+    except OSError as exc:
+        raise CheckpointError(f"cannot read {weights} ({_short(exc)}): delete it and retrain") from exc
+    _check_finite(weights, {k: bool(np.isfinite(v).all()) for k, v in state.items() if v.dtype.kind == "f"})
     return state, sidecar
 
 

@@ -12,9 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import torch
-from threadpoolctl import threadpool_limits
-
 
 @contextmanager
 def reproducible(threads: int = 1) -> Iterator[None]:
@@ -24,6 +21,9 @@ def reproducible(threads: int = 1) -> Iterator[None]:
     One thread is also the fast choice for this project's training on a shared two-core machine: the
     recurrences and rollouts are many small operations (see ``EncoderTrainConfig.threads``).
     """
+    import torch  # here: modules that train import this one, and a conversation imports some of them
+    from threadpoolctl import threadpool_limits
+
     threads = max(1, int(threads))
     old_threads = torch.get_num_threads()
     old_deterministic = torch.are_deterministic_algorithms_enabled()

@@ -8,9 +8,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-ASK, STOP = 0, 1
-# Inputs besides the top-k probabilities: entropy, best information gain, shortlist mass, turn.
-EXTRA_INPUTS = 4
+from models.policy_actions import ASK, EXTRA_INPUTS, STOP
+
+__all__ = ["ASK", "EXTRA_INPUTS", "STOP", "StopPolicyNet"]
 
 
 class StopPolicyNet(nn.Module):

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from models.errors import CheckpointError
 
-if TYPE_CHECKING:  # transformers loads lazily, offline (_offline_transformers)
+if TYPE_CHECKING:  # transformers loads lazily, offline (_offline_transformers); torch too, when a model runs
+    import torch
     from transformers import PreTrainedModel
 
 EMBEDDING_DIM = 384
@@ -68,6 +68,8 @@ def load_model() -> PreTrainedModel:
 @lru_cache(maxsize=1)
 def word_piece_embeddings() -> torch.Tensor:
     """[V, 384] float32: MiniLM's input word-piece embedding table (a frozen copy)."""
+    import torch
+
     table = load_model().get_input_embeddings()
     assert isinstance(table, torch.nn.Embedding)  # a BERT model's input embeddings
     return table.weight.detach().clone()
@@ -82,26 +84,28 @@ class SentenceEncoder:
         self.batch_size = batch_size
         self.max_length = max_length
 
-    @torch.no_grad()
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """[N, 384] float32, each row of unit length. Empty input gives an empty [0, 384] array."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        import torch  # here: importing this module (for minilm_path, EMBEDDING_DIM) must not load torch
+
         tokenizer, model = load_tokenizer(), load_model()
         # Sort by length so that batches pad little; restore the order at the end.
         order = np.argsort([len(t) for t in texts])
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(texts), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            batch = tokenizer(
-                [texts[i] for i in idx],
-                padding=True,
-                truncation=True,
-                max_length=self.max_length,
-                return_tensors="pt",
-            )
-            hidden = model(**batch).last_hidden_state
-            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            out[idx] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
+        with torch.no_grad():
+            for start in range(0, len(texts), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                batch = tokenizer(
+                    [texts[i] for i in idx],
+                    padding=True,
+                    truncation=True,
+                    max_length=self.max_length,
+                    return_tensors="pt",
+                )
+                hidden = model(**batch).last_hidden_state
+                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                out[idx] = torch.nn.functional.normalize(pooled, dim=-1).numpy()
         return out

@@ -28,7 +28,6 @@ from __future__ import annotations
 import importlib.util
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -37,37 +36,22 @@ import torch
 from torch import nn
 
 from models.errors import CheckpointError, ModelConfigError
+from models.sru_config import SRUEncoderConfig
 from models.sru_loader import compiled, import_sru
+
+__all__ = [
+    "PAD_ID",
+    "BiSRU",
+    "SRUEncoderConfig",
+    "SRUTextEncoder",
+    "WordVectors",
+    "pad_batch",
+    "resolve_vectors",
+    "word_vectors",
+]
 
 PAD_ID = 0
 _GLOVE_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
-
-
-@dataclass(frozen=True)
-class SRUEncoderConfig:
-    """Architecture. ``vectors``: 'minilm' or 'glove'; ``proj_dim``: trainable projection of the frozen
-    vectors before the SRU (0 = none); ``hidden``: SRU state size per direction; ``pooling``: 'mean',
-    'max' or 'meanmax' over valid positions; ``word_dropout``: probability of dropping a whole token
-    during training (robustness to missing words)."""
-
-    vectors: str = "minilm"
-    proj_dim: int = 128
-    hidden: int = 128
-    layers: int = 1
-    dropout: float = 0.1
-    word_dropout: float = 0.1
-    pooling: str = "meanmax"
-    out_dim: int = 128
-    max_len: int = 160
-    init_scale: float = 10.0
-
-    def __post_init__(self) -> None:
-        if self.vectors not in ("auto", "minilm", "glove"):
-            raise ModelConfigError(f"word vectors must be 'auto', 'minilm' or 'glove', not {self.vectors!r}")
-        if self.pooling not in ("mean", "max", "meanmax"):
-            raise ModelConfigError(f"pooling must be 'mean', 'max' or 'meanmax', not {self.pooling!r}")
-        if min(self.hidden, self.out_dim, self.layers, self.max_len) < 1:
-            raise ModelConfigError("hidden, out_dim, layers and max_len must be positive")
 
 
 # ---- word vectors and tokenisation ----------------------------------------------------------------------

@@ -45,6 +45,19 @@ def built_home(tmp_path_factory):
     return home
 
 
+@pytest.fixture(scope="session")
+def prepared_faq_home(tmp_path_factory):
+    """A CLARIFY_HOME with faq built and prepared as a person's first `clarify ask faq` leaves it: its release models
+    installed, its prior calibrated (about 25 s of CPU: for slow tests; read-only use)."""
+    from assistant.app.desk.domains import prepare
+    from assistant.progress import run_job
+
+    home = tmp_path_factory.mktemp("prepared-faq-home")
+    with clarify_home(home):
+        run_job(prepare("faq"))
+    return home
+
+
 @pytest.fixture
 def use_built_home(built_home, monkeypatch):
     """Point CLARIFY_HOME at the session's built domains (do not modify them)."""

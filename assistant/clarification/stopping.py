@@ -15,13 +15,17 @@ shortlist's mass itself and learns when it is worth another question.
 from __future__ import annotations
 
 import math
-from typing import Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from assistant.errors import ConfigError
 from assistant.settings import PACES  # said once, light for the command line (issue 33)
-from models.policy_net import STOP, StopPolicyNet
+from models.policy_actions import EXTRA_INPUTS, STOP
+
+if TYPE_CHECKING:  # torch only where a network is trained or built (serving reads the weights as arrays)
+    from models.policy_net import StopPolicyNet
 
 # The state carries, besides the top-k probabilities and the turn, what makes stopping right or wrong on
 # a vague query: how spread the belief is (its entropy), what the best remaining question would still
@@ -181,30 +185,96 @@ class FixedTurns:
         return turn >= self.turns
 
 
+@dataclass(frozen=True)
+class PolicyWeights:
+    """The STOP/ASK network's two layers as float32 arrays (``models.policy_net.StopPolicyNet`` transposed for
+    ``x @ w``): ``w1`` [top_k + 4, H], ``b1`` [H], ``w2`` [H, 2], ``b2`` [2]."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    @classmethod
+    def of_net(cls, net: StopPolicyNet) -> PolicyWeights:
+        first, last = net.hidden_layer, net.output_layer
+        weight1, bias1 = first.weight.detach().numpy(), first.bias.detach().numpy()
+        return cls.from_linear(weight1, bias1, last.weight.detach().numpy(), last.bias.detach().numpy())
+
+    @classmethod
+    def from_linear(cls, weight1, bias1, weight2, bias2) -> PolicyWeights:
+        """From the layers as torch's ``nn.Linear`` stores them: weight1 [H, In], bias1 [H], weight2 [2, H], bias2 [2]."""
+
+        def f32(a) -> np.ndarray:
+            return np.array(a, dtype=np.float32)
+
+        weights = cls(f32(weight1).T.copy(), f32(bias1), f32(weight2).T.copy(), f32(bias2))
+        hidden = weights.b1.shape
+        if weights.w1.ndim != 2 or weights.w1.shape[1:] != hidden or weights.w2.shape != (*hidden, 2):
+            raise ValueError(
+                f"layer shapes {weights.w1.shape}, {weights.b1.shape}, {weights.w2.shape}, {weights.b2.shape}"
+            )
+        if weights.b2.shape != (2,):
+            raise ValueError(f"output bias of shape {weights.b2.shape}, not (2,)")
+        return weights
+
+    @property
+    def top_k(self) -> int:
+        return self.w1.shape[0] - EXTRA_INPUTS
+
+    @property
+    def hidden(self) -> int:
+        return self.b1.shape[0]
+
+
 class LearnedPolicy:
     """Greedy use of a trained StopPolicyNet: stop when P(STOP | features) > 0.5.
 
-    The network's two layers are copied to numpy so that a decision costs microseconds.
+    The decision is the network's forward pass in numpy (``PolicyWeights``), so that it costs microseconds and
+    serving needs no torch: a policy loaded for a conversation is built from its checkpoint's arrays
+    (``from_weights``) and makes its torch module only when training asks for it (``net``).
     """
 
     name = "policy"
 
     def __init__(self, net: StopPolicyNet) -> None:
-        self.net = net
+        self._net: StopPolicyNet | None = net
+        self.weights = PolicyWeights.of_net(net)
         self.top_k = net.top_k
-        first, last = net.hidden_layer, net.output_layer
-        self._w1 = first.weight.detach().numpy().astype(np.float32).T.copy()
-        self._b1 = first.bias.detach().numpy().astype(np.float32).copy()
-        self._w2 = last.weight.detach().numpy().astype(np.float32).T.copy()
-        self._b2 = last.bias.detach().numpy().astype(np.float32).copy()
+
+    @classmethod
+    def from_weights(cls, weights: PolicyWeights) -> LearnedPolicy:
+        policy = cls.__new__(cls)
+        policy._net, policy.weights, policy.top_k = None, weights, weights.top_k
+        return policy
+
+    @property
+    def net(self) -> StopPolicyNet:
+        """The torch module of these weights (fine-tuning starts from it), made on first use."""
+        if self._net is None:
+            import torch
+
+            from models.policy_net import StopPolicyNet
+
+            net = StopPolicyNet(self.top_k, self.weights.hidden)
+            with torch.no_grad():
+                net.hidden_layer.weight.copy_(torch.from_numpy(self.weights.w1.T.copy()))
+                net.hidden_layer.bias.copy_(torch.from_numpy(self.weights.b1))
+                net.output_layer.weight.copy_(torch.from_numpy(self.weights.w2.T.copy()))
+                net.output_layer.bias.copy_(torch.from_numpy(self.weights.b2))
+            self._net = net.eval()
+        return self._net
 
     def stop_probability(self, probs: np.ndarray, turn: int, max_turns: int, best_gain: float = 0.0) -> float:
-        x = policy_features(probs, turn, max_turns, self.top_k, best_gain)
-        hidden = x @ self._w1
-        hidden += self._b1
+        return self.stop_probability_of(policy_features(probs, turn, max_turns, self.top_k, best_gain))
+
+    def stop_probability_of(self, x: np.ndarray) -> float:
+        """P(STOP) = softmax(tanh(x w1 + b1) w2 + b2)[STOP] of one feature vector x [top_k + 4] float32."""
+        hidden = x @ self.weights.w1
+        hidden += self.weights.b1
         np.tanh(hidden, out=hidden)
-        e = hidden @ self._w2
-        e += self._b2
+        e = hidden @ self.weights.w2
+        e += self.weights.b2
         e -= e.max()
         np.exp(e, out=e)
         return float(e[STOP] / e.sum())

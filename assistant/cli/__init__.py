@@ -4,6 +4,6 @@ progress bar, print). ``main`` is the console script.
 This file is the package's face only: no module of assistant/cli/ imports it (they import each other by their
 full names), so that it may import ``main``, which wires every command module together."""
 
-from assistant.cli.main import main
+from assistant.cli.root import main
 
 __all__ = ["main"]

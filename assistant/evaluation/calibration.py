@@ -8,7 +8,6 @@ ten equal-width bins); this module adds the count per bin and ECE = sum_b n_b / 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.calibration import calibration_curve
 
 BINS = 10
 SURE = 0.9
@@ -32,6 +31,8 @@ def reliability(top: np.ndarray, correct: np.ndarray, bins: int = BINS) -> tuple
         ids = np.zeros(len(top), dtype=np.int64)
         present = np.array([0])
     else:
+        from sklearn.calibration import calibration_curve  # here: serving imports this module, never sklearn
+
         accuracy, confidence = calibration_curve(correct, top, n_bins=bins, strategy="uniform")
         ids = bin_ids(top, bins)
         present = np.unique(ids)

@@ -34,6 +34,7 @@ species the evaluation draws its targets from, an artefact of the protocol rathe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import math
@@ -41,9 +42,9 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from assistant import paths
 from assistant.errors import ModelMissingError, from_model_errors
@@ -54,9 +55,14 @@ from assistant.priors.calibration import query_temperatures
 from assistant.priors.sru_numpy import NumpySRUEncoder, load_or_store_vectors, numpy_route_possible, serving_key
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig, label_segments, tag_answer_texts
-from models.checkpoint import data_hash, load_checkpoint, read_sidecar
+from models.checkpoint import data_hash, load_checkpoint, load_checkpoint_arrays, read_sidecar
 from models.numpy_forward import minilm_sentence_vectors
-from models.sru_encoder import SRUEncoderConfig, SRUTextEncoder, word_vectors
+from models.sru_config import SRUEncoderConfig
+
+if TYPE_CHECKING:  # torch and sru only where the encoder is trained or runs as a torch module (issue 33)
+    import torch
+
+    from models.sru_encoder import SRUTextEncoder
 
 ENCODER_CHECKPOINT = "encoder"
 
@@ -108,6 +114,8 @@ class LabelBank:
 
     def embed(self, encoder, labels: np.ndarray | None = None) -> torch.Tensor:
         """[L, D] label vectors of ``labels`` (None = all), differentiable when gradients are on."""
+        import torch
+
         labels = np.arange(len(self.members)) if labels is None else np.asarray(labels)
         used = np.unique(np.concatenate([self.members[y] for y in labels]))
         local = -np.ones(len(self.segments), dtype=np.int64)
@@ -169,7 +177,14 @@ class EncoderPrior:
         self._cache = {} if _cache is None else _cache
 
     # -- derived vectors (cached, shared between with_* copies) --
-    @torch.no_grad()
+    def _inference(self) -> contextlib.AbstractContextManager:
+        """``torch.no_grad()`` for a torch encoder; nothing for the numpy one (which must not import torch)."""
+        if isinstance(self.encoder, NumpySRUEncoder):
+            return contextlib.nullcontext()
+        import torch
+
+        return torch.no_grad()
+
     def label_vectors(self) -> np.ndarray:
         """[Y, D] float32 label vectors."""
         if "labels" not in self._cache:
@@ -177,11 +192,11 @@ class EncoderPrior:
             if isinstance(self.encoder, NumpySRUEncoder):
                 vectors = _embed_numpy(self.bank, self.encoder)
             else:
-                vectors = self.bank.embed(self.encoder).numpy()
+                with self._inference():
+                    vectors = self.bank.embed(self.encoder).numpy()
             self._cache["labels"] = vectors.astype(np.float32)
         return self._cache["labels"]
 
-    @torch.no_grad()
     def centroids(self) -> np.ndarray:
         """[Y, D] mean encoder vector of each label's training queries (0 for labels without any)."""
         if "centroids" not in self._cache:
@@ -195,7 +210,7 @@ class EncoderPrior:
 
     def _encode_ids(self, ids: list[list[int]]) -> np.ndarray:
         self.encoder.eval()
-        with torch.no_grad():
+        with self._inference():
             return np.asarray(_as_numpy(self.encoder.encode_ids(ids)), dtype=np.float32)
 
     def _label_side(self) -> np.ndarray:
@@ -307,13 +322,17 @@ def load_encoder_prior(
         trained = dict(saved["train"])
         model_config = SRUEncoderConfig(**trained.get("model", {}))
         text_config = LabelTextConfig(**trained.get("text", {}))
+        numpy_route = numpy_forward and numpy_route_possible(model_config)
         with from_model_errors(fix):
             expected = encoder_data_hash(domain, trained.get("protocol_seed", 0))
-            state, _ = load_checkpoint(path, expected_data=None if allow_stale else expected)
-        if numpy_forward and numpy_route_possible(model_config):
+            load = load_checkpoint_arrays if numpy_route else load_checkpoint  # arrays: without torch
+            state, _ = load(path, expected_data=None if allow_stale else expected)
+        if numpy_route:
             encoder: SRUTextEncoder | NumpySRUEncoder = NumpySRUEncoder(model_config, state)
             vectors = encoder.vectors
         else:
+            from models.sru_encoder import SRUTextEncoder, word_vectors
+
             with from_model_errors(fix):
                 vectors = word_vectors(model_config.vectors)
             encoder = SRUTextEncoder(model_config, vectors)

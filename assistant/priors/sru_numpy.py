@@ -40,8 +40,11 @@ class NumpySRUEncoder:
         return self
 
     def state_dict(self) -> dict[str, Any]:
-        """The checkpoint's weights as loaded (what ``assistant.app.models.updates`` starts from)."""
-        return dict(self._state)
+        """The checkpoint's weights as torch tensors, like ``SRUTextEncoder.state_dict`` (what
+        ``assistant.app.models.updates`` starts training from; serving loads them as numpy arrays)."""
+        import torch
+
+        return {k: v if isinstance(v, torch.Tensor) else torch.from_numpy(np.array(v)) for k, v in self._state.items()}
 
     def encode_ids(self, ids: Sequence[Sequence[int]], batch_size: int = 256, raw: bool = False) -> np.ndarray:
         """[N, D] float32 (``raw``: before normalisation)."""

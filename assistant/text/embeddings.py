@@ -17,6 +17,7 @@ from assistant.progress import Progress, run_job
 from assistant.text.encoder import TextEncoder
 from models.checkpoint import write_npz_atomic
 from models.pretrained import EMBEDDING_DIM, SentenceEncoder
+from models.pretrained import SentenceEncoder as MiniLMSentenceEncoder  # the model itself, whatever replaces the name
 
 
 @contextmanager
@@ -93,6 +94,32 @@ class CachingSentenceEncoder:
     def warm(self, texts: list[str]) -> None:
         """Encode and cache ``texts`` now (e.g. all answers of a domain, in a background job)."""
         self.encode(texts)
+
+
+class ServingSentenceEncoder:
+    """Pooled MiniLM for a conversation: a few texts (the person's query, new in every session) through the numpy
+    forward pass (``models.numpy_forward``: no torch or transformers to import, seconds a person would wait for
+    at the first shortlist), many (a domain's answers, embedded once and cached) through the torch model in
+    batches. The two agree to about 1e-6 (tests/models/test_numpy_forward.py).
+
+    The numpy pass computes MiniLM's function only: where ``SentenceEncoder`` is replaced (a test's stand-in),
+    the replacement encodes every text."""
+
+    dim = EMBEDDING_DIM
+    FEW_TEXTS = 8  # one text at a time in numpy: cheaper than loading the torch model up to a few of them
+
+    def __init__(self) -> None:
+        self._batched: TextEncoder | None = None
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """[N, 384] float32, each row of unit length (``SentenceEncoder.encode``)."""
+        if self._batched is None:
+            self._batched = SentenceEncoder()  # cheap: the model loads on its first batch
+        if len(texts) <= self.FEW_TEXTS and type(self._batched) is MiniLMSentenceEncoder:
+            from models.numpy_forward import minilm_sentence_vectors
+
+            return minilm_sentence_vectors(list(texts))
+        return self._batched.encode(texts)
 
 
 @lru_cache(maxsize=1)

@@ -9,6 +9,9 @@ lemminflect's rules for unknown nouns ("docs" -> "doc").
 
 from __future__ import annotations
 
+import importlib.abc
+import sys
+import threading
 from functools import lru_cache
 from types import ModuleType
 
@@ -19,11 +22,37 @@ CLASS_ORDER = ("NOUN", "VERB", "ADJ", "ADV", "AUX")
 
 @lru_cache(maxsize=1)
 def _lemminflect() -> ModuleType:
-    """lemminflect, imported on first use: importing it imports spaCy (and torch through thinc), seconds that a
-    command which never looks a word up must not wait for (issue 33)."""
-    import lemminflect
+    """lemminflect, imported on first use and without spaCy (issue 33).
 
+    Its lexicon and rules (``lemminflect.core``) need nothing but numpy, but its ``__init__`` imports spaCy, when
+    it can, only to register ``Token._.lemma`` and ``Token._.inflect``, which Clarify never calls (it looks words
+    up directly); spaCy imports thinc and torch, seconds a conversation's first question must not wait for. So
+    when spaCy is not loaded yet, lemminflect is imported while spaCy reads as absent to this thread: the same
+    lexicon, the same lemmas. A spaCy imported later (induction's parser) works as before."""
+    if "spacy" in sys.modules:
+        import lemminflect
+
+        return lemminflect
+    hide = _HideSpacy(threading.get_ident())
+    sys.meta_path.insert(0, hide)
+    try:
+        import lemminflect
+    finally:
+        sys.meta_path.remove(hide)
     return lemminflect
+
+
+class _HideSpacy(importlib.abc.MetaPathFinder):
+    """An import finder under which ``import spacy`` fails with ImportError, in one thread only (another
+    thread importing spaCy at the same moment, e.g. a GUI worker, gets it as usual)."""
+
+    def __init__(self, thread: int) -> None:
+        self.thread = thread
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname.split(".")[0] == "spacy" and threading.get_ident() == self.thread:
+            raise ModuleNotFoundError(f"{fullname} hidden while lemminflect loads", name=fullname)
+        return None  # anything else: the next finder
 
 
 @lru_cache(maxsize=65536)

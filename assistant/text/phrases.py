@@ -23,8 +23,6 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from wordfreq import zipf_frequency
-
 from assistant.text.lemmas import can_be_noun, lemma, lemma_of, lemmas, verb_lemma, word_classes
 from assistant.text.tokens import STOPWORDS
 
@@ -174,7 +172,11 @@ def _is_attribute(word: str) -> bool:
     if lemma_of(word, "ADJ") != word:  # inflected: "easiest" -> "easy"
         return False
     participle = "VERB" in classes and lemma_of(word, "VERB") != word
-    return participle or zipf_frequency(word, "en") < EVERYDAY_ZIPF
+    if participle:
+        return True
+    from wordfreq import zipf_frequency  # here: induction needs it, a conversation imports this module (0.15 s)
+
+    return zipf_frequency(word, "en") < EVERYDAY_ZIPF
 
 
 def text_phrases(text: str, products: dict[tuple[str, ...], str] | None = None, max_ngram: int = 3) -> list[Phrase]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from models.checkpoint import load_checkpoint, read_json, save_checkpoint, write_json_atomic
+from models.checkpoint import load_checkpoint, load_checkpoint_arrays, read_json, save_checkpoint, write_json_atomic
 from models.errors import CheckpointError
 
 pytestmark = pytest.mark.reliability
@@ -21,16 +21,33 @@ def checkpoint(tmp_path):
 
 
 def one_line_error(path) -> str:
+    """The error of loading ``path`` with torch, after checking that serving's torch-free reader gives the same."""
     with pytest.raises(CheckpointError) as caught:
         load_checkpoint(path, expected_data="abc")
     message = str(caught.value)
     assert "\n" not in message and "retrain" in message
+    with pytest.raises(CheckpointError) as as_arrays:
+        load_checkpoint_arrays(path, expected_data="abc")
+    assert str(as_arrays.value) == message
     return message
 
 
 def test_a_good_checkpoint_loads(checkpoint):
     state, sidecar = load_checkpoint(checkpoint, expected_data="abc")
     assert torch.equal(state["w"], torch.ones(2)) and sidecar["config"] == {"size": 2}
+    arrays, same = load_checkpoint_arrays(checkpoint, expected_data="abc")
+    assert arrays["w"].tolist() == [1.0, 1.0] and same == sidecar
+
+
+def test_weights_that_are_not_finite_are_a_one_line_error(checkpoint):
+    save_checkpoint(checkpoint, {"w": torch.tensor([1.0, float("nan")])}, {"size": 2}, data="abc")
+    assert "not finite" in one_line_error(checkpoint)
+
+
+def test_stale_weights_are_refused_by_both_loaders(checkpoint):
+    for load in (load_checkpoint, load_checkpoint_arrays):
+        with pytest.raises(CheckpointError, match="different data"):
+            load(checkpoint, expected_data="other")
 
 
 @pytest.mark.parametrize(

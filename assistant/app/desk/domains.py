@@ -2,6 +2,9 @@
 missing), opening it for conversations, and importing crowd files into it.
 
 ``open_domain`` is the job the GUI's domain picker runs (in a worker); ``prepare`` is `clarify prepare`.
+
+Opening a prepared domain must not import the training stack (issue 33: `clarify ask` prints its first question
+without torch): what builds, trains or installs models is imported by the functions that do it.
 """
 
 from __future__ import annotations
@@ -12,16 +15,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from assistant import paths
-from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare
 from assistant.app.desk.listing import DomainEntry, available_domains, domain_stats
 from assistant.app.desk.own_faq import is_own_faq
-from assistant.app.models.calibration import calibrate_if_missing, calibration_missing
-from assistant.app.models.model_jobs import train_model_job
+from assistant.app.models.calibration import calibration_missing
 from assistant.app.models.model_sets import domain_lock
 from assistant.app.models.prior_choice import chosen_text_prior
 from assistant.app.models.registry import ModelRegistry
-from assistant.app.models.release import RELEASE_DIR, RELEASE_SEED, check_release, install_release, write_release
 from assistant.errors import ConfigError, DomainNotFoundError
+from assistant.paths import RELEASE_DIR
 from assistant.progress import Progress
 from assistant.store import KnowledgeBase
 from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
@@ -87,6 +88,11 @@ def _prepare(
     use_release: bool,
     release_dir: Path,
 ) -> Generator[Progress, None, list[str]]:
+    from assistant.app.desk.cold_start import cold_start_prepare
+    from assistant.app.models.calibration import calibrate_if_missing
+    from assistant.app.models.model_jobs import train_model_job
+    from assistant.app.models.release import check_release, install_release
+
     if not paths.domain_db_path(name).exists():
         if name not in BUNDLED_DOMAINS:
             raise DomainNotFoundError(f"domain {name!r} does not exist: import it first or pick a bundled one")
@@ -130,6 +136,9 @@ def _prepare(
 
 def _train_missing(registry: ModelRegistry, todo: list[str], name: str, seed: int) -> Generator[Progress, None, list]:
     """Fit, train or tune each model of ``todo`` (``ModelRegistry.missing``'s order); returns them."""
+    from assistant.app.desk.cold_start import cold_start_policy_config
+    from assistant.app.models.model_jobs import train_model_job
+
     for item in todo:  # the prior's fit, policies, then the rules tuned for them
         pace = item.rsplit("-", 1)[-1]
         # a FAQ's policies train as its cold start's
@@ -170,6 +179,8 @@ def reload_job(name: str, seed: int = 0) -> Generator[Progress, None, ModelRegis
         try:
             registry.encoder  # noqa: B018 - loading is the check
         except ModelMissingError:
+            from assistant.app.models.model_jobs import train_model_job
+
             yield Progress(0, 0, f"fitting the text prior of {name} to its new entries")
             yield from train_model_job(registry, "prior", seed)
             registry = ModelRegistry(name)
@@ -249,6 +260,8 @@ def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None,
 def release_job(name: str, release_dir: Path = RELEASE_DIR) -> Generator[Progress, None, dict]:
     """Train the models of bundled domain ``name`` from ``RELEASE_SEED`` in the current (fresh) home and write
     them with their manifest into ``release_dir/name``; returns the manifest."""
+    from assistant.app.models.release import RELEASE_SEED, write_release
+
     if paths.models_dir(name).exists() and any(paths.models_dir(name).iterdir()):
         raise ConfigError(
             f"{paths.models_dir(name)} already holds models: build release models in a fresh CLARIFY_HOME "

@@ -22,7 +22,6 @@ from assistant.settings import MAX_TITLE_CHARS
 from assistant.store import KnowledgeBase, write_domain
 from crowdsourcing.adapters import BUNDLED_DOMAINS
 from crowdsourcing.own_faq import FORMATS, FaqEntry, ParsedFaq, check_source, faq_format, parse_faq
-from crowdsourcing.own_faq.building import CATEGORY_TAG, faq_domain_data
 
 __all__ = [
     "FORMATS",
@@ -89,6 +88,8 @@ def is_own_faq(name: str) -> bool:
 
 def _categories(kb: KnowledgeBase) -> dict[str, str]:
     """{label key: its category} as stored (the topic question's annotations; {} without one)."""
+    from crowdsourcing.own_faq.building import CATEGORY_TAG
+
     rows = kb.label_answers(CATEGORY_TAG, "induced")
     best: dict[str, tuple[float, str]] = {}
     for key, answer, count in rows:
@@ -143,6 +144,8 @@ def stored_entries(name: str) -> list[FaqEntry]:
 def refresh_job(name: str) -> Generator[Progress, None, dict]:
     """Induce the questions and synthesize the queries of an own-FAQ domain again from its stored entries
     (after an entry was added from the inbox); every entry keeps its row, sessions and learned queries."""
+    from crowdsourcing.own_faq.building import faq_domain_data
+
     yield Progress(0, 2, f"inducing the questions of {name} again from its {len(stored_entries(name))} entries")
     with KnowledgeBase.open(name) as kb:
         meta = kb.get_meta()
@@ -199,6 +202,10 @@ def create_domain_job(
 ) -> Generator[Progress, None, FaqDomainReport]:
     """Create domain ``name`` from a FAQ (``update``: update it after the FAQ was edited); yields progress,
     returns the report. Raises ValidationError (nothing written) when the FAQ has problems."""
+    # here, not at the top: building induces questions (wordfreq, the wording gate), and opening a domain for
+    # a conversation imports this module (issue 33)
+    from crowdsourcing.own_faq.building import faq_domain_data
+
     _check_target(name, update)
     title = check_title(title)
     check_source(source)

@@ -43,7 +43,7 @@ from assistant.progress import Progress
 from assistant.settings import CANDIDATE_SETTINGS, MAX_QUESTIONS, PACES, SHORTLIST_SIZE, TEXT_PRIORS, VARIANTS
 from assistant.store import Domain, KnowledgeBase
 from assistant.store.agent_view import agent_view
-from assistant.text.embeddings import CachingSentenceEncoder  # torch is loaded already; transformers stays lazy
+from assistant.text.embeddings import CachingSentenceEncoder, ServingSentenceEncoder  # light: MiniLM loads on use
 from models.checkpoint import data_hash, read_json, read_sidecar, write_json_atomic
 
 if TYPE_CHECKING:
@@ -138,9 +138,11 @@ class ModelRegistry:
 
     @property
     def text_encoder(self) -> CachingSentenceEncoder:
-        """Pooled MiniLM for the comparison phase's candidate features, with a per-domain disk cache."""
+        """Pooled MiniLM for the comparison phase's candidate features, with a per-domain disk cache; the query,
+        never cached, in numpy (``ServingSentenceEncoder``)."""
         if self._text_encoder is None:
-            self._text_encoder = CachingSentenceEncoder(paths.models_dir(self.name) / "text-embeddings.npz")
+            path = paths.models_dir(self.name) / "text-embeddings.npz"
+            self._text_encoder = CachingSentenceEncoder(path, ServingSentenceEncoder())
         return self._text_encoder
 
     @property
@@ -370,7 +372,7 @@ class ModelRegistry:
         yield Progress(1, 3, "embedding the answers for the comparisons")
         self.text_encoder.warm([text for label in self.domain.labels for text in candidate_texts(label)])
         yield Progress(2, 3, "loading the sentence encoder")
-        self.text_encoder.encoder.encode(["warm up"])  # not cached: only loads the model
+        self.text_encoder.encoder.encode(["warm up"])  # not cached: only loads what embeds a query
         yield Progress(3, 3, "ready")
 
     # ---- products ----

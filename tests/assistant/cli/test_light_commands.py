@@ -21,7 +21,7 @@ HEAVY = ("torch", "transformers", "spacy", "lemminflect", "sentence_transformers
 # Runs the command as `clarify` would, then reports the heavy modules it imported (a refusal exits with code 2).
 PROBE = """
 import json, sys
-from assistant.cli.main import main
+from assistant.cli.root import main
 try:
     main(args=sys.argv[1:], prog_name="clarify")
 except SystemExit as exit:

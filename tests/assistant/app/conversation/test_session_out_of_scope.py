@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from assistant.app.conversation.session import Session, SessionConfig
 from assistant.app.desk.crowd import export_job, export_unanswered_job
-from assistant.cli.main import main
+from assistant.cli import main
 from assistant.errors import ConfigError, SessionStateError
 from assistant.store import KnowledgeBase
 from tests.support.desk import MODEL, DeskAgents

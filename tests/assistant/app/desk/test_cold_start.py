@@ -107,7 +107,7 @@ def test_prepare_takes_the_cold_start_path_once_and_says_so(tiny_faq, monkeypatc
     def tiny(name, seed=0, try_sru=True):
         return original(name, seed, try_sru, policy_iterations=2, sru_probe=TINY_PROBE)
 
-    monkeypatch.setattr("assistant.app.desk.domains.cold_start_prepare", tiny)
+    monkeypatch.setattr(cold_start, "cold_start_prepare", tiny)  # domains imports it where it prepares
     done = run_job(prepare("tiny"))
     assert done[0] == "cold start" and done[1].startswith("text prior:")
     assert run_job(prepare("tiny")) == []  # prepared: nothing left to do

@@ -154,6 +154,6 @@ def test_reloading_fits_a_prior_no_longer_calibrated_on_the_data_first(monkeypat
         yield from ()
 
     monkeypatch.setattr(domains, "ModelRegistry", Registry)
-    monkeypatch.setattr(domains, "train_model_job", fit)
+    monkeypatch.setattr("assistant.app.models.model_jobs.train_model_job", fit)  # domains imports it where it trains
     registry = run_job(domains.reload_job("pool"))
     assert fitted == ["pool"] and registry.encoder == "prior"

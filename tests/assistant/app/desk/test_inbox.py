@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from assistant.app.desk.inbox import INBOX_SOURCE, assign, dismiss, inbox_items, new_entry_job
 from assistant.app.desk.own_faq import create_domain_job
-from assistant.cli.main import main
+from assistant.cli import main
 from assistant.errors import ConfigError
 from assistant.progress import run_job
 from assistant.store import KnowledgeBase, SessionLog

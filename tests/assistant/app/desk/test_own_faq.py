@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from assistant import paths
 from assistant.app.desk.own_faq import create_domain_job, faq_changes
-from assistant.cli.main import main
+from assistant.cli import main
 from assistant.errors import ConfigError, ValidationError
 from assistant.progress import run_job
 from assistant.simulation.protocol import answer_correlation, simulation_protocol

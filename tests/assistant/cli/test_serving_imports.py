@@ -1,0 +1,75 @@
+"""A first question without the training stack (issue 33): on a prepared home, `clarify ask faq "..."` up to its
+first question, and `clarify ask faq --resume N`, import no torch, scikit-learn, spaCy, transformers or sru.
+Each runs in a fresh interpreter (this test process has them loaded already)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow  # the prepared faq home (tests/conftest.py) takes about 25 s of CPU
+
+ROOT = Path(__file__).resolve().parents[3]
+HEAVY = ("torch", "sklearn", "spacy", "thinc", "transformers", "sru", "sentence_transformers")
+
+# Runs `clarify ARGS` with the person's lines on stdin, then reports what it printed and the heavy modules it imported.
+PROBE = """
+import json, sys
+from assistant.cli import main
+try:
+    main(args=sys.argv[1:], prog_name="clarify")
+except SystemExit as exit:
+    code = exit.code
+else:
+    code = 0
+heavy = [m for m in {heavy!r} if m in sys.modules]
+print(json.dumps({{"code": code, "heavy": heavy}}), file=sys.stderr)
+"""
+
+
+def _run(home: Path, args: list[str], lines: str) -> tuple[dict, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CLARIFY_HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
+        cwd=ROOT,
+        env=env,
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return json.loads(done.stderr.strip().splitlines()[-1]), done.stdout
+
+
+def test_the_first_question_and_a_resumed_session_need_no_training_stack(prepared_faq_home):
+    seen, printed = _run(prepared_faq_home, ["ask", "faq", "my email does not sync"], "q\n")
+    assert seen["code"] == 0, printed
+    assert "Q1:" in printed  # it did ask
+    assert seen["heavy"] == []
+    session = re.search(r"--resume (\d+)", printed)
+    assert session, printed
+    seen, printed = _run(prepared_faq_home, ["ask", "faq", "--resume", session.group(1)], "s\nq\n")  # one answer
+    assert seen["code"] == 0, printed
+    assert "Q2:" in printed
+    assert seen["heavy"] == []
+
+
+def test_the_shortlist_and_a_comparison_need_no_training_stack(prepared_faq_home):
+    """Answering the first question ends the questions here: the shortlist embeds the new query with MiniLM
+    (in numpy: ``ServingSentenceEncoder``), then the person rejects the first answer shown."""
+    seen, printed = _run(prepared_faq_home, ["ask", "faq", "my email sync is broken"], "1\nn\nq\n")
+    assert seen["code"] == 0, printed
+    assert "Shortlist after 1 question" in printed
+    assert seen["heavy"] == []
+
+
+def test_the_probe_sees_the_training_stack(prepared_faq_home):
+    """The check can fail: a command that trains imports torch (a refused `train` still loads its jobs)."""
+    seen, _ = _run(prepared_faq_home, ["train", "encoder", "no-such-domain"], "")
+    assert seen["code"] == 2 and "torch" in seen["heavy"]
