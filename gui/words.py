@@ -9,8 +9,11 @@ them). Nothing here decides anything.
 
 from __future__ import annotations
 
-from assistant.app.conversation.session import AnswerKind, ProposalReason, RankingStopReason, SessionStatus, StopReason
+from assistant.app.conversation.phases import ProposalReason
+from assistant.clarification.records import AnswerKind, StopReason
 from assistant.progress import eta_text
+from assistant.ranking.oracle import RankingStopReason
+from assistant.store import SessionStatus
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:

@@ -309,7 +309,7 @@ class ProgressDialog(QDialog):
         worker.cancelled.connect(self.accept)  # also when abandoned: its thread may end later
 
     def _metrics(self, batch: list[Progress]) -> None:
-        from gui.widgets import LearningCurve, curve_records  # pyqtgraph only once a job reports metrics
+        from gui.plots import LearningCurve, curve_records  # pyqtgraph only once a job reports metrics
 
         records = curve_records(batch)
         if not records or self.desk:
