@@ -118,6 +118,7 @@ def run(domain: str | None, no_open: bool) -> int:
 
     sys.excepthook = _excepthook
     collection = GuiThreadGarbageCollection()
+    collection.young_only()  # until the first domain is ready and its heap frozen (below)
     collection.start()
     window = MainWindow(initial_domain=domain, open_initial=not no_open)
     trace = trace_from_environment(window)  # the bench's timings (gui.launch_trace), off unless asked for
@@ -130,7 +131,7 @@ def run(domain: str | None, no_open: bool) -> int:
     # load after the window shows: what they bring is frozen once the first domain is ready.
     gc.collect()
     gc.freeze()
-    window.domainReady.connect(lambda _name: gc.freeze())
+    window.domainReady.connect(lambda _name: collection.freeze())
     code = int(app.exec())
     # End at once: the window is gone, every session is saved turn by turn and the settings are written
     # here. A normal interpreter shutdown (torch's teardown, a job that would not stop in a worker) took
