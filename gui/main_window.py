@@ -509,7 +509,10 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.settings, self.domain, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         domain = self.domain
-        dialog.accepted.connect(lambda: self.controller.set_config(session_config(self.settings, domain)))
+        # with no domain open yet the settings are read when it opens (``_use_registry``): reading them now would
+        # import the session's modules in the GUI thread, waiting for the worker that is importing them
+        if domain is not None:
+            dialog.accepted.connect(lambda: self.controller.set_config(session_config(self.settings, domain)))
         dialog.open()
         return dialog
 

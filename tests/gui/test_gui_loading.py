@@ -134,6 +134,18 @@ def test_another_domain_picked_while_loading_waits_its_turn(qtbot, settings):
     assert gate.names == ["tiny"]
 
 
+def test_settings_changed_while_loading_hold_once_the_domain_is_ready(qtbot, settings):
+    gate = Gate()
+    window = loading_window(qtbot, settings, gate)
+    dialog = window.open_settings()
+    dialog.budget.setValue(5)
+    dialog.accept()
+    gate.release.set()
+    qtbot.waitUntil(lambda: window.domain == "tiny" and window.controller.attached, timeout=TIMEOUT_MS)
+    wait_idle(qtbot, window)
+    assert window.controller.config.ranking_budget == 5
+
+
 def test_the_window_opens_without_the_model_stack(tmp_path):
     """What makes the window show at once: constructing and showing it imports no torch, sklearn,
     transformers, pyqtgraph or model registry (they load in the worker that opens the domain)."""
