@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QVBoxLayout, QWidget
 
 from assistant.app.conversation.phases import Phase
 from assistant.app.desk.listing import available_domains
@@ -97,10 +97,11 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.compare_page, "Compare")
         self.tabs.addTab(self.history_page, "History")
         # The Lab and Summarize pages need the research stack (seconds of imports): each is made when it is
-        # first shown (a placeholder holds its tab until then), never while the window opens or a domain loads.
+        # first shown (a placeholder holds its tab until then), never while the window opens, nor while the
+        # first domain loads (the worker imports that stack then: the GUI thread would wait for it, frozen).
         self._lab_page: LabPage | None = None
         self._summarize_page: SummarizePage | None = None
-        self._placeholders = {"lab": QWidget(self), "summarize": QWidget(self)}
+        self._placeholders = {name: self._placeholder(name) for name in ("lab", "summarize")}
         self.tabs.addTab(self._placeholders["lab"], "Lab")
         self.tabs.addTab(self._placeholders["summarize"], "Summarize")
         self.tabs.currentChanged.connect(self._page_changed)
@@ -318,6 +319,8 @@ class MainWindow(QMainWindow):
         for page in (self._lab_page, self._summarize_page):  # made later already know it (their properties)
             if page is not None:
                 page.set_domain(name)
+        if self.tabs.currentWidget() in self._placeholders.values():  # shown while loading: its page now
+            self._page_changed(self.tabs.currentIndex())
         self.settings.setValue("app/last_domain", name)
         self.setWindowTitle(f"{APP_NAME} — {name}")
         notice = getattr(registry, "notice", "")
@@ -442,7 +445,23 @@ class MainWindow(QMainWindow):
     def show_page(self, name: str) -> None:
         if name not in PAGES:
             raise KeyError(name)
+        if name in self._placeholders and self._first_loading:
+            self.tabs.setCurrentWidget(self._placeholders[name])  # made once the domain is ready
+            return
         self.tabs.setCurrentWidget(getattr(self, f"{name}_page"))  # the Lab and Summarize pages are made now
+
+    @property
+    def _first_loading(self) -> bool:
+        """The first domain of this run is loading: the research stack is being imported in its worker."""
+        return self.domain is None and is_running(self.opening)
+
+    def _placeholder(self, name: str) -> QWidget:
+        widget = QWidget(self)
+        widget.setObjectName(f"{name}Placeholder")
+        label = QLabel(f"The {name.capitalize()} page opens once the domain is ready.", widget)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        QVBoxLayout(widget).addWidget(label)
+        return widget
 
     def summarize_answers(self, request: tuple) -> None:
         """The Compare page's "Summarize these answers": the FAQ's answers on the Summarize page."""
@@ -454,9 +473,9 @@ class MainWindow(QMainWindow):
         widget = self.tabs.widget(index)
         if widget is self.history_page:
             self.history_page.refresh()
-        elif widget is self._placeholders["lab"]:
+        elif widget is self._placeholders["lab"] and not self._first_loading:
             self.tabs.setCurrentWidget(self.lab_page)
-        elif widget is self._placeholders["summarize"]:
+        elif widget is self._placeholders["summarize"] and not self._first_loading:
             self.tabs.setCurrentWidget(self.summarize_page)
 
     def _replace_placeholder(self, name: str, page: QWidget, title: str) -> None:

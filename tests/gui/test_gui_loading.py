@@ -146,6 +146,20 @@ def test_settings_changed_while_loading_hold_once_the_domain_is_ready(qtbot, set
     assert window.controller.config.ranking_budget == 5
 
 
+def test_the_lab_waits_for_the_first_domain_instead_of_freezing_the_window(qtbot, settings):
+    """Making the Lab imports the research stack, which the loading worker is importing: the GUI thread would
+    wait for it. While the first domain loads, the Lab's tab says it opens once the domain is ready."""
+    gate = Gate()
+    window = loading_window(qtbot, settings, gate)
+    window.show_page("lab")
+    assert window.tabs.currentWidget().objectName() == "labPlaceholder"
+    assert window.findChild(QWidget, "labPage") is None
+    gate.release.set()
+    qtbot.waitUntil(lambda: window.findChild(QWidget, "labPage") is not None, timeout=TIMEOUT_MS)
+    assert window.tabs.currentWidget() is window.lab_page and window.lab_page.domain == "tiny"
+    wait_idle(qtbot, window)
+
+
 def test_the_window_opens_without_the_model_stack(tmp_path):
     """What makes the window show at once: constructing and showing it imports no torch, sklearn,
     transformers, pyqtgraph or model registry (they load in the worker that opens the domain)."""
