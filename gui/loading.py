@@ -38,8 +38,8 @@ class LoadingBanner(Card):
         self.name = name
         self.title.setText(f"Getting {name} ready")
         self.panel.follow(worker)
-        self.panel.bar.show()
-        self.panel.cancel_button.show()
+        for widget in (self.panel.bar, self.panel.cancel_button, self.panel.message):
+            widget.show()
         self.panel.message.setText("Starting…")
         self.note.setText(f"You can type your question now: it is answered as soon as {name} is ready.")
         self.show()
@@ -49,10 +49,10 @@ class LoadingBanner(Card):
         self.note.setText(f"Your question “{query}” is kept: it is answered as soon as {self.name} is ready.")
 
     def stopped(self, text: str) -> None:
-        """The job ended without a domain (cancelled, failed): say so, with no progress left to show."""
+        """The job ended without a domain (cancelled, failed): say so, with no progress left to show (a job
+        abandoned while stuck may still report a step later: the progress line stays hidden)."""
         self.title.setText(f"{self.name} is not ready")
-        self.panel.bar.hide()
-        self.panel.cancel_button.hide()
-        self.panel.message.setText("")
+        for widget in (self.panel.bar, self.panel.cancel_button, self.panel.message):
+            widget.hide()
         self.note.setText(text)
         self.show()

@@ -107,7 +107,7 @@ def test_cancel_while_loading_keeps_the_question_and_says_what_happened(qtbot, s
     qtbot.waitUntil(lambda: window.opening is None, timeout=TIMEOUT_MS)
     note = page.loading.note.text()
     assert page.loading.isVisible() and "cancelled" in note and "still in the box" in note
-    assert not page.loading.panel.cancel_button.isVisible()
+    assert not page.loading.panel.cancel_button.isVisible() and not page.loading.panel.message.isVisible()
     assert "cancelled" in window.statusBar().currentMessage()
     assert page.query_input.text() == "red breast" and page.query_input.isEnabled()
     assert window.controller.snapshot is None and window.pending_query is None
