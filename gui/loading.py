@@ -8,6 +8,8 @@ never blocks the window (no modal dialog): the person can type, switch pages and
 
 from __future__ import annotations
 
+import contextlib
+
 from PySide6.QtWidgets import QLabel, QWidget
 
 from gui.widgets import Card
@@ -52,6 +54,10 @@ class LoadingBanner(Card):
         """The job ended without a domain (cancelled, failed): say so, with no progress left to show (a job
         abandoned while stuck may still report a step later: the progress line stays hidden)."""
         self.title.setText(f"{self.name} is not ready")
+        worker = self.panel.worker
+        if worker is not None:  # nor does it move the progress of the next loading
+            with contextlib.suppress(RuntimeError, TypeError):  # already gone
+                worker.progressed.disconnect(self.panel.show_progress)
         for widget in (self.panel.bar, self.panel.cancel_button, self.panel.message):
             widget.hide()
         self.note.setText(text)
