@@ -112,19 +112,26 @@ def run(domain: str | None, no_open: bool) -> int:
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORGANIZATION)
 
+    from gui.launch_trace import trace_from_environment
     from gui.main_window import MainWindow
     from gui.workers import GuiThreadGarbageCollection
 
     sys.excepthook = _excepthook
     collection = GuiThreadGarbageCollection()
+    collection.young_only()  # until the first domain is ready and its heap frozen (below)
     collection.start()
     window = MainWindow(initial_domain=domain, open_initial=not no_open)
+    trace = trace_from_environment(window)  # the bench's timings (gui.launch_trace), off unless asked for
     window.show()
+    if trace is not None:
+        trace.shown()
     interrupt = quit_on_interrupt(window)  # noqa: F841 - the timer lives as long as the app
     # Everything alive now lives as long as the app: keep it out of the full collections, which would
-    # otherwise pause the window for a few hundred ms now and then (torch alone makes a big heap).
+    # otherwise pause the window for a few hundred ms now and then (torch alone makes a big heap). The models
+    # load after the window shows: what they bring is frozen once the first domain is ready.
     gc.collect()
     gc.freeze()
+    window.domainReady.connect(lambda _name: collection.freeze())
     code = int(app.exec())
     # End at once: the window is gone, every session is saved turn by turn and the settings are written
     # here. A normal interpreter shutdown (torch's teardown, a job that would not stop in a worker) took

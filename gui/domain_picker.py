@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from assistant.app.desk.domains import DomainEntry
+from assistant.app.desk.listing import DomainEntry
 
 
 class DomainPicker(QComboBox):

@@ -27,14 +27,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.conversation.session import Phase
-from assistant.app.desk.inbox import assign, dismiss, entries_of, inbox_items, new_entry_job
-from assistant.app.desk.learning import learn_from_use_job
+from assistant.app.conversation.phases import Phase
 from assistant.progress import Progress
 from gui.qt_models import Column, RecordTableModel
 from gui.widgets import make_table, stretch_column
 from gui.words import counted
 from gui.workers import JobWorker, WorkerPool, is_running
+
+
+def _inbox() -> Any:
+    """assistant.app.desk.inbox, loaded when the inbox first opens (the window opens before the models load)."""
+    from assistant.app.desk import inbox
+
+    return inbox
 
 
 class InboxModel(RecordTableModel):
@@ -138,8 +143,8 @@ class InboxDialog(QDialog):
         return button
 
     def refresh(self) -> None:
-        items = inbox_items(self.domain)
-        labels = entries_of(self.domain)
+        items = _inbox().inbox_items(self.domain)
+        labels = _inbox().entries_of(self.domain)
         self.model.titles = {label.key: label.name for label in labels}
         self.model.set_records(items)
         self.entry.blockSignals(True)
@@ -193,7 +198,7 @@ class InboxDialog(QDialog):
         item = self.selected()
         if item is None or self.entry.currentIndex() < 0:
             return None
-        done = assign(self.domain, item.session_id, str(self.entry.currentData()))
+        done = _inbox().assign(self.domain, item.session_id, str(self.entry.currentData()))
         title = self.model.titles.get(done["label"], done["label"])
         self._done(f"Filed “{escape(item.query)}” under “{escape(title)}”{self._twins(done)}.")
         return done
@@ -207,7 +212,7 @@ class InboxDialog(QDialog):
         item = self.selected()
         if item is None:
             return None
-        done = dismiss(self.domain, item.session_id)
+        done = _inbox().dismiss(self.domain, item.session_id)
         self._done(f"Set aside “{escape(item.query)}”{self._twins(done)}.")
         return done
 
@@ -220,7 +225,7 @@ class InboxDialog(QDialog):
             self.done_label.setText("<b>Write the answer of the new entry first.</b>")
             return None
         title = self.new_title.text().strip()
-        worker = JobWorker(lambda: new_entry_job(self.domain, item.session_id, answer, title), "New entry")
+        worker = JobWorker(lambda: _inbox().new_entry_job(self.domain, item.session_id, answer, title), "New entry")
         self.done_label.setText(f"Adding the new entry “{escape(title or item.query)}”…")
 
         def added(done: dict) -> None:
@@ -238,6 +243,8 @@ class InboxDialog(QDialog):
 def learn_job(name: str):
     """Learning from use after a session: nothing until enough accepted sessions are new."""
     yield Progress(0, 0, f"checking the accepted sessions of {name}")
+    from assistant.app.desk.learning import learn_from_use_job
+
     return (yield from learn_from_use_job(name))
 
 

@@ -13,9 +13,13 @@ found, two at a time, so that you can pick the best one. Everything you do is sa
 <h3>The window</h3>
 <p>The toolbar: the <b>Domain</b> you ask about (<i>faq</i>: software FAQs, <i>birds</i>: bird species,
 <i>banking</i>: banking requests, <i>clinc</i>: requests to a voice assistant, and any domain made from your
-own FAQ; the first time, Clarify prepares a domain, which can take a few minutes and
-can be cancelled), <b>New question</b>, <b>Undo</b>, <b>Import crowd data</b> and <b>Clarify help</b>. The
+own FAQ), <b>New question</b>, <b>Undo</b>, <b>Import crowd data</b> and <b>Clarify help</b>. The
 pages are tabs: <b>Ask</b>, <b>Compare</b>, <b>History</b>, <b>Lab</b> and <b>Summarize</b>.</p>
+
+<p>While a domain gets ready (when the window opens, or the first time a domain is prepared, which can
+take a few minutes), the Ask page shows its progress with <b>Cancel</b>. You can type your question meanwhile
+and press <b>Ask</b>: it is kept and answered as soon as the domain is ready. After <b>Cancel</b> your question
+stays in the field; press <b>Ask</b> again to get the domain ready and have it answered.</p>
 
 <h3>Ask</h3>
 <ol>

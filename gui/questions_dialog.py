@@ -9,7 +9,7 @@ so that a hidden question is not asked from the next question on.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor
@@ -25,11 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.desk.questions import QuestionEntry, change_job, listing_job
 from gui.qt_models import Column, RecordTableModel
 from gui.widgets import make_table, stretch_column
 from gui.words import tag_words
 from gui.workers import JobWorker, WorkerPool
+
+if TYPE_CHECKING:  # loaded when the dialog first lists a domain's questions
+    from assistant.app.desk.questions import QuestionEntry
 
 
 def _yes(flag: bool) -> str:
@@ -134,6 +136,8 @@ class QuestionsDialog(QDialog):
     def refresh(self) -> None:
         """Read the questions again (in a worker)."""
         saved = self.status.text()
+        from assistant.app.desk.questions import listing_job
+
         self._run(lambda: listing_job(self.domain), self._listed, self.READING)
         if saved.startswith("Saved"):
             self.status.setText(saved)
@@ -180,6 +184,8 @@ class QuestionsDialog(QDialog):
             args = (self.wording.text(),)
         elif change == "reword_option":
             args = (self.option.currentText(), self.option_wording.text())
+        from assistant.app.desk.questions import change_job
+
         self._run(lambda: change_job(self.domain, change, entry.tag, *args), self._changed, "Saving…")
 
     def _changed(self, entry: QuestionEntry) -> None:

@@ -10,12 +10,16 @@ it only copies what the session already says: every probability comes from the s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assistant.app.conversation.session import FinalAnswer, OutOfScopeView, Phase, QuestionView, Session, SessionStatus
-from assistant.app.conversation.session_state import Candidate, QuestionExplanation
-from assistant.app.conversation.view import SessionView, session_view
-from assistant.app.research.summaries import faq_answers
+from assistant.app.conversation.phases import Phase
+from assistant.store import SessionStatus
+
+if TYPE_CHECKING:  # the session's modules load with the models, in the session thread (the window opens first)
+    from assistant.app.conversation.session import Session
+    from assistant.app.conversation.session_records import FinalAnswer, OutOfScopeView, QuestionView
+    from assistant.app.conversation.session_state import Candidate, QuestionExplanation
+    from assistant.app.conversation.view import SessionView
 
 POSTERIOR_SIZE = 10
 
@@ -139,6 +143,8 @@ def _transcript(session: Session) -> tuple[tuple[dict[str, Any], ...], dict[str,
 
 def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
     """Read everything the pages show from ``session`` (call it in the session's own thread)."""
+    from assistant.app.conversation.view import session_view
+
     question = session.question
     view = session_view(session, POSTERIOR_SIZE)
     posterior = tuple(LabelProbability(e.rank, e.key, e.name, e.probability) for e in view.entries)
@@ -190,5 +196,7 @@ def _label_name(session: Session, key: str, missing: str = "an answer no longer 
 
 
 def _answers_to_summarize(session: Session) -> tuple[str, str, tuple[str, ...]] | None:
+    from assistant.app.research.summaries import faq_answers
+
     found = faq_answers(session) if session.phase in (Phase.DECIDED, Phase.FINISHED, Phase.FAILED) else None
     return None if found is None else (found[0], found[1], tuple(found[2]))

@@ -11,7 +11,9 @@ from html import escape
 from typing import Any
 
 from assistant.app.conversation.numbers import percent
-from assistant.app.conversation.session import AnswerKind, EntryKind, Phase, StopReason
+from assistant.app.conversation.phases import Phase
+from assistant.clarification.records import AnswerKind, StopReason
+from assistant.store import EntryKind
 from gui.snapshot import SessionSnapshot
 from gui.words import STOP_REASONS, stop_words
 

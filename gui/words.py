@@ -9,8 +9,10 @@ them). Nothing here decides anything.
 
 from __future__ import annotations
 
-from assistant.app.conversation.session import AnswerKind, ProposalReason, RankingStopReason, SessionStatus, StopReason
+from assistant.app.conversation.phases import ProposalReason
+from assistant.clarification.records import AnswerKind, StopReason
 from assistant.progress import eta_text
+from assistant.store import SessionStatus
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:
@@ -56,14 +58,16 @@ STOP_REASONS = {
     StopReason.OUT_OF_SCOPE: "nothing here seems to fit",
     StopReason.CLOSEST: "you asked for the closest answers",
 }
-# Why an answer is proposed (the ranker's stop reason, or the person's own "done": StopReason.USER).
+# Why an answer is proposed (the ranker's stop reason, or the person's own "done": StopReason.USER). Keyed by
+# the values of assistant.ranking.oracle.RankingStopReason (a test holds that every one has words): importing
+# the ranking package (scipy) would cost the window's start a third of a second.
 DECIDED_REASONS = {
-    RankingStopReason.CONFIDENT: "Clarify is sure enough of this answer",
-    RankingStopReason.BUDGET: "That was the last comparison",
-    RankingStopReason.NO_PAIR_LEFT: "Every pair has been compared",
-    RankingStopReason.SINGLE_CANDIDATE: "The one answer left to compare",
-    RankingStopReason.ONE_LEFT: "You ruled out the others",
-    RankingStopReason.ALL_RULED_OUT: "You ruled out every answer",
+    "confident": "Clarify is sure enough of this answer",
+    "budget": "That was the last comparison",
+    "no_pair_left": "Every pair has been compared",
+    "single_candidate": "The one answer left to compare",
+    "one_left": "You ruled out the others",
+    "all_ruled_out": "You ruled out every answer",
 }
 ANSWER_KINDS = {
     AnswerKind.OPTION: "an answer",
@@ -87,6 +91,8 @@ def decided_words(reason: str | None) -> str:
         return "You are done comparing"
     if reason == ProposalReason.BEST_ANSWER:
         return "The answer that fits your question best"
+    from assistant.ranking.oracle import RankingStopReason  # reads older names as today's
+
     try:
         return DECIDED_REASONS[RankingStopReason(reason or "")]
     except (ValueError, KeyError):
@@ -270,16 +276,15 @@ _CODE_LIKE = {
     "lexrank",
     "textrank",
 }
-INTERNAL_NAMES = frozenset(
-    name
-    for table in (RANKING_MODELS, PAIR_CHOICES, SYSTEMS, VARIANTS, METRICS, SUMMARY_MAKERS)
-    for name in table
-    if "_" in name or name in _CODE_LIKE
-) | frozenset(
-    str(member)
-    for enum in (StopReason, RankingStopReason, SessionStatus, AnswerKind)
-    for member in enum
-    if "_" in member
+INTERNAL_NAMES = (
+    frozenset(
+        name
+        for table in (RANKING_MODELS, PAIR_CHOICES, SYSTEMS, VARIANTS, METRICS, SUMMARY_MAKERS)
+        for name in table
+        if "_" in name or name in _CODE_LIKE
+    )
+    | frozenset(str(member) for enum in (StopReason, SessionStatus, AnswerKind) for member in enum if "_" in member)
+    | frozenset(reason for reason in DECIDED_REASONS if "_" in reason)
 )
 
 

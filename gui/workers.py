@@ -41,6 +41,13 @@ class GuiThreadGarbageCollection:
     Lab export rendered its plot with matplotlib in a worker while pyqtgraph painted the live plot.
     ``start()`` in the GUI thread (the app does; the GUI tests do around each test), ``stop()`` collects once
     more and turns automatic collection back on.
+
+    ``young_only()`` collects only the youngest generation, ten times as often, until ``freeze()``: while a
+    worker imports the model stack (the app opens before the models load) it allocates hundreds of thousands
+    of objects a second, which a collection a second (and a full one now and then) walked in the GUI thread
+    in pauses of up to 0.3 s (0.5 s of the GUI thread in all, seen with py-spy on a relaunch). ``freeze()``
+    (once the first domain is ready) moves what is alive then out of every collection (the few cycles that
+    died meanwhile in the older generations with it) and collects as before.
     """
 
     def __init__(self, interval_ms: int = 1000) -> None:
@@ -48,6 +55,17 @@ class GuiThreadGarbageCollection:
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(self.collect)
         self.thresholds = gc.get_threshold()
+        self.interval_ms = interval_ms
+        self.oldest = len(self.thresholds) - 1  # the oldest generation ``collect`` may collect
+
+    def young_only(self) -> None:
+        self.oldest = 0
+        self.timer.setInterval(max(1, self.interval_ms // 10))
+
+    def freeze(self) -> None:
+        gc.freeze()
+        self.oldest = len(self.thresholds) - 1
+        self.timer.setInterval(self.interval_ms)
 
     def start(self) -> None:
         gc.disable()
@@ -58,7 +76,7 @@ class GuiThreadGarbageCollection:
         oldest rarely. Returns the oldest generation collected (-1: none)."""
         collected = -1
         for generation, (count, threshold) in enumerate(zip(gc.get_count(), self.thresholds)):
-            if count <= threshold:
+            if count <= threshold or generation > self.oldest:
                 break
             gc.collect(generation)
             collected = generation
@@ -309,7 +327,7 @@ class ProgressDialog(QDialog):
         worker.cancelled.connect(self.accept)  # also when abandoned: its thread may end later
 
     def _metrics(self, batch: list[Progress]) -> None:
-        from gui.widgets import LearningCurve, curve_records  # pyqtgraph only once a job reports metrics
+        from gui.plots import LearningCurve, curve_records  # pyqtgraph only once a job reports metrics
 
         records = curve_records(batch)
         if not records or self.desk:

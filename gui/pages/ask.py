@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import math
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent, QTextCursor
@@ -27,15 +28,19 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.app.conversation.numbers import percent
-from assistant.app.conversation.session import Phase
-from assistant.app.conversation.session_state import QuestionExplanation
+from assistant.app.conversation.phases import Phase
 from gui.controller import SessionController
+from gui.loading import LoadingBanner
 from gui.options import OPTION_KEYS, OptionArea, OptionButton, option_key
 from gui.qt_models import PosteriorModel
-from gui.snapshot import OutOfScopeView, SessionSnapshot
+from gui.snapshot import SessionSnapshot
 from gui.transcript import transcript_html
 from gui.widgets import Card, make_table, press_if_shown, stretch_column, window_shortcuts
 from gui.words import counted
+
+if TYPE_CHECKING:
+    from assistant.app.conversation.session_records import OutOfScopeView
+    from assistant.clarification.explanation import QuestionExplanation
 
 LN2 = math.log(2.0)
 
@@ -211,6 +216,10 @@ class AskPage(QWidget):
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        # getting the domain ready (the window opens before its models load): progress, Cancel, the kept
+        # question; in this column, which the posterior's column keeps taller anyway (the window never grows)
+        self.loading = LoadingBanner(left)
+        left_layout.addWidget(self.loading)
         left_layout.addWidget(self.transcript, 1)
         left_layout.addWidget(self.card)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import re
 from html import escape
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -30,13 +31,16 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.app.conversation.numbers import percent
-from assistant.app.conversation.session import FinalAnswer, Phase, ProposalReason
+from assistant.app.conversation.phases import Phase, ProposalReason
 from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
 from gui.snapshot import CandidateView, SessionSnapshot
 from gui.widgets import Card, make_table, preference_keys, press_if_shown, stretch_column, window_shortcuts
 from gui.words import counted, decided_words
+
+if TYPE_CHECKING:
+    from assistant.app.conversation.session_records import FinalAnswer
 
 CONFIDENCE_TIP = (
     "How likely Clarify thinks its current best (★) is the best of the compared answers. It starts from "

@@ -13,6 +13,7 @@ from assistant.errors import DomainNotFoundError
 from assistant.progress import Progress
 from gui import app
 from gui.dialogs import session_config
+from gui.plots import LearningCurve
 
 
 def test_without_a_display_it_explains_the_terminal_mode(monkeypatch, capsys):
@@ -81,9 +82,11 @@ def test_menus_shortcuts_and_accessible_names(qtbot, tiny_window):
         "tieButton",
         "finalAnswer",
         "domainPicker",
-        "labPage",
     ):
         assert window.findChild(QWidget, name) is not None, name
+    assert window.findChild(QWidget, "labPage") is None  # made when first shown (the research stack is heavy)
+    window.show_page("lab")
+    assert window.findChild(QWidget, "labPage") is window.lab_page
 
 
 def test_pages_help_and_about_from_the_keyboard(qtbot, tiny_window):
@@ -185,10 +188,10 @@ def test_opening_a_domain_can_be_cancelled_or_fail_without_harm(qtbot, tiny_wind
     assert {picker.itemData(i) for i in range(picker.count())} >= {"faq", "birds", "banking", "tiny"}
     window.domain_loader = slow_loader
     window.open_domain("birds")
-    dialog = window.findChild(QWidget, "progressDialog")
-    assert dialog is not None and dialog.isVisible()
+    banner = window.findChild(QWidget, "domainLoading")  # on the Ask page: the window stays usable
+    assert banner is not None and banner.isVisible()
     qtbot.waitUntil(lambda: window.opening.last_progress is not None, timeout=TIMEOUT_MS)
-    dialog.findChild(QPushButton, "jobProgressCancelButton").click()
+    banner.findChild(QPushButton, "domainLoadingCancelButton").click()
     qtbot.waitUntil(lambda: window.opening is None, timeout=TIMEOUT_MS)
     assert window.domain == "tiny" and picker.currentData() == "tiny"
     assert "cancelled" in window.statusBar().currentMessage()
@@ -225,7 +228,6 @@ def test_the_engine_never_imports_qt_or_the_gui():
 def test_opening_a_domain_speaks_a_desk_persons_words(qtbot, tiny_window):
     """Issue 34: opening a domain showed "checking the text encoder", "training the stop policy · reward 17.36
     … λ (trust in the text)" and the training curves."""
-    from gui.workers import ProgressDialog
 
     def engine_words(name):
         yield Progress(0, 0, "getting ready to read questions (checking the text encoder)")
@@ -238,10 +240,10 @@ def test_opening_a_domain_speaks_a_desk_persons_words(qtbot, tiny_window):
     window.domain_loader = engine_words
     shown: list[str] = []
     window.open_domain("birds")
-    dialog = window.findChild(ProgressDialog)
+    banner = window.ask_page.loading
     worker = window.opening
-    worker.progressed.connect(lambda _: shown.append(dialog.panel.message.text()))
+    worker.progressed.connect(lambda _: shown.append(banner.panel.message.text()))
     qtbot.waitUntil(lambda: window.opening is None, timeout=TIMEOUT_MS)
     text = " ".join(shown)
     assert shown and not any(w in text for w in ("encoder", "policy", "reward", "λ", "trust in the text"))
-    assert dialog.curve is None
+    assert not window.findChildren(LearningCurve)  # no training curves

@@ -199,8 +199,8 @@ def test_cancel_ends_a_stuck_opening(qtbot, tiny_window):
     window.domain_loader = stuck
     window.open_domain("birds")
     assert stuck.started.wait(10)
-    dialog = window.findChild(QWidget, "progressDialog")
-    dialog.findChild(QPushButton, "jobProgressCancelButton").click()
+    banner = window.findChild(QWidget, "domainLoading")
+    banner.findChild(QPushButton, "domainLoadingCancelButton").click()
     qtbot.waitUntil(lambda: window.opening is None, timeout=TIMEOUT_MS)
     assert window.domain == "tiny" and "cancelled" in window.statusBar().currentMessage()
     worker = next(w for w in window.pool.workers if w.abandoned)

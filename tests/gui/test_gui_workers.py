@@ -169,6 +169,47 @@ def test_garbage_is_collected_in_the_gui_thread_only():
     gc.disable()  # the fixture's collection is still running for this test
 
 
+def test_the_oldest_generation_waits_while_the_models_load():
+    """The app collects only the youngest generation, and often, until the first domain is ready (longer
+    collections would walk the model stack's new heap in the GUI thread), then freezes what is alive and
+    collects as before."""
+    import gc
+
+    from gui.workers import GuiThreadGarbageCollection
+
+    collection = GuiThreadGarbageCollection()
+    collection.young_only()
+    assert collection.timer.interval() == collection.interval_ms // 10
+    gc.collect()
+    oldest = len(collection.thresholds) - 1
+    collected = []
+    for _ in range(1000):  # collect the youngest generation until the next would be due
+        for _ in range(collection.thresholds[0] + 1):
+            cycle: list = []
+            cycle.append(cycle)
+        del cycle
+        collected.append(collection.collect())
+        if gc.get_count()[1] > collection.thresholds[1]:
+            break
+    assert gc.get_count()[1] > collection.thresholds[1]
+    assert max(collected) == 0, "the youngest generation was collected, never an older one"
+    collection.freeze()
+    try:
+        assert gc.get_freeze_count() > 0 and collection.timer.interval() == collection.interval_ms
+        collected = []
+        for _ in range(1000):
+            for _ in range(collection.thresholds[0] + 1):
+                cycle = []
+                cycle.append(cycle)
+            del cycle
+            collected.append(collection.collect())
+            if collected[-1] == oldest:
+                break
+        assert collected[-1] == oldest  # full collections run again, over what came after the freeze
+    finally:
+        gc.unfreeze()
+
+
 def test_the_progress_panel_shows_the_one_eta_once_a_stage_has_a_rate(qtbot):
     from gui.workers import ProgressPanel
 

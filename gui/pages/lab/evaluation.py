@@ -19,8 +19,9 @@ from assistant.app.research.research import (
     plot_accuracy_vs_turns,
 )
 from gui.pages.lab.panel import LabContext, LabPanel
+from gui.plots import AccuracyPlot
 from gui.qt_models import EvaluationResultsModel
-from gui.widgets import AccuracyPlot, fill_combo, make_table, stretch_column
+from gui.widgets import fill_combo, make_table, stretch_column
 from gui.words import CANDIDATE_TIPS, CANDIDATES, QUERY_SETS, SYSTEM_TIPS, system_words
 from gui.words import SYSTEMS as SYSTEM_WORDS
 from gui.workers import JobWorker

@@ -26,8 +26,9 @@ from assistant.app.research.research import (
     ranking_evaluation_job,
 )
 from gui.pages.lab.panel import LabContext, LabPanel
+from gui.plots import RankingPlot
 from gui.qt_models import RankingResultsModel
-from gui.widgets import RankingPlot, make_table, stretch_column
+from gui.widgets import make_table, stretch_column
 from gui.words import PAIR_CHOICE_TIPS, PAIR_CHOICES, RANKING_MODEL_TIPS, ranking_words
 from gui.words import RANKING_MODELS as RANKER_WORDS
 from gui.workers import JobWorker

@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
 from assistant.app.models.training_jobs import PolicyConfig, train_encoder_job, train_policy_job
 from assistant.progress import Progress
 from gui.pages.lab.panel import LabContext, LabPanel
-from gui.widgets import LearningCurve, curve_records, fill_combo
+from gui.plots import LearningCurve, curve_records
+from gui.widgets import fill_combo
 from gui.words import CANDIDATE_TIPS, CANDIDATES, VARIANTS
 from gui.workers import JobWorker
 
