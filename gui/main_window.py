@@ -10,12 +10,11 @@ the engine). Geometry, the last domain and session settings are in QSettings."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget
 
 from assistant.app.conversation.phases import Phase
 from assistant.app.desk.listing import available_domains
@@ -28,9 +27,10 @@ from gui.model_updates import ModelUpdater
 from gui.pages.ask import AskPage
 from gui.pages.compare import ComparePage
 from gui.pages.history import HistoryPage
-from gui.questions_dialog import questions_action
 from gui.snapshot import SessionSnapshot
 from gui.transcript import status_line
+from gui.widgets import page_placeholder, replace_tab
+from gui.window_menus import PAGES, make_actions, make_menus, make_toolbar
 from gui.window_size import fit_to_screen
 from gui.words import domain_words
 from gui.workers import JobWorker, WorkerPool, is_running
@@ -43,7 +43,6 @@ if TYPE_CHECKING:  # imported when the wizard first opens: most runs never impor
     from gui.pages.summarize import SummarizePage
 
 DEFAULT_DOMAIN = "faq"
-PAGES = ("ask", "compare", "history", "lab", "summarize")
 CLOSE_WAIT_MS = 600  # closing waits at most this long for running jobs (and half of it for the session)
 
 
@@ -63,6 +62,10 @@ class MainWindow(QMainWindow):
     """
 
     domainReady = Signal(str)
+    # made by gui.window_menus (with the other actions, which only it reads)
+    undo_action: QAction
+    domain_picker: DomainPicker
+    faq: FaqActions
 
     def __init__(
         self,
@@ -102,15 +105,15 @@ class MainWindow(QMainWindow):
         # first domain loads (the worker imports that stack then: the GUI thread would wait for it, frozen).
         self._lab_page: LabPage | None = None
         self._summarize_page: SummarizePage | None = None
-        self._placeholders = {name: self._placeholder(name) for name in ("lab", "summarize")}
+        self._placeholders = {name: page_placeholder(name, self) for name in ("lab", "summarize")}
         self.tabs.addTab(self._placeholders["lab"], "Lab")
         self.tabs.addTab(self._placeholders["summarize"], "Summarize")
         self.tabs.currentChanged.connect(self._page_changed)
         self.setCentralWidget(self.tabs)
 
-        self._make_actions()
-        self._make_menus()
-        self._make_toolbar()
+        make_actions(self)
+        make_menus(self)
+        make_toolbar(self)
         self.status_domain = QLabel(self)
         self.status_domain.setObjectName("statusDomain")
         self.updater = ModelUpdater(self.pool, self.report_error, self)
@@ -139,108 +142,6 @@ class MainWindow(QMainWindow):
         self.domain_picker.select(start)
         if open_initial:
             QTimer.singleShot(0, lambda: self.open_domain(start))
-
-    # ---- construction -----------------------------------------------------------------------------------
-    def _action(
-        self, text: str, name: str, shortcut: QKeySequence | str | None, slot: Callable[[], Any], tip: str = ""
-    ) -> QAction:
-        action = QAction(text, self)
-        action.setObjectName(name)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        if tip:
-            action.setStatusTip(tip)
-            action.setToolTip(tip)
-        action.triggered.connect(lambda _=False: slot())
-        self.addAction(action)
-        return action
-
-    def _make_actions(self) -> None:
-        keys = QKeySequence.StandardKey
-        self.new_action = self._action(
-            "&New question", "newAction", QKeySequence(keys.New), self.new_question, "Start a new question (Ctrl+N)"
-        )
-        undo_tip = "Take back the last step: an answer, a comparison, a decision (Ctrl+Z)"
-        self.undo_action = self._action("&Undo", "undoAction", QKeySequence(keys.Undo), self.undo, undo_tip)
-        import_tip = "Import crowd files (MTurk, Label Studio, CSV/TSV/JSON Lines) into a domain"
-        self.import_action = self._action(
-            "&Import crowd data…", "importAction", "Ctrl+I", self.open_import_wizard, import_tip
-        )
-        self.settings_action = self._action(
-            "&Settings…",
-            "settingsAction",
-            QKeySequence(keys.Preferences) if not QKeySequence(keys.Preferences).isEmpty() else "Ctrl+,",
-            self.open_settings,
-            "Session settings",
-        )
-        self.quit_action = self._action(
-            "&Quit",
-            "quitAction",
-            QKeySequence(keys.Quit) if not QKeySequence(keys.Quit).isEmpty() else "Ctrl+Q",
-            self.close,
-            "Quit Clarify (Ctrl+Q)",
-        )
-        self.help_action = self._action(
-            "Clarify &help",
-            "helpAction",
-            QKeySequence(keys.HelpContents) if not QKeySequence(keys.HelpContents).isEmpty() else "F1",
-            self.show_help,
-            "Help (F1)",
-        )
-        self.about_action = self._action("&About Clarify", "aboutAction", None, self.show_about)
-        self.page_actions = [
-            self._action(title, f"show{page.capitalize()}Action", f"Ctrl+{i + 1}", partial(self.show_page, page))
-            for i, (page, title) in enumerate(zip(PAGES, ("&Ask", "&Compare", "&History", "&Lab", "&Summarize")))
-        ]
-        self.refresh_action = self._action("&Refresh domains", "refreshDomainsAction", None, self.refresh_domains)
-        self.update_action = self._action(
-            "&Update the models",
-            "updateModelsAction",
-            None,
-            lambda: self.domain and self.updater.start(self.domain),
-            "Bring the models up to date with the data (in the background; the current ones keep answering)",
-        )
-
-    def _make_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        file_menu.addAction(self.new_action)
-        file_menu.addAction(self.import_action)
-        file_menu.addAction(self.refresh_action)
-        file_menu.addAction(questions_action(self))
-        file_menu.addAction(self.update_action)
-        self.faq = FaqActions(self)  # New domain from my FAQ…, Inbox…, learning from use
-        self.faq.install(file_menu, self.refresh_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.settings_action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-        edit_menu = bar.addMenu("&Edit")
-        edit_menu.addAction(self.undo_action)
-        view_menu = bar.addMenu("&View")
-        for action in self.page_actions:
-            view_menu.addAction(action)
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self.help_action)
-        help_menu.addAction(self.about_action)
-
-    def _make_toolbar(self) -> None:
-        toolbar = QToolBar("Main", self)
-        toolbar.setObjectName("mainToolbar")
-        toolbar.setMovable(False)
-        label = QLabel(" D&omain: ", toolbar)
-        self.domain_picker = DomainPicker(toolbar)
-        self.domain_picker.activated.connect(self._picker_activated)
-        label.setBuddy(self.domain_picker)
-        toolbar.addWidget(label)
-        toolbar.addWidget(self.domain_picker)
-        toolbar.addSeparator()
-        toolbar.addAction(self.new_action)
-        toolbar.addAction(self.undo_action)
-        toolbar.addSeparator()
-        toolbar.addAction(self.import_action)
-        toolbar.addAction(self.help_action)
-        self.addToolBar(toolbar)
 
     # ---- settings --------------------------------------------------------------------------------------
     def save_settings(self) -> None:
@@ -455,14 +356,6 @@ class MainWindow(QMainWindow):
         """The first domain of this run is loading: the research stack is being imported in its worker."""
         return self.domain is None and is_running(self.opening)
 
-    def _placeholder(self, name: str) -> QWidget:
-        widget = QWidget(self)
-        widget.setObjectName(f"{name}Placeholder")
-        label = QLabel(f"The {name.capitalize()} page opens once the domain is ready.", widget)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        QVBoxLayout(widget).addWidget(label)
-        return widget
-
     def summarize_answers(self, request: tuple) -> None:
         """The Compare page's "Summarize these answers": the FAQ's answers on the Summarize page."""
         question, query, answers = request
@@ -478,20 +371,6 @@ class MainWindow(QMainWindow):
         elif widget is self._placeholders["summarize"] and not self._first_loading:
             self.tabs.setCurrentWidget(self.summarize_page)
 
-    def _replace_placeholder(self, name: str, page: QWidget, title: str) -> None:
-        placeholder = self._placeholders[name]
-        index = self.tabs.indexOf(placeholder)
-        current = self.tabs.currentIndex() == index
-        blocked = self.tabs.blockSignals(True)
-        try:
-            self.tabs.removeTab(index)
-            self.tabs.insertTab(index, page, title)
-            if current:
-                self.tabs.setCurrentIndex(index)
-        finally:
-            self.tabs.blockSignals(blocked)
-        placeholder.deleteLater()
-
     @property
     def lab_page(self) -> LabPage:
         """The Lab page, made on first use (see ``__init__``)."""
@@ -501,7 +380,7 @@ class MainWindow(QMainWindow):
             page = self._lab_page = LabPage(self.pool, self.report_error, self)
             page.modelsChanged.connect(self.models_changed)
             page.set_domain(self.domain)
-            self._replace_placeholder("lab", page, "Lab")
+            replace_tab(self.tabs, self._placeholders["lab"], page, "Lab")
         return self._lab_page
 
     @property
@@ -512,7 +391,7 @@ class MainWindow(QMainWindow):
 
             page = self._summarize_page = SummarizePage(self.pool, self.report_error, self)
             page.set_domain(self.domain)
-            self._replace_placeholder("summarize", page, "Summarize")
+            replace_tab(self.tabs, self._placeholders["summarize"], page, "Summarize")
         return self._summarize_page
 
     def show_help(self) -> None:

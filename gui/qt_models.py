@@ -17,7 +17,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 
 from assistant.app.conversation.numbers import percent as chance_text
-from assistant.store import SessionStatus
+from assistant.app.conversation.phases import SessionStatus
 from gui.snapshot import LabelProbability
 from gui.words import (
     PAIR_CHOICE_TIPS,

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assistant.app.conversation.phases import Phase
-from assistant.store import SessionStatus
+from assistant.app.conversation.phases import Phase, SessionStatus
 
 if TYPE_CHECKING:  # the session's modules load with the models, in the session thread (the window opens first)
     from assistant.app.conversation.session import Session

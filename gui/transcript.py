@@ -11,9 +11,7 @@ from html import escape
 from typing import Any
 
 from assistant.app.conversation.numbers import percent
-from assistant.app.conversation.phases import Phase
-from assistant.clarification.records import AnswerKind, StopReason
-from assistant.store import EntryKind
+from assistant.app.conversation.phases import AnswerKind, EntryKind, Phase, StopReason
 from gui.snapshot import SessionSnapshot
 from gui.words import STOP_REASONS, stop_words
 

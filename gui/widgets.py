@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -202,3 +203,28 @@ def window_shortcuts(
         shortcut.activated.connect(lambda button=button: press(button))
         shortcuts.append(shortcut)
     return shortcuts
+
+
+def page_placeholder(name: str, parent: QWidget) -> QWidget:
+    """What holds the tab of a page made on first use (the Lab, Summarize) until the first domain is ready."""
+    widget = QWidget(parent)
+    widget.setObjectName(f"{name}Placeholder")
+    label = QLabel(f"The {name.capitalize()} page opens once the domain is ready.", widget)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    QVBoxLayout(widget).addWidget(label)
+    return widget
+
+
+def replace_tab(tabs: QTabWidget, placeholder: QWidget, page: QWidget, title: str) -> None:
+    """Put ``page`` in ``placeholder``'s tab, keeping it current if it was, without emitting a tab change."""
+    index = tabs.indexOf(placeholder)
+    current = tabs.currentIndex() == index
+    blocked = tabs.blockSignals(True)
+    try:
+        tabs.removeTab(index)
+        tabs.insertTab(index, page, title)
+        if current:
+            tabs.setCurrentIndex(index)
+    finally:
+        tabs.blockSignals(blocked)
+    placeholder.deleteLater()

@@ -9,10 +9,8 @@ them). Nothing here decides anything.
 
 from __future__ import annotations
 
-from assistant.app.conversation.phases import ProposalReason
-from assistant.clarification.records import AnswerKind, StopReason
+from assistant.app.conversation.phases import AnswerKind, ProposalReason, SessionStatus, StopReason
 from assistant.progress import eta_text
-from assistant.store import SessionStatus
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:
@@ -91,7 +89,7 @@ def decided_words(reason: str | None) -> str:
         return "You are done comparing"
     if reason == ProposalReason.BEST_ANSWER:
         return "The answer that fits your question best"
-    from assistant.ranking.oracle import RankingStopReason  # reads older names as today's
+    from assistant.app.conversation.session import RankingStopReason  # loaded by now: a proposal needs a session
 
     try:
         return DECIDED_REASONS[RankingStopReason(reason or "")]

@@ -40,7 +40,7 @@ from gui.words import counted
 
 if TYPE_CHECKING:
     from assistant.app.conversation.session_records import OutOfScopeView
-    from assistant.clarification.explanation import QuestionExplanation
+    from assistant.app.conversation.session_state import QuestionExplanation
 
 LN2 = math.log(2.0)
 

@@ -11,7 +11,6 @@ Keys: ← / L left is better, → / R right is better, E / = equally good, N nei
 from __future__ import annotations
 
 import itertools
-import re
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -35,6 +34,7 @@ from assistant.app.conversation.phases import Phase, ProposalReason
 from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
+from gui.rich_text import candidate_html
 from gui.snapshot import CandidateView, SessionSnapshot
 from gui.widgets import Card, make_table, preference_keys, press_if_shown, stretch_column, window_shortcuts
 from gui.words import counted, decided_words
@@ -47,23 +47,6 @@ CONFIDENCE_TIP = (
     "what your answers to the questions made likely and learns from every comparison; the comparisons "
     "stop when it passes the threshold (Settings)."
 )
-_ATTRIBUTE = re.compile(r"^\s*([^:;]{1,40}):\s*(.+?)\s*$")
-
-
-def candidate_html(text: str) -> str:
-    """A candidate's text as HTML: 'key: value; key: value' summaries as a table, prose as paragraphs."""
-    parts = [p for p in text.split(";") if p.strip()]
-    pairs = [_ATTRIBUTE.match(p) for p in parts]
-    if len(parts) >= 2 and all(pairs):
-        rows = "".join(
-            f"<tr><td style='color:#555; padding-right:10px'>{escape(m.group(1).strip())}</td>"
-            f"<td><b>{escape(m.group(2))}</b></td></tr>"
-            for m in pairs
-            if m is not None
-        )
-        return f"<table cellspacing='0' cellpadding='3'>{rows}</table>"
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
-    return "".join(f"<p>{escape(p).replace(chr(10), '<br>')}</p>" for p in paragraphs) or "<p><i>(no text)</i></p>"
 
 
 def _answer_number(candidate_id: str) -> str:

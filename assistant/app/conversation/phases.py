@@ -1,11 +1,15 @@
 """Where a conversation is and why an answer is proposed: the vocabulary the terminal and the pages read,
-light enough for `clarify ask` to import before it loads a model (issue 33)."""
+light enough for `clarify ask` and the window's start to import before a model loads (issue 33). The GUI reads
+the engine's light enums through here, the conversation wing's face, not from the rooms that define them."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-from assistant.store import SessionStatus
+from assistant.clarification.records import AnswerKind, StopReason
+from assistant.store import EntryKind, SessionStatus
+
+__all__ = ["AnswerKind", "EntryKind", "Phase", "ProposalReason", "SessionStatus", "StopReason"]
 
 
 class Phase(StrEnum):
