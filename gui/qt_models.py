@@ -149,7 +149,7 @@ class PosteriorModel(RecordTableModel):
 
     columns = (
         Column("#", lambda r: r.rank, align=RIGHT),
-        Column("Label", lambda r: r.name, tooltip=lambda r: r.name),
+        Column("Entry", lambda r: r.name, tooltip=lambda r: r.name),
         Column("Probability", lambda r: r.probability, chance_text, RIGHT, bar=True),
         Column(
             "Change",

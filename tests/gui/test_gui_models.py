@@ -38,7 +38,7 @@ def top(*pairs):
 def test_posterior_model_shows_probabilities_bars_and_changes(qtbot):
     model = PosteriorModel()
     assert model.rowCount() == 0 and model.columnCount() == 4
-    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)] == ["#", "Label", "Probability", "Change"]
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)] == ["#", "Entry", "Probability", "Change"]
     model.update(top(("robin", 0.5), ("crow", 0.3), ("gull", 0.2)), ("tiny", 1), 0)
     assert cells(model) == [  # the one way a probability is written (issue 32)
         ["1", "Robin", "50%", ""],
