@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from assistant.app.desk.own_faq import stored_entries
-from assistant.app.models.out_of_scope import tune_out_of_scope_job
+from assistant.app.models.out_of_scope import max_in_scope_of, tune_out_of_scope_job
 from assistant.app.models.prior_choice import save_text_prior_choice
 from assistant.app.models.registry import ModelRegistry
 from assistant.app.models.training_jobs import fit_prior_job, pace_config, train_policy_job, tune_coverage_job
@@ -212,7 +212,7 @@ def cold_start_prepare(
         def tuning(c: str = c, pace: str = pace) -> Generator[Progress, None, None]:
             yield from tune_coverage_job(registry, c, pace, seed=seed)
             if registry.has_out_of_scope_queries:
-                yield from tune_out_of_scope_job(registry, c, pace, seed=seed)
+                yield from tune_out_of_scope_job(registry, c, pace, seed=seed, max_in_scope=max_in_scope_of(registry))
 
         yield from overall.run(tuning(), f"tune-{c}-{pace}", f"cold start: coverage and out-of-scope rules ({pace})")
         done += [f"coverage-{c}-{pace}"] + ([f"oos-{c}-{pace}"] if registry.has_out_of_scope_queries else [])
