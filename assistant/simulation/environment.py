@@ -71,11 +71,26 @@ class BatchEnvironment:
         """The (question, option) slots where ``a`` [Q, R, Y] is not padding (floored above 0 there, 0 on the
         padding), as indices into Q * R, and ``a``'s rows there [V, Y]; kept while the same ``a`` comes (one
         rollout's turns)."""
-        if self._rows is None or self._rows[0] is not a:
+        kept = self._rows
+        if kept is None or not _same_values(kept[0], a):
             flat = a.reshape(-1, a.shape[-1])
             slots = torch.nonzero((flat != 0).any(dim=1)).squeeze(1)
-            self._rows = (a, slots, flat.index_select(0, slots).contiguous())
-        return self._rows[1], self._rows[2]
+            self._rows = kept = (a, slots, flat.index_select(0, slots).contiguous())
+        return kept[1], kept[2]
+
+
+def _same_values(kept: torch.Tensor, a: torch.Tensor) -> bool:
+    """Whether ``a`` is ``kept`` or a view of the same memory, unchanged since (``detach`` makes a new tensor of
+    the same memory each rollout; ``kept`` holds that memory, so it cannot be another tensor's meanwhile)."""
+    if kept is a:
+        return True
+    return (
+        kept.data_ptr() == a.data_ptr()
+        and kept.shape == a.shape
+        and kept.stride() == a.stride()
+        and kept.dtype == a.dtype
+        and kept._version == a._version
+    )
 
     def ask(
         self,

@@ -57,6 +57,10 @@ SRU_PROBE = EncoderTrainConfig(max_steps=600, eval_every=100, patience=3, blend=
 # hours on two cores, and the synthesized queries per entry (about 5-7) are too few for an encoder trained from
 # scratch to beat MiniLM over that many labels.
 SRU_PROBE_MAX_ENTRIES = 300
+# Above this many entries the policies keep the answer model's fitted w, b and initial lambda (issue 33): their
+# gradient runs through the whole [questions, slots, entries] answer model, 90% of each iteration of a 981-entry
+# FAQ (about a minute per iteration on a loaded two-core machine), and it moved lambda by less than 0.01 there.
+LEARNED_ANSWER_MODEL_MAX_ENTRIES = 300
 # how the held-out synthesized queries are made vague (as people type: mostly short)
 HELD_OUT_MIX = VagueQueryMix({"crowd": 0.3, "window": 0.35, "keywords": 0.35})
 HELD_OUT_COPIES = 3
@@ -121,9 +125,13 @@ class OverallProgress:
             job.close()  # cancelled from outside: close the inner job too (its clean-up runs)
 
 
-def cold_start_policy_config(pace: str, iterations: int = POLICY_ITERATIONS):
-    """The policy training settings of a domain made from a FAQ (its cold start and its later updates)."""
-    return replace(pace_config(pace), iterations=iterations)
+def cold_start_policy_config(pace: str, iterations: int = POLICY_ITERATIONS, entries: int = 0):
+    """The policy training settings of a domain made from a FAQ of ``entries`` entries (its cold start and its
+    later updates): above ``LEARNED_ANSWER_MODEL_MAX_ENTRIES`` the answer model's lambda, w and b stay as fitted."""
+    config = replace(pace_config(pace), iterations=iterations)
+    if entries > LEARNED_ANSWER_MODEL_MAX_ENTRIES:
+        config = replace(config, learn_answer_model=False)
+    return config
 
 
 def policy_iterations_for(entries: int, iterations: int = POLICY_ITERATIONS) -> int:
@@ -200,7 +208,8 @@ def cold_start_prepare(
     done.insert(0, f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
     registry = minilm if chosen == "minilm" else ModelRegistry(name, text_prior=chosen)  # keeps its query cache
     for c, variant, pace in registry.required_policies(("all",)):
-        config = cold_start_policy_config(pace, policy_iterations)  # lambda_1: fit_policy fixes lambda
+        # lambda_1: fit_policy fixes lambda
+        config = cold_start_policy_config(pace, policy_iterations, len(registry.domain.labels))
         job = train_policy_job(registry, c, variant, config, seed=seed, pace=pace)
         label = f"cold start ({chosen} prior): the {variant} stop policy, pace {pace}"
         yield from overall.run(job, f"policy-{c}-{variant}-{pace}", label)

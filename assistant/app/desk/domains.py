@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from assistant import paths
-from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare
+from assistant.app.desk.cold_start import cold_start_policy_config, cold_start_prepare, policy_iterations_for
 from assistant.app.desk.listing import DomainEntry, available_domains, domain_stats
 from assistant.app.desk.own_faq import is_own_faq
 from assistant.app.models.calibration import calibrate_if_missing, calibration_missing
@@ -140,7 +140,10 @@ def _train_missing(registry: ModelRegistry, todo: list[str], name: str, seed: in
     for item in todo:  # the prior's fit, policies, then the rules tuned for them
         pace = item.rsplit("-", 1)[-1]
         # a FAQ's policies train as its cold start's
-        config = cold_start_policy_config(pace) if item.startswith("policy-") and is_own_faq(name) else None
+        config = None
+        if item.startswith("policy-") and is_own_faq(name):
+            entries = registry.domain.num_labels
+            config = cold_start_policy_config(pace, policy_iterations_for(entries), entries)
         yield from train_model_job(registry, item, seed, config)
     return list(todo)
 

@@ -11,6 +11,7 @@ from collections.abc import Generator
 import numpy as np
 
 from assistant.app.models.registry import ModelRegistry, candidate_labels
+from assistant.app.models.training_jobs import tuning_answer_model
 from assistant.clarification.stopping import check_pace
 from assistant.errors import ConfigError
 from assistant.evaluation.out_of_scope import (
@@ -51,7 +52,7 @@ def out_of_scope_setup(
     return OutOfScopeSetup(
         domain=registry.agent_domain,
         prior=registry.combined_prior(),
-        answer_model=registry.answer_model(loaded),
+        answer_model=tuning_answer_model(registry, loaded),
         policy=loaded.policy,
         user_answers=registry.protocol.user_answers,
         coverage=registry.coverage("all", pace),

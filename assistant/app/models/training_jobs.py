@@ -100,6 +100,22 @@ def base_answer_model(registry: ModelRegistry, domain: Domain | None = None) -> 
     return base.with_params(w=w, b=b)
 
 
+# A desk's FAQ of more entries than this tunes its coverage and out-of-scope rules with the answer model's compact
+# gains (``AnswerModel.compact_gains``, issue 33): its rollouts' turns cost about entries x questions x 13 slots,
+# most of them padding; smaller ones (and the bundled domains) keep the padded product, bit for bit as before.
+COMPACT_GAINS_MIN_LABELS = 300
+
+
+def tuning_answer_model(registry: ModelRegistry, loaded) -> AnswerModel:
+    """The answer model of ``loaded`` (a learned policy) for the rollouts its coverage and out-of-scope rules are
+    tuned on: with compact gains for a desk's FAQ above ``COMPACT_GAINS_MIN_LABELS`` entries."""
+    model = registry.answer_model(loaded)
+    own_faq = registry.domain.meta.get("own_faq") == "true"
+    if own_faq and registry.domain.num_labels > COMPACT_GAINS_MIN_LABELS:
+        return replace(model, compact_gains=True)
+    return model
+
+
 def pace_config(pace: str, config: PolicyConfig | None = None) -> PolicyConfig:
     """The training settings of a pace: its cost per question and its cap on the mean number of questions
     (other settings from ``config``)."""
@@ -230,7 +246,7 @@ def tune_coverage_job(
         domain=agent,
         candidates=cands,
         prior=registry.combined_prior(),
-        answer_model=registry.answer_model(ours),
+        answer_model=tuning_answer_model(registry, ours),
         policy=ours.policy,
         user=SimulatedUser(registry.protocol.user_answers, registry.domain.option_mask),
         turn_reward=PACE_TURN_REWARD[pace],
