@@ -23,6 +23,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from assistant.paths import shared_data_dir
+from crowdsourcing.own_faq.entries import title_form
 
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
@@ -166,9 +167,9 @@ def main(argv: list[str] | None = None) -> int:
             )
     seen: set[str] = set()
     unique = []
-    for entry in entries:  # one entry per question text: the import refuses duplicate titles
-        if entry["title"].lower() not in seen:
-            seen.add(entry["title"].lower())
+    for entry in entries:  # one entry per question text: the import refuses titles of the same form
+        if title_form(entry["title"]) not in seen:
+            seen.add(title_form(entry["title"]))
             unique.append(entry)
     unique = unique[: args.limit]
     width = max(len(e["answers"]) for e in unique)
