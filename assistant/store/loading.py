@@ -64,7 +64,7 @@ def read_domain(kb: DomainSource, reviewed: bool = True) -> Domain:
         query_labels.append(label_pos[lid])
         splits.append(split)
     out_of_scope = list(kb.db.execute("SELECT text, split FROM out_of_scope_queries ORDER BY id"))
-    heldout = np.zeros_like(counts)
+    answered = np.zeros_like(counts)
     any_heldout = False
     for qid, lid, answer, probability in kb.db.execute(
         "SELECT question_id, label_id, answer, probability FROM heldout_answers"
@@ -72,8 +72,8 @@ def read_domain(kb: DomainSource, reviewed: bool = True) -> Domain:
         any_heldout = True
         found = slot.get((qid, answer))
         if found is not None:
-            heldout[found[0], found[1], label_pos[lid]] = probability
-    heldout = heldout if any_heldout else None
+            answered[found[0], found[1], label_pos[lid]] = probability
+    heldout = answered if any_heldout else None
     if reviewed:
         questions, counts, heldout = _apply_reviews(kb, questions, counts, heldout)
     meta = kb.get_meta()
