@@ -19,7 +19,11 @@ part, ``held``, that is never stored. The path:
 4. the coverage rule and the out-of-scope hypothesis, tuned on the same dev episodes and on the
    out-of-scope examples taken from the other bundled domains.
 
-Each stage yields progress; the whole is about 2-4 minutes for 25-150 entries on two cores.
+Each stage yields progress; the whole is about 2-4 minutes for 25-150 entries on two cores. A large FAQ (issue
+33) keeps the same stages with their costs bounded: fewer policy iterations (``policy_iterations_for``), no SRU
+probe, the answer model's lambda, w and b as fitted (``LEARNED_ANSWER_MODEL_MAX_ENTRIES``), the out-of-scope
+tuning on at most ``OWN_FAQ_MAX_IN_SCOPE`` in-scope dev episodes and the tuning rollouts' compact gains
+(``assistant.app.models``); ``prepare`` runs it all on one torch thread.
 """
 
 from __future__ import annotations
