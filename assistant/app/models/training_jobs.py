@@ -9,6 +9,7 @@ conversation.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
@@ -95,9 +96,21 @@ def base_answer_model(registry: ModelRegistry, domain: Domain | None = None) -> 
     """p_hat of ``domain`` (default: the agent's view) with the encoder's tag scores and w, b fitted to p_hat
     (policy training starts from it and fine-tunes lambda, w and b)."""
     domain = domain or registry.agent_domain
-    base = AnswerModel(domain.p_hat(SMOOTHING), domain.option_mask, registry.encoder.tag_scores(), lam=1.0)
-    w, b = fit_answer_scale(base)
+    tags = registry.encoder.tag_scores()
+    base = AnswerModel(domain.p_hat(SMOOTHING), domain.option_mask, tags, lam=1.0)
+    kept = _scale_fits.get(registry)
+    if kept is not None and kept[0] is domain and kept[1] is tags:
+        w, b = kept[2], kept[3].copy()
+    else:
+        w, b = fit_answer_scale(base)
+        _scale_fits[registry] = (domain, tags, w, b.copy())
     return base.with_params(w=w, b=b)
+
+
+# The (w, b) ``fit_answer_scale`` found for a registry's domain and tag scores (the same objects): every policy of a
+# domain starts from the same fit (issue 33: 50 L-BFGS steps over the whole [Q, R, Y] model, a minute per policy
+# for a 981-entry FAQ on a loaded two-core machine, done once instead of three times; the same numbers).
+_scale_fits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 # A desk's FAQ of more entries than this tunes its coverage and out-of-scope rules with the answer model's compact
