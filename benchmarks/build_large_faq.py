@@ -4,6 +4,7 @@ written as a CSV that `clarify domain create NAME --from FILE` reads. The data i
 time; the CSV is an output, never committed.
 
     python -m benchmarks.build_large_faq --out /tmp/desk-1000.csv [--limit 1000] [--answers 3]
+    python -m benchmarks.build_large_faq --out /tmp/desk-large.csv --sets stackfaq,beer,coffee,semeval --limit 5000
     clarify domain create desk1000 --from /tmp/desk-1000.csv && clarify prepare desk1000
 
 Stack Exchange bodies are HTML: tags are dropped and entities decoded; an answer is cut at ``--answer-chars``.
@@ -22,6 +23,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from assistant.paths import shared_data_dir
+from crowdsourcing.own_faq.entries import title_form
 
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
@@ -96,6 +98,44 @@ def stackfaq_entries(path: Path, answers: int, answer_chars: int) -> list[dict]:
     return entries
 
 
+def semeval_entries(data: Path, answers: int, answer_chars: int) -> list[dict]:
+    """SemEval-2016 task 3's Qatar Living threads (evaluation-only data, read from ../shared and never bundled):
+    one entry per related question (subject as the title, body as the description, its forum category), its
+    Good comments as answers in thread order; a thread that repeats another (``SubtaskA_Skip...``) or has no
+    Good comment is left out."""
+    entries = []
+    seen: set[str] = set()
+    for name in ("SemEval2016-Task3-CQA-QL-train-part2.xml", "SemEval2016-Task3-CQA-QL-dev.xml"):
+        for thread in ET.parse(data / "semeval2016-task3-cqa" / name).getroot().iter("Thread"):
+            question = thread.find("RelQuestion")
+            if question is None or thread.get("SubtaskA_Skip_Because_Same_As_RelQuestion_ID"):
+                continue
+            key = question.get("RELQ_ID", "")
+            good = [
+                plain(c.findtext("RelCText") or "", answer_chars)
+                for c in thread.iter("RelComment")
+                if c.get("RELC_RELEVANCE2RELQ") == "Good"
+            ]
+            good = [t for t in good if t][:answers]
+            title = plain(question.findtext("RelQSubject") or "")
+            if not good or not title or key in seen:
+                continue
+            seen.add(key)
+            entries.append(
+                {
+                    "key": f"semeval-{key}",
+                    "title": title,
+                    "description": plain(question.findtext("RelQBody") or "", 300),
+                    "category": "qatar",  # one facet value per source, as for the Stack Exchange sites
+                    "answers": good,
+                }
+            )
+    return entries
+
+
+SETS = ("stackfaq", "beer", "coffee", "semeval")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=Path, help="The CSV to write (not in the repository).")
@@ -103,18 +143,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--answers", type=int, default=3, help="Answers per entry at most.")
     parser.add_argument("--answer-chars", type=int, default=600, help="Characters per answer at most.")
     parser.add_argument("--data-dir", default=None, help="The shared data folder (default: ../shared/data).")
+    parser.add_argument(
+        "--sets",
+        default="stackfaq,beer,coffee",
+        help=f"Comma-separated data sets, in this order ({', '.join(SETS)}; semeval: Qatar Living threads, ~1,000 "
+        "more entries for a larger FAQ).",
+    )
     args = parser.parse_args(argv)
     data = shared_data_dir(args.data_dir)
-    entries = stackfaq_entries(data / "stackfaq" / "stackExchange-FAQ.json", args.answers, args.answer_chars)
-    for site in ("beer", "coffee"):
-        entries += stackexchange_entries(
-            data / f"stackexchange-{site}" / "Posts.xml", site, args.answers, args.answer_chars
-        )
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    unknown = [s for s in sets if s not in SETS]
+    if unknown:
+        parser.error(f"unknown data set(s) {', '.join(unknown)}: use {', '.join(SETS)}")
+    entries: list[dict] = []
+    for name in sets:
+        if name == "stackfaq":
+            entries += stackfaq_entries(data / "stackfaq" / "stackExchange-FAQ.json", args.answers, args.answer_chars)
+        elif name == "semeval":
+            entries += semeval_entries(data, args.answers, args.answer_chars)
+        else:
+            entries += stackexchange_entries(
+                data / f"stackexchange-{name}" / "Posts.xml", name, args.answers, args.answer_chars
+            )
     seen: set[str] = set()
     unique = []
-    for entry in entries:  # one entry per question text: the import refuses duplicate titles
-        if entry["title"].lower() not in seen:
-            seen.add(entry["title"].lower())
+    for entry in entries:  # one entry per question text: the import refuses titles of the same form
+        if title_form(entry["title"]) not in seen:
+            seen.add(title_form(entry["title"]))
             unique.append(entry)
     unique = unique[: args.limit]
     width = max(len(e["answers"]) for e in unique)

@@ -56,6 +56,10 @@ class AnswerModel:
     lam: float = 1.0
     w: float = 1.0
     b: np.ndarray | None = None
+    # ``gain_matrix`` over the option slots that exist only (``gain_slots``): about five times less work where
+    # yes/no questions are padded to a long facet's slots (a large FAQ's tuning rollouts, issue 33); the
+    # product is then summed in another order, so the gains may differ in the last bit: off by default
+    compact_gains: bool = False
 
     def __post_init__(self) -> None:
         self.p_hat = np.asarray(self.p_hat, dtype=np.float32)
@@ -73,6 +77,7 @@ class AnswerModel:
         self._matrix: np.ndarray | None = None
         self._gain_matrix: np.ndarray | None = None
         self._cond_entropy: np.ndarray | None = None
+        self._gain_slots: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -108,9 +113,20 @@ class AnswerModel:
         rows stream through memory faster than the question-major layout at large scale)."""
         if self._gain_matrix is None:
             q, r, y = self.shape
-            stacked = np.concatenate([self.matrix.reshape(q * r, y), self.cond_entropy], axis=0)
+            rows = self.matrix.reshape(q * r, y)
+            if self.compact_gains:  # [Y, V + Q]: the V option slots that exist (``gain_slots``), then H(r|q,y)
+                self._gain_slots = np.flatnonzero(self.option_mask.reshape(-1))
+                rows = rows[self._gain_slots]
+            stacked = np.concatenate([rows, self.cond_entropy], axis=0)
             self._gain_matrix = np.ascontiguousarray(stacked.T)
         return self._gain_matrix
+
+    @property
+    def gain_slots(self) -> np.ndarray | None:
+        """With ``compact_gains``: the indices into Q * R of ``gain_matrix``'s first columns; else None."""
+        if self.compact_gains and self._gain_slots is None:
+            self.gain_matrix  # noqa: B018 - builds both
+        return self._gain_slots
 
     def likelihood(self, question: int, option: int, softness: float = 1.0) -> np.ndarray:
         """p(answer | y) [Y] for an answer given with confidence ``softness`` (1 = sure, 0.5 = "probably").
@@ -133,6 +149,7 @@ class AnswerModel:
             lam=self.lam,
             w=self.w,
             b=self.b,
+            compact_gains=self.compact_gains,
         )
 
     def with_params(self, lam: float | None = None, w: float | None = None, b: np.ndarray | None = None) -> AnswerModel:
@@ -143,4 +160,5 @@ class AnswerModel:
             self.lam if lam is None else lam,
             self.w if w is None else w,
             self.b if b is None else b,
+            self.compact_gains,
         )

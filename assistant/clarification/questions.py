@@ -58,8 +58,15 @@ def information_gain(model: AnswerModel, probs: np.ndarray) -> np.ndarray:
         return last[3]
     q, r, _ = model.shape
     both = np.asarray(probs, dtype=np.float32) @ gain_matrix
-    answer_probs = both[: q * r].reshape(q, r)  # P(r|q)
-    expected_cond_entropy = both[q * r :]  # sum_y p(y) H(r|q,y)
+    slots = model.gain_slots
+    if slots is None:
+        answer_probs = both[: q * r].reshape(q, r)  # P(r|q)
+        expected_cond_entropy = both[q * r :]  # sum_y p(y) H(r|q,y)
+    else:  # the option slots that exist only (``AnswerModel.compact_gains``); 0 on the padding
+        answer_probs = np.zeros(q * r, dtype=both.dtype)
+        answer_probs[slots] = both[: len(slots)]
+        answer_probs = answer_probs.reshape(q, r)
+        expected_cond_entropy = both[len(slots) :]
     gains = information_gain_from(answer_probs, expected_cond_entropy).astype(np.float32)
     gains.flags.writeable = False
     if isinstance(probs, np.ndarray) and not probs.flags.writeable:

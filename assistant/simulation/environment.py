@@ -26,6 +26,8 @@ class BatchEnvironment:
         self.n_options = torch.from_numpy(user.option_mask.sum(axis=1).astype(np.int64))
         self.noise = user.noise
         self.other_cdf = torch.from_numpy(np.cumsum(user.other_answers, axis=1).astype(np.float32))
+        # the answer model of the rollout in progress: (a [Q, R, Y], its option slots, its rows there [V, Y])
+        self._rows: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
 
     def answer(self, questions: torch.Tensor, targets: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
         """The option [B] each user with target ``targets`` [B] picks for ``questions`` [B] (``NOT_SURE``: -1)."""
@@ -49,8 +51,46 @@ class BatchEnvironment:
         """Information gain [B, Q] of every question under each row of ``probs`` [B, Y]; -inf for questions
         already asked. Never carries gradients."""
         with torch.no_grad():
-            ig = batch_information_gain(a, cond_entropy, probs.detach(), xp=torch)
+            q, r, _ = a.shape
+            slots, rows = self._option_rows(a)
+            if len(slots) == q * r:  # no padded option slot
+                ig = batch_information_gain(a, cond_entropy, probs.detach(), xp=torch)
+            else:
+                # P(r|q) on the options that exist only (issue 33): a FAQ's yes/no questions are padded to its
+                # longest facet's 13 slots, so the full product cost about six times as much; the padded slots
+                # are 0 either way, and each product is the same sum over the labels (the same numbers; the
+                # entropies are summed over the padded layout as before, in the same order)
+                answer_probs = probs.detach() @ rows.T  # [B, V]
+                plogp = torch.zeros(len(probs), q * r, dtype=answer_probs.dtype)
+                plogp[:, slots] = answer_probs * torch.log(answer_probs.clamp_min(1e-12))
+                answer_entropy = -plogp.reshape(-1, q, r).sum(dim=-1)
+                ig = answer_entropy - probs.detach() @ cond_entropy.T
             return ig.masked_fill(asked, float("-inf"))
+
+    def _option_rows(self, a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The (question, option) slots where ``a`` [Q, R, Y] is not padding (floored above 0 there, 0 on the
+        padding), as indices into Q * R, and ``a``'s rows there [V, Y]; kept while the same ``a`` comes (one
+        rollout's turns)."""
+        kept = self._rows
+        if kept is None or not _same_values(kept[0], a):
+            flat = a.reshape(-1, a.shape[-1])
+            slots = torch.nonzero((flat != 0).any(dim=1)).squeeze(1)
+            self._rows = kept = (a, slots, flat.index_select(0, slots).contiguous())
+        return kept[1], kept[2]
+
+
+def _same_values(kept: torch.Tensor, a: torch.Tensor) -> bool:
+    """Whether ``a`` is ``kept`` or a view of the same memory, unchanged since (``detach`` makes a new tensor of
+    the same memory each rollout; ``kept`` holds that memory, so it cannot be another tensor's meanwhile)."""
+    if kept is a:
+        return True
+    return (
+        kept.data_ptr() == a.data_ptr()
+        and kept.shape == a.shape
+        and kept.stride() == a.stride()
+        and kept.dtype == a.dtype
+        and kept._version == a._version
+    )
 
     def ask(
         self,

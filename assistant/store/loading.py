@@ -39,20 +39,20 @@ def read_domain(kb: DomainSource, reviewed: bool = True) -> Domain:
     label_pos = {lid: i for i, (lid,) in enumerate(kb.db.execute("SELECT id FROM labels ORDER BY position"))}
     q_rows = list(kb.db.execute("SELECT id FROM questions ORDER BY position"))
     question_pos = {qid: i for i, (qid,) in enumerate(q_rows)}
-    option_pos = [{opt: r for r, opt in enumerate(q.options)} for q in questions]
+    # (question id, answer) -> (question, option): one lookup per row (a large FAQ has millions of rows, issue 33)
+    slot = {(qid, opt): (q, r) for qid, q in question_pos.items() for r, opt in enumerate(questions[q].options)}
     r_max = max((len(q.options) for q in questions), default=2)
     counts = np.zeros((len(questions), r_max, len(labels)), dtype=np.float32)
     for qid, lid, answer, total in kb.db.execute(
         "SELECT question_id, label_id, answer, SUM(count) FROM annotations GROUP BY question_id, label_id, answer"
     ):
-        q = question_pos[qid]
-        r = option_pos[q].get(answer)
-        if r is None:
+        found = slot.get((qid, answer))
+        if found is None:
             raise StoreError(
                 f"domain {kb.name!r}: annotation answer {answer!r} is not an option of question "
-                f"{questions[q].tag!r}; rebuild the domain or re-import the annotations"
+                f"{questions[question_pos[qid]].tag!r}; rebuild the domain or re-import the annotations"
             )
-        counts[q, r, label_pos[lid]] = total
+        counts[found[0], found[1], label_pos[lid]] = total
     if not np.isfinite(counts).all() or (counts < 0).any():  # written by a Clarify that did not check counts
         raise StoreError(
             f"domain {kb.name!r} holds annotation counts that are negative or too large for the answer model: "
@@ -64,15 +64,16 @@ def read_domain(kb: DomainSource, reviewed: bool = True) -> Domain:
         query_labels.append(label_pos[lid])
         splits.append(split)
     out_of_scope = list(kb.db.execute("SELECT text, split FROM out_of_scope_queries ORDER BY id"))
-    heldout = None
-    rows = kb.db.execute("SELECT question_id, label_id, answer, probability FROM heldout_answers").fetchall()
-    if rows:
-        heldout = np.zeros_like(counts)
-        for qid, lid, answer, probability in rows:
-            q = question_pos[qid]
-            r = option_pos[q].get(answer)
-            if r is not None:
-                heldout[q, r, label_pos[lid]] = probability
+    answered = np.zeros_like(counts)
+    any_heldout = False
+    for qid, lid, answer, probability in kb.db.execute(
+        "SELECT question_id, label_id, answer, probability FROM heldout_answers"
+    ):  # read as they come (a large FAQ's millions of rows are never a list at once)
+        any_heldout = True
+        found = slot.get((qid, answer))
+        if found is not None:
+            answered[found[0], found[1], label_pos[lid]] = probability
+    heldout = answered if any_heldout else None
     if reviewed:
         questions, counts, heldout = _apply_reviews(kb, questions, counts, heldout)
     meta = kb.get_meta()

@@ -244,8 +244,11 @@ def _train_policy(
         log_a = torch.log(a.clamp_min(1e-30))
         return a, log_a, -(a.detach() * log_a.detach()).sum(dim=1)
 
+    # lambda, w and b not learned (the lambda = 1 baseline, a large FAQ): the same answer model every iteration,
+    # computed once (a pass over [Q, R, Y] each iteration was most of a 1,000-entry FAQ's iteration)
+    fixed = None if learn_answer else answer_model()
     for iteration in range(1, config.iterations + 1):
-        a, log_a, cond_entropy = answer_model()
+        a, log_a, cond_entropy = answer_model() if fixed is None else fixed
         batch = torch.from_numpy(rng.integers(0, len(episodes), size=config.batch_size))
         if config.estimator == "expected":
             features, correct_by_turn = trajectories(
@@ -305,7 +308,7 @@ def _train_policy(
             greedy_turns = float(greedy_t.float().mean())
         elif config.turn_budget is not None and iteration % config.budget_every == 0:
             with torch.no_grad():
-                a, log_a, cond_entropy = answer_model()
+                a, log_a, cond_entropy = answer_model() if fixed is None else fixed
                 check = torch.from_numpy(rng.integers(0, len(episodes), size=config.budget_batch))
                 greedy = rollout(
                     net,

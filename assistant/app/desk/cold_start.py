@@ -22,7 +22,11 @@ part, ``held``, that is never stored. The path:
 5. the coverage rule and the out-of-scope hypothesis, tuned on the same dev episodes and on the
    out-of-scope examples taken from the other bundled domains.
 
-Each stage yields progress; the whole is about 2-4 minutes for 25-150 entries on two cores.
+Each stage yields progress; the whole is about 2-4 minutes for 25-150 entries on two cores. A large FAQ (issue
+33) keeps the same stages with their costs bounded: fewer policy iterations (``policy_iterations_for``), no SRU
+probe, the answer model's lambda, w and b as fitted (``LEARNED_ANSWER_MODEL_MAX_ENTRIES``), the out-of-scope
+tuning on at most ``OWN_FAQ_MAX_IN_SCOPE`` in-scope dev episodes and the tuning rollouts' compact gains
+(``assistant.app.models``); ``prepare`` runs it all on one torch thread.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import numpy as np
 
 from assistant.app.desk.own_faq import stored_entries
 from assistant.app.models.calibration import fit_calibration_job
-from assistant.app.models.out_of_scope import tune_out_of_scope_job
+from assistant.app.models.out_of_scope import max_in_scope_of, tune_out_of_scope_job
 from assistant.app.models.prior_choice import save_text_prior_choice
 from assistant.app.models.registry import ModelRegistry
 from assistant.app.models.training_jobs import fit_prior_job, pace_config, train_policy_job, tune_coverage_job
@@ -61,6 +65,10 @@ SRU_PROBE = EncoderTrainConfig(max_steps=600, eval_every=100, patience=3, blend=
 # hours on two cores, and the synthesized queries per entry (about 5-7) are too few for an encoder trained from
 # scratch to beat MiniLM over that many labels.
 SRU_PROBE_MAX_ENTRIES = 300
+# Above this many entries the policies keep the answer model's fitted w, b and initial lambda (issue 33): their
+# gradient runs through the whole [questions, slots, entries] answer model, 90% of each iteration of a 981-entry
+# FAQ (about a minute per iteration on a loaded two-core machine), and it moved lambda by less than 0.01 there.
+LEARNED_ANSWER_MODEL_MAX_ENTRIES = 300
 # how the held-out synthesized queries are made vague (as people type: mostly short)
 HELD_OUT_MIX = VagueQueryMix({"crowd": 0.3, "window": 0.35, "keywords": 0.35})
 HELD_OUT_COPIES = 3
@@ -125,9 +133,13 @@ class OverallProgress:
             job.close()  # cancelled from outside: close the inner job too (its clean-up runs)
 
 
-def cold_start_policy_config(pace: str, iterations: int = POLICY_ITERATIONS):
-    """The policy training settings of a domain made from a FAQ (its cold start and its later updates)."""
-    return replace(pace_config(pace), iterations=iterations)
+def cold_start_policy_config(pace: str, iterations: int = POLICY_ITERATIONS, entries: int = 0):
+    """The policy training settings of a domain made from a FAQ of ``entries`` entries (its cold start and its
+    later updates): above ``LEARNED_ANSWER_MODEL_MAX_ENTRIES`` the answer model's lambda, w and b stay as fitted."""
+    config = replace(pace_config(pace), iterations=iterations)
+    if entries > LEARNED_ANSWER_MODEL_MAX_ENTRIES:
+        config = replace(config, learn_answer_model=False)
+    return config
 
 
 def policy_iterations_for(entries: int, iterations: int = POLICY_ITERATIONS) -> int:
@@ -211,7 +223,8 @@ def cold_start_prepare(
     )
     done.append("calibration")
     for c, variant, pace in registry.required_policies(("all",)):
-        config = cold_start_policy_config(pace, policy_iterations)  # lambda_1: fit_policy fixes lambda
+        # lambda_1: fit_policy fixes lambda
+        config = cold_start_policy_config(pace, policy_iterations, len(registry.domain.labels))
         job = train_policy_job(registry, c, variant, config, seed=seed, pace=pace)
         label = f"cold start ({chosen} prior): the {variant} stop policy, pace {pace}"
         yield from overall.run(job, f"policy-{c}-{variant}-{pace}", label)
@@ -223,7 +236,7 @@ def cold_start_prepare(
         def tuning(c: str = c, pace: str = pace) -> Generator[Progress, None, None]:
             yield from tune_coverage_job(registry, c, pace, seed=seed)
             if registry.has_out_of_scope_queries:
-                yield from tune_out_of_scope_job(registry, c, pace, seed=seed)
+                yield from tune_out_of_scope_job(registry, c, pace, seed=seed, max_in_scope=max_in_scope_of(registry))
 
         yield from overall.run(tuning(), f"tune-{c}-{pace}", f"cold start: coverage and out-of-scope rules ({pace})")
         done += [f"coverage-{c}-{pace}"] + ([f"oos-{c}-{pace}"] if registry.has_out_of_scope_queries else [])

@@ -100,9 +100,16 @@ def _prepare(
     elif name in BUNDLED_DOMAINS and _built_by_an_older_clarify(name):
         yield from build_domain(name)  # idempotent: keeps imports and sessions, adds what is new
     if text_prior is None and chosen_text_prior(name) is None and is_own_faq(name):
+        from models.determinism import reproducible
+
         yield Progress(0, 0, f"{name} was made from a FAQ: preparing it from its texts alone (cold start)")
-        done = yield from cold_start_prepare(name, seed)
-        return ["cold start", *done, *(yield from calibrate_if_missing(ModelRegistry(name), seed))]
+        # One torch thread throughout (issue 33), as its training stages already ran: the MiniLM passes over
+        # thousands of held-out and calibration queries took 5x the wall time (and 4x the CPU, spinning) with
+        # two threads on a shared two-core machine, and the result no longer depends on the core count.
+        with reproducible():
+            done = yield from cold_start_prepare(name, seed)
+            calibrated = yield from calibrate_if_missing(ModelRegistry(name), seed)
+        return ["cold start", *done, *calibrated]
     registry = ModelRegistry(name, text_prior=text_prior)
     if candidate_settings is None:
         has_uncaptioned = registry.domain.labels_with_queries("train").size < registry.domain.num_labels
@@ -136,13 +143,16 @@ def _prepare(
 
 def _train_missing(registry: ModelRegistry, todo: list[str], name: str, seed: int) -> Generator[Progress, None, list]:
     """Fit, train or tune each model of ``todo`` (``ModelRegistry.missing``'s order); returns them."""
-    from assistant.app.desk.cold_start import cold_start_policy_config
+    from assistant.app.desk.cold_start import cold_start_policy_config, policy_iterations_for
     from assistant.app.models.model_jobs import train_model_job
 
     for item in todo:  # the prior's fit, policies, then the rules tuned for them
         pace = item.rsplit("-", 1)[-1]
         # a FAQ's policies train as its cold start's
-        config = cold_start_policy_config(pace) if item.startswith("policy-") and is_own_faq(name) else None
+        config = None
+        if item.startswith("policy-") and is_own_faq(name):
+            entries = registry.domain.num_labels
+            config = cold_start_policy_config(pace, policy_iterations_for(entries), entries)
         yield from train_model_job(registry, item, seed, config)
     return list(todo)
 

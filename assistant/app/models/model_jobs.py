@@ -7,7 +7,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from assistant.app.models.components import component_of, split_name
-from assistant.app.models.out_of_scope import tune_out_of_scope_job
+from assistant.app.models.out_of_scope import max_in_scope_of, tune_out_of_scope_job
 from assistant.app.models.registry import ModelRegistry
 from assistant.app.models.training_jobs import fit_prior_job, train_encoder_job, train_policy_job, tune_coverage_job
 from assistant.progress import Progress
@@ -36,7 +36,7 @@ def _coverage(registry: ModelRegistry, parts: list[str], seed: int, policy: Poli
 
 def _out_of_scope(registry: ModelRegistry, parts: list[str], seed: int, policy: PolicyConfig | None) -> Job:
     candidates, pace = parts
-    return tune_out_of_scope_job(registry, candidates, pace, seed=seed)
+    return tune_out_of_scope_job(registry, candidates, pace, seed=seed, max_in_scope=max_in_scope_of(registry))
 
 
 TRAIN_JOBS: dict[str, Callable[[ModelRegistry, list[str], int, PolicyConfig | None], Job]] = {

@@ -9,6 +9,7 @@ conversation.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
@@ -96,8 +97,14 @@ def base_answer_model(registry: ModelRegistry, domain: Domain | None = None) -> 
     """p_hat of ``domain`` (default: the agent's view) with the encoder's tag scores and w, b fitted to p_hat
     (policy training starts from it and fine-tunes lambda, w and b)."""
     domain = domain or registry.agent_domain
-    base = AnswerModel(domain.p_hat(SMOOTHING), domain.option_mask, registry.encoder.tag_scores(), lam=1.0)
-    w, b = fit_answer_scale(base)
+    tags = registry.encoder.tag_scores()
+    base = AnswerModel(domain.p_hat(SMOOTHING), domain.option_mask, tags, lam=1.0)
+    kept = _scale_fits.get(registry)
+    if kept is not None and kept[0] is domain and kept[1] is tags:
+        w, b = kept[2], kept[3].copy()
+    else:
+        w, b = fit_answer_scale(base)
+        _scale_fits[registry] = (domain, tags, w, b.copy())
     return base.with_params(w=w, b=b)
 
 
@@ -108,6 +115,28 @@ def policy_prior(registry: ModelRegistry):
     calibration only ever softens it)."""
     prior = registry.combined_prior()
     return calibrated(registry, prior) if registry.domain.meta.get("own_faq") == "true" else prior
+
+
+# The (w, b) ``fit_answer_scale`` found for a registry's domain and tag scores (the same objects): every policy of a
+# domain starts from the same fit (issue 33: 50 L-BFGS steps over the whole [Q, R, Y] model, a minute per policy
+# for a 981-entry FAQ on a loaded two-core machine, done once instead of three times; the same numbers).
+_scale_fits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+# A desk's FAQ of more entries than this tunes its coverage and out-of-scope rules with the answer model's compact
+# gains (``AnswerModel.compact_gains``, issue 33): its rollouts' turns cost about entries x questions x 13 slots,
+# most of them padding; smaller ones (and the bundled domains) keep the padded product, bit for bit as before.
+COMPACT_GAINS_MIN_LABELS = 300
+
+
+def tuning_answer_model(registry: ModelRegistry, loaded) -> AnswerModel:
+    """The answer model of ``loaded`` (a learned policy) for the rollouts its coverage and out-of-scope rules are
+    tuned on: with compact gains for a desk's FAQ above ``COMPACT_GAINS_MIN_LABELS`` entries."""
+    model = registry.answer_model(loaded)
+    own_faq = registry.domain.meta.get("own_faq") == "true"
+    if own_faq and registry.domain.num_labels > COMPACT_GAINS_MIN_LABELS:
+        return replace(model, compact_gains=True)
+    return model
 
 
 def pace_config(pace: str, config: PolicyConfig | None = None) -> PolicyConfig:
@@ -240,7 +269,7 @@ def tune_coverage_job(
         domain=agent,
         candidates=cands,
         prior=policy_prior(registry),
-        answer_model=registry.answer_model(ours),
+        answer_model=tuning_answer_model(registry, ours),
         policy=ours.policy,
         user=SimulatedUser(registry.protocol.user_answers, registry.domain.option_mask),
         turn_reward=PACE_TURN_REWARD[pace],

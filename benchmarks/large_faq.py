@@ -1,0 +1,140 @@
+"""A large desk FAQ end to end (issue 33): build it from ../shared/data (``benchmarks.build_large_faq``), then
+`clarify domain create` and `clarify prepare` it, each as a new process, with their wall seconds, CPU seconds
+(user + system) and peak memory (max RSS of the process), and the load average beside them; then `clarify ask`
+to its first question and the seconds each later answer takes (``--json-lines``, answering the first option).
+Targets for 1,000 entries on an idle two-core machine: create + prepare <= 10 minutes, peak memory <= 3 GB,
+first question <= 2 s, each answer <= 0.2 s. Prints JSON and a one-line summary; the FAQ and its home are
+outputs, never committed.
+
+    python -m benchmarks.large_faq --home /tmp/large-home [--limit 1000] [--sets stackfaq,beer,coffee]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import build_large_faq
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = {"create_prepare_s": 600.0, "peak_rss_gb": 3.0, "first_question_s": 2.0, "answer_s": 0.2}
+QUERIES = ("my beer went flat", "coffee tastes bitter", "how do I keep my files in sync")
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def timed(args: list[str], home: Path) -> dict:
+    """Run ``clarify ARGS`` to its end: wall and CPU seconds, peak RSS (GB), the load before and after."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load, start = _load(), time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "assistant.cli.main", *args],
+        cwd=ROOT,
+        env={**os.environ, "CLARIFY_HOME": str(home)},
+        check=True,
+        capture_output=True,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # ru_maxrss of the children is the largest of any child so far (kB on Linux)
+    return {
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
+        "max_rss_gb": round(after.ru_maxrss / 1024**2, 2),
+        "load_before": load,
+        "load_after": _load(),
+    }
+
+
+def ask_times(domain: str, query: str, home: Path, answers: int = 3) -> dict:
+    """Seconds to the first question of `clarify ask DOMAIN QUERY --json-lines` and after each of ``answers``
+    answers (the first option each time) to what comes next."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "assistant.cli.main", "ask", domain, query, "--json-lines"],
+        cwd=ROOT,
+        env={**os.environ, "CLARIFY_HOME": str(home), "PYTHONUNBUFFERED": "1"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    first: float | None = None
+    sent: float | None = None
+    later: list[float] = []
+    for line in process.stdout:
+        event = json.loads(line)
+        now = time.perf_counter()
+        if event.get("type") not in ("question", "proposal", "comparison"):
+            if event.get("type") == "end":
+                break
+            continue
+        if first is None:
+            first = now - start
+        elif sent is not None:
+            later.append(now - sent)
+        reply = "1" if event["type"] == "question" and len(later) < answers else "q"
+        sent = time.perf_counter()
+        process.stdin.write(reply + "\n")
+        process.stdin.flush()
+    process.stdin.close()
+    process.wait(timeout=120)
+    return {
+        "query": query,
+        "first_question_s": round(first or float("nan"), 2),
+        "answers_s": [round(s, 3) for s in later],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, required=True, help="CLARIFY_HOME to create the domain in.")
+    parser.add_argument("--name", default="desk1000", help="The domain's name (replaced if it exists).")
+    parser.add_argument("--limit", type=int, default=1000)
+    parser.add_argument("--sets", default="stackfaq,beer,coffee")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        faq = Path(folder) / "faq.csv"
+        build_large_faq.main(["--out", str(faq), "--limit", str(args.limit), "--sets", args.sets])
+        for suffix in ("", "-wal", "-shm"):
+            (args.home / "domains" / f"{args.name}.db{suffix}").unlink(missing_ok=True)
+        create = timed(["domain", "create", args.name, "--from", str(faq)], args.home)
+    prepare = timed(["prepare", args.name], args.home)
+    asks = [ask_times(args.name, q, args.home) for q in QUERIES]
+    answers = [s for a in asks for s in a["answers_s"]]
+    result = {
+        "entries_limit": args.limit,
+        "sets": args.sets,
+        "create": create,
+        "prepare": prepare,
+        "create_prepare_s": round(create["wall_s"] + prepare["wall_s"], 1),
+        "create_prepare_cpu_s": round(create["cpu_s"] + prepare["cpu_s"], 1),
+        "peak_rss_gb": max(create["max_rss_gb"], prepare["max_rss_gb"]),
+        "asks": asks,
+        "first_question_max_s": max(a["first_question_s"] for a in asks),
+        "answer_max_s": max(answers) if answers else None,
+        "targets": TARGETS,
+    }
+    print(json.dumps(result, indent=2))
+    print(
+        f"large FAQ ({args.limit} at most): create + prepare {result['create_prepare_s']:.0f} s wall "
+        f"({result['create_prepare_cpu_s']:.0f} s CPU, load {create['load_before']}-{prepare['load_after']}), "
+        f"peak {result['peak_rss_gb']} GB; first question <= {result['first_question_max_s']} s, "
+        f"answers <= {result['answer_max_s']} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
