@@ -7,15 +7,18 @@ waits ``BUSY_TIMEOUT_MS`` inside SQLite, tells the person (``on_busy``) and trie
 ``WRITE_WAIT_SECONDS`` have passed; only then it gives up with a ``StoreBusyError`` (nothing written).
 Readers never wait: the file is in WAL mode.
 
-A file is checked with ``PRAGMA quick_check`` when it is opened (once per process while the file is
-unchanged), and a damaged one is refused with a message that says what to do, before anything reads
+A file is checked with ``PRAGMA quick_check`` when it is opened (once while the file is unchanged: the stamp
+of the last check passed is kept beside it, so that a new process, such as each `clarify ask`, does not read a
+large FAQ's hundreds of MB again), and a damaged one is refused with a message that says what to do, before anything reads
 or writes it. SQLite's own errors (disk full, read-only folder, damaged pages) become ``StoreError``s
 with a message for the person.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -145,17 +148,46 @@ def _enable_wal(db: sqlite_utils.Database) -> None:
             db.enable_wal()
 
 
+# A file's stamp is trusted across processes only when it was last written this long before its check: a
+# write within the file system's clock tick of the check could leave the same stamp on changed bytes.
+SETTLED_NS = 2_000_000_000
+
+
+def _checked_path(path: Path) -> Path:
+    """Where the stamp of ``path``'s last passed check is kept (a hidden file beside it)."""
+    return path.with_name(f".{path.name}.checked")
+
+
+def _checked_before(path: Path, stamp: tuple[int, int, int, int]) -> bool:
+    try:
+        return _checked_path(path).read_text(encoding="ascii").split() == [str(v) for v in stamp]
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _remember_checked(path: Path, stamp: tuple[int, int, int, int]) -> None:
+    if time.time_ns() - stamp[3] < SETTLED_NS:
+        return
+    with contextlib.suppress(OSError):  # only a shortcut: when it cannot be written, the next process checks again
+        _checked_path(path).write_text(" ".join(map(str, stamp)), encoding="ascii")
+
+
 def check_integrity(db: sqlite_utils.Database, path: Path, name: str) -> None:
     """Raise StoreError (saying what to do) if ``PRAGMA quick_check`` finds damage."""
     stamp = _stamp(path)
     key = str(path.resolve())
     if stamp is None or stamp[2] == 0 or _checked.get(key) == stamp:
         return
+    if _checked_before(path, stamp):
+        _checked[key] = stamp
+        return
     rows = [row[0] for row in db.execute("PRAGMA quick_check(5)").fetchall()]
     if rows != ["ok"]:
         _checked.pop(key, None)
+        _checked_path(path).unlink(missing_ok=True)
         raise StoreError(damaged_message(path, name, "; ".join(map(str, rows))[:300]))
     _checked[key] = stamp
+    _remember_checked(path, stamp)
 
 
 def begin_immediate(

@@ -68,3 +68,33 @@ def test_two_sessions_answer_at_once_without_failing(agents):
     assert not errors, errors
     with KnowledgeBase.open("tiny") as kb:
         assert len(Session.list(kb)) == 10
+
+
+def test_a_checked_file_is_checked_again_in_a_new_process_only_once_it_changed(tmp_path, monkeypatch):
+    import os
+    import sqlite3
+
+    from assistant.errors import StoreError
+    from tests.assistant.store.test_knowledge_base import damage_pages
+
+    monkeypatch.setattr(connection, "SETTLED_NS", 0)  # the file's last write counts as settled at once
+    path = tmp_path / "desk.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+        conn.executemany("INSERT INTO t VALUES (?)", [(str(i) * 50,) for i in range(2000)])
+    connection.open_database(path, "desk").close()  # checked: its stamp kept beside it
+    stamp = path.stat()
+    assert connection._checked_path(path).exists()
+
+    damage_pages(path)  # same size; the new mtime tells a new process to check again
+    monkeypatch.setattr(connection, "_checked", {})  # a new process
+    with pytest.raises(StoreError, match="is damaged"):
+        connection.open_database(path, "desk")
+    assert not connection._checked_path(path).exists()
+
+    # the shortcut is the stamp alone: a file with the checked stamp back is not read again (what saves a large
+    # FAQ's `clarify ask` its quick_check of hundreds of MB)
+    os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    connection._remember_checked(path, connection._stamp(path))
+    monkeypatch.setattr(connection, "_checked", {})
+    connection.open_database(path, "desk").close()
