@@ -159,11 +159,20 @@ class ModelRegistry:
                         f"`clarify prepare {self.name} --prior minilm`"
                     )
                 try:
-                    self._encoder = MiniLMPrior.build(self.agent_domain).with_calibration(saved["calibration"])
+                    prior = MiniLMPrior.build(self.agent_domain).with_calibration(saved["calibration"])
                 except (KeyError, TypeError, ValueError) as exc:
                     raise ModelMissingError(
                         f"{self.prior_settings_path()} is damaged ({exc}): run `clarify prepare {self.name} --prior minilm`"
                     ) from exc
+                import models.pretrained
+                from assistant.text.embeddings import MiniLMSentenceEncoder
+                from models.numpy_forward import minilm_sentence_vectors
+
+                # a person's query through the numpy pass, without torch (as the SRU route); not where a test's
+                # stand-in replaces MiniLM, whose function the numpy pass does not compute
+                if models.pretrained.SentenceEncoder is MiniLMSentenceEncoder:
+                    prior.query_encoder = minilm_sentence_vectors
+                self._encoder = prior
             else:
                 from assistant.priors.sru import load_encoder_prior
 
