@@ -46,11 +46,10 @@ def exit_time(args: list[str], home: Path) -> float:
     return time.perf_counter() - start
 
 
-def question_time(args: list[str], home: Path) -> tuple[float, int | None]:
-    """Seconds until the command prints its first question ("Q<n>:"), then it is told to quit; and the session
-    id it printed (None if none)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
+def conversation_process(args: list[str], home: Path) -> subprocess.Popen:
+    """`clarify ARGS` on ``home`` as a new process, talked to as a person at the terminal would: its stdin and
+    (unbuffered) stdout are pipes of text."""
+    return subprocess.Popen(
         _command(args),
         cwd=ROOT,
         env={**os.environ, "CLARIFY_HOME": str(home), "PYTHONUNBUFFERED": "1"},
@@ -59,6 +58,13 @@ def question_time(args: list[str], home: Path) -> tuple[float, int | None]:
         stderr=subprocess.DEVNULL,
         text=True,
     )
+
+
+def question_time(args: list[str], home: Path) -> tuple[float, int | None]:
+    """Seconds until the command prints its first question ("Q<n>:"), then it is told to quit; and the session
+    id it printed (None if none)."""
+    start = time.perf_counter()
+    process = conversation_process(args, home)
     assert process.stdout is not None and process.stdin is not None
     session, seconds = None, None
     for line in process.stdout:
@@ -79,15 +85,7 @@ def answer_time(home: Path, domain: str = "faq", answer: str = "s", query: str =
     """Seconds from an answer to the first question written on stdin (default "s", not sure: the session goes on
     asking) to the first line printed after it (the next question, or the shortlist), in a session started on
     ``query``. The answer is written once the question's answer keys are printed: the session then waits for it."""
-    process = subprocess.Popen(
-        _command(["ask", domain, query]),
-        cwd=ROOT,
-        env={**os.environ, "CLARIFY_HOME": str(home), "PYTHONUNBUFFERED": "1"},
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    process = conversation_process(["ask", domain, query], home)
     assert process.stdout is not None and process.stdin is not None
     seconds, sent = None, None
     for line in process.stdout:

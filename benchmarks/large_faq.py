@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from benchmarks import build_large_faq
+from benchmarks.cli_start import conversation_process
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = {"create_prepare_s": 600.0, "peak_rss_gb": 3.0, "first_question_s": 2.0, "answer_s": 0.2}
@@ -60,15 +61,7 @@ def ask_times(domain: str, query: str, home: Path, answers: int = 3) -> dict:
     """Seconds to the first question of `clarify ask DOMAIN QUERY --json-lines` and after each of ``answers``
     answers (the first option each time) to what comes next."""
     start = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "assistant.cli.main", "ask", domain, query, "--json-lines"],
-        cwd=ROOT,
-        env={**os.environ, "CLARIFY_HOME": str(home), "PYTHONUNBUFFERED": "1"},
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    process = conversation_process(["ask", domain, query, "--json-lines"], home)
     assert process.stdin is not None and process.stdout is not None
     first: float | None = None
     sent: float | None = None

@@ -40,6 +40,12 @@ def _action(
     return action
 
 
+def _standard_key(key: QKeySequence.StandardKey, fallback: str) -> QKeySequence | str:
+    """The platform's key for ``key``, or ``fallback`` where the platform has none (X11 has no Preferences)."""
+    sequence = QKeySequence(key)
+    return sequence if not sequence.isEmpty() else fallback
+
+
 def make_actions(window: MainWindow) -> None:
     """The window's actions (``window.new_action`` and the rest), each with its shortcut and tip."""
     keys = QKeySequence.StandardKey
@@ -57,30 +63,14 @@ def make_actions(window: MainWindow) -> None:
     window.import_action = _action(
         window, "&Import crowd data…", "importAction", "Ctrl+I", window.open_import_wizard, import_tip
     )
+    preferences = _standard_key(keys.Preferences, "Ctrl+,")
     window.settings_action = _action(
-        window,
-        "&Settings…",
-        "settingsAction",
-        QKeySequence(keys.Preferences) if not QKeySequence(keys.Preferences).isEmpty() else "Ctrl+,",
-        window.open_settings,
-        "Session settings",
+        window, "&Settings…", "settingsAction", preferences, window.open_settings, "Session settings"
     )
-    window.quit_action = _action(
-        window,
-        "&Quit",
-        "quitAction",
-        QKeySequence(keys.Quit) if not QKeySequence(keys.Quit).isEmpty() else "Ctrl+Q",
-        window.close,
-        "Quit Clarify (Ctrl+Q)",
-    )
-    window.help_action = _action(
-        window,
-        "Clarify &help",
-        "helpAction",
-        QKeySequence(keys.HelpContents) if not QKeySequence(keys.HelpContents).isEmpty() else "F1",
-        window.show_help,
-        "Help (F1)",
-    )
+    quit_key = _standard_key(keys.Quit, "Ctrl+Q")
+    window.quit_action = _action(window, "&Quit", "quitAction", quit_key, window.close, "Quit Clarify (Ctrl+Q)")
+    help_key = _standard_key(keys.HelpContents, "F1")
+    window.help_action = _action(window, "Clarify &help", "helpAction", help_key, window.show_help, "Help (F1)")
     window.about_action = _action(window, "&About Clarify", "aboutAction", None, window.show_about)
     window.page_actions = [
         _action(window, title, f"show{page.capitalize()}Action", f"Ctrl+{i + 1}", partial(window.show_page, page))

@@ -4,46 +4,20 @@ interpreter (this test process has them loaded already), on a home where the faq
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from assistant.progress import run_job
 from crowdsourcing.adapters import build_domain
+from tests.support.imports import heavy_imports
 
-ROOT = Path(__file__).resolve().parents[3]
 HEAVY = ("torch", "transformers", "spacy", "lemminflect", "sentence_transformers", "assistant.app.models.registry")
-
-# Runs the command as `clarify` would, then reports the heavy modules it imported (a refusal exits with code 2).
-PROBE = """
-import json, sys
-from assistant.cli.root import main
-try:
-    main(args=sys.argv[1:], prog_name="clarify")
-except SystemExit as exit:
-    code = exit.code
-else:
-    code = 0
-heavy = [m for m in {heavy!r} if m in sys.modules]
-print(json.dumps({{"code": code, "heavy": heavy}}), file=sys.stderr)
-"""
 
 
 def _imported(args: list[str]) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return json.loads(done.stderr.strip().splitlines()[-1])
+    return heavy_imports(args, HEAVY)[0]
 
 
 @pytest.fixture(scope="module")

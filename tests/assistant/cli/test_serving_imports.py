@@ -4,47 +4,20 @@ Each runs in a fresh interpreter (this test process has them loaded already)."""
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.imports import heavy_imports
+
 pytestmark = pytest.mark.slow  # the prepared faq home (tests/conftest.py) takes about 25 s of CPU
 
-ROOT = Path(__file__).resolve().parents[3]
 HEAVY = ("torch", "sklearn", "spacy", "thinc", "transformers", "sru", "sentence_transformers")
-
-# Runs `clarify ARGS` with the person's lines on stdin, then reports what it printed and the heavy modules it imported.
-PROBE = """
-import json, sys
-from assistant.cli import main
-try:
-    main(args=sys.argv[1:], prog_name="clarify")
-except SystemExit as exit:
-    code = exit.code
-else:
-    code = 0
-heavy = [m for m in {heavy!r} if m in sys.modules]
-print(json.dumps({{"code": code, "heavy": heavy}}), file=sys.stderr)
-"""
 
 
 def _run(home: Path, args: list[str], lines: str) -> tuple[dict, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "CLARIFY_HOME": str(home)}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
-        cwd=ROOT,
-        env=env,
-        input=lines,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return json.loads(done.stderr.strip().splitlines()[-1]), done.stdout
+    return heavy_imports(args, HEAVY, home, lines)
 
 
 def test_the_first_question_and_a_resumed_session_need_no_training_stack(prepared_faq_home):
