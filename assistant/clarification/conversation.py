@@ -23,6 +23,7 @@ import numpy as np
 
 from assistant.clarification.answer_list import ANSWER_LIST, MAX_LISTS, AnswerList, best_answer_list
 from assistant.clarification.belief import DISMISS_ERROR, Belief, Evidence
+from assistant.clarification.facet_families import facet_families, family_asked
 from assistant.clarification.out_of_scope import verdict_allowed
 from assistant.clarification.parts import ClarifierParts
 from assistant.clarification.questions import information_gain
@@ -42,17 +43,6 @@ from assistant.store import Question
 RULED_OUT_BELOW = {AnswerKind.OPTION: 0.25, AnswerKind.PROBABLY: 0.1}
 # The stop reasons after which a list of the labels still in question is asked instead of stopping.
 LIST_INSTEAD_OF = (StopReason.CONFIDENT, StopReason.NO_INFORMATIVE_QUESTION, StopReason.NO_QUESTION)
-
-
-def _facet_families(clarifier: ClarifierParts) -> np.ndarray:
-    """[Q] int: for each induced multiple-choice facet question ("action", "action@Gmail"), a number shared by
-    every facet question of its kind; -1 for every other question."""
-    kinds: dict[str, int] = {}
-    family = np.full(clarifier.model.shape[0], -1, dtype=np.int64)
-    for index, q in enumerate(clarifier.domain.questions[: len(family)]):
-        if q.kind == "choice" and q.induced and "::" not in q.tag:
-            family[index] = kinds.setdefault(q.tag.split("@", 1)[0], len(kinds))
-    return family
 
 
 class Conversation:
@@ -79,8 +69,7 @@ class Conversation:
         for question, _ in self.understood:
             self.asked[question] = True
         self.retired_groups: list[int] = []
-        self._facet_family = _facet_families(clarifier)
-        self._available: tuple[tuple[bytes, tuple[int, ...]], np.ndarray] | None = None
+        self._facet_family = facet_families(clarifier)
         self.answers: list[AnswerRecord] = []
         self.query_changes: list[QueryChange] = []
         self._steps: list[str] = []  # "answer" or "query", in order, so that undo takes back the last one
@@ -109,24 +98,10 @@ class Conversation:
 
     @property
     def available(self) -> np.ndarray:
-        """[Q] bool, read-only: questions not yet asked whose group was not declared invisible. A turn reads it
-        three times (stop rule, question choice, answer list): it is remembered for the state it was made in."""
-        key = (self.asked.tobytes(), tuple(self.retired_groups))
-        if self._available is not None and self._available[0] == key:
-            return self._available[1]
-        available = ~self.asked
+        """[Q] bool: questions not yet asked whose group was not declared invisible, one facet per family."""
+        available = ~self.asked & ~family_asked(self._facet_family, self.asked)
         if self.retired_groups:
             available &= ~np.isin(self.clarifier.group_index, self.retired_groups)
-        # one "What do you want to do?" per conversation: the general facet and one within a group ("... in
-        # Gmail?") ask the same thing in the person's eyes. A table of the families asked, indexed by family + 1
-        # (0: no family, never marked), costs a few vector operations a turn where np.isin cost tens of µs.
-        family_slot = self._facet_family + 1
-        asked_families = np.zeros(len(family_slot) + 1, dtype=bool)
-        asked_families[family_slot[self.asked]] = True
-        asked_families[0] = False
-        available &= ~asked_families[family_slot]
-        available.flags.writeable = False
-        self._available = (key, available)
         return available
 
     def question(self, index: int) -> Question:
