@@ -7,8 +7,6 @@ conversation's state lives in the engine's ``Session``.
 
 from __future__ import annotations
 
-import html
-import math
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -33,6 +31,7 @@ from gui.controller import SessionController
 from gui.loading import LoadingBanner
 from gui.options import OPTION_KEYS, OptionArea, OptionButton, option_key
 from gui.qt_models import PosteriorModel
+from gui.rich_text import explanation_html
 from gui.snapshot import SessionSnapshot
 from gui.transcript import transcript_html
 from gui.widgets import Card, make_table, press_if_shown, stretch_column, window_shortcuts
@@ -40,39 +39,8 @@ from gui.words import counted
 
 if TYPE_CHECKING:
     from assistant.app.conversation.session_records import OutOfScopeView
-    from assistant.app.conversation.session_state import QuestionExplanation
-
-LN2 = math.log(2.0)
 
 POSTERIOR_TITLE = "Most likely answers"
-
-
-def explanation_html(explanation: QuestionExplanation | None) -> str:
-    """'Why this question': its expected information gain and what each answer would do to the top labels."""
-    if not explanation:
-        return "<p style='color:#666'>When a question is pending, this explains why it was chosen.</p>"
-    gain = explanation["information_gain"] / LN2
-    entropy = explanation["entropy"] / LN2
-    rank = explanation.get("rank")
-    best = (
-        " (the most informative question left)"
-        if rank == 1
-        else (f" (rank {rank} among the questions left)" if rank else "")
-    )
-    parts = [
-        f"<p>Expected information gain <b>{gain:.2f} bits</b>{best}; the current uncertainty is "
-        f"{entropy:.2f} bits.</p>",
-        "<table cellspacing='0' cellpadding='3' width='100%'>",
-        "<tr><th align='left'>If you answer</th><th align='right'>chance</th><th align='left'>likeliest entries then</th></tr>",
-    ]
-    for outcome in explanation["outcomes"]:
-        tops = ", ".join(f"{html.escape(str(name), quote=False)} {percent(p)}" for name, p in outcome["top"][:3])
-        parts.append(
-            f"<tr><td><b>{html.escape(str(outcome['option']), quote=False)}</b></td><td align='right'>{percent(outcome['probability'])}</td>"
-            f"<td>{tops}</td></tr>"
-        )
-    parts.append("</table>")
-    return "".join(parts)
 
 
 def nothing_fits_text(view: OutOfScopeView, handed_off: bool) -> str:
@@ -111,6 +79,7 @@ class AskPage(QWidget):
         self.query_input.setAccessibleName("Your question")
         self.query_input.setPlaceholderText("What are you looking for?")
         self.faq_examples = False  # the bundled faq's examples ("it was in gmail") mean nothing on another desk
+        self._offered_note: tuple[int | None, str] | None = None  # the rejection note last put in "Say more about it"
         self.query_input.setClearButtonEnabled(True)
         self.query_input.returnPressed.connect(self._ask)
         self.ask_button = QPushButton("&Ask", self)
@@ -347,6 +316,7 @@ class AskPage(QWidget):
         self._scroll_transcript()
         QTimer.singleShot(0, self._scroll_transcript)  # again once the new text is laid out
         self._render_question(snapshot)
+        self._offer_rejection_note(snapshot)
         key = None if snapshot is None else (snapshot.domain, snapshot.session_id)
         self.posterior_model.update(
             snapshot.posterior if snapshot else (), key, snapshot.questions_answered if snapshot else None
@@ -357,6 +327,19 @@ class AskPage(QWidget):
         self.posterior_box.setTitle(f"{POSTERIOR_TITLE}: {promise}" if promise else POSTERIOR_TITLE)
         if snapshot is not None and self.query_input.text().strip() != snapshot.query:
             self.query_input.setText(snapshot.query)
+
+    def _offer_rejection_note(self, snapshot: SessionSnapshot | None) -> None:
+        """After *Ask more questions*, the note given with the rejection ("I forgot my password") waits in "Say more
+        about it", selected: the person's own words about what they want, which the belief has not read. *Add
+        words* reads them, edited or not; typing replaces them. Offered once per rejection, never over words typed."""
+        if snapshot is None or snapshot.phase != Phase.CLARIFYING or not snapshot.rejection_reason:
+            return
+        key = (snapshot.session_id, snapshot.rejection_reason)
+        if key == self._offered_note or self.words_input.text().strip():
+            return
+        self._offered_note = key
+        self.words_input.setText(snapshot.rejection_reason)
+        self.words_input.selectAll()
 
     def _follow(self, maximum: int) -> None:
         self.transcript.verticalScrollBar().setValue(maximum)

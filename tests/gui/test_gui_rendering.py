@@ -8,8 +8,7 @@ import math
 from assistant.app.conversation.session import EntryKind, FinalAnswer
 from assistant.app.desk.crowd import ImportReport
 from gui.import_wizard import guess_format, report_html
-from gui.pages.ask import explanation_html
-from gui.rich_text import candidate_html
+from gui.rich_text import candidate_html, explanation_html
 from gui.snapshot import SessionSnapshot
 from gui.transcript import event_html, transcript_html
 

@@ -129,6 +129,7 @@ def test_reject_then_another_answer_more_questions_or_give_up_with_undo_after_ea
     click(qtbot, window, QPushButton, "rejectedMoreButton")
     snap = window.controller.snapshot
     assert snap.phase == "clarifying" and rejected.label_key not in {p.key for p in snap.posterior}
+    assert named(window, QLineEdit, "addWordsInput").text() == "not a robin"  # the note, offered as words
     click(qtbot, window, QPushButton, "undoButton")
     assert window.controller.snapshot.phase == "rejected"
     # give up
