@@ -30,7 +30,8 @@ COMPARE_KEYS = (
 )
 DECIDE_KEYS = "y = accept, n [why] = reject, u = undo, q = quit"
 BEST_ANSWER_KEYS = "y = yes, n [why] = no (then its other answers, or more questions), u = undo, q = quit"
-REJECTED_KEYS = "<number> = take that answer instead, m = more questions without it, g = give up, u = undo, q = quit"
+REJECTED_KEYS = "m = more questions without it, h = hand it on to a person, g = give up, u = undo, q = quit"
+TAKE_ANOTHER_KEY = "<number> = take that answer instead, "  # only where another compared answer is on offer
 NOTHING_FITS_KEYS = (
     "a = say it differently, c = show the closest answers anyway, h = hand it on to a person, u = undo, q = quit"
 )
@@ -134,7 +135,7 @@ def _answer_line(session, line: str, json_lines: bool, emit) -> None:
     if token.lower() == "a" and not json_lines:  # add words: ask for them on the next line
         echo("   Words to add (what else can you say about it?):")
         token = "a " + sys.stdin.readline().strip()
-    elif token.lower() == "h" and not json_lines and session.phase == Phase.OUT_OF_SCOPE:
+    elif token.lower() == "h" and not json_lines and session.phase in (Phase.OUT_OF_SCOPE, Phase.REJECTED):
         echo("   A note for the person who will answer it (optional):")
         token = "h " + sys.stdin.readline().strip()
     try:
@@ -147,7 +148,7 @@ def _answer_line(session, line: str, json_lines: bool, emit) -> None:
         keys = {
             Phase.CLARIFYING: clarify,
             Phase.COMPARING: COMPARE_KEYS,
-            Phase.REJECTED: REJECTED_KEYS,
+            Phase.REJECTED: _rejected_keys(bool(session.alternatives)),
             Phase.OUT_OF_SCOPE: NOTHING_FITS_KEYS,
         }.get(session.phase, DECIDE_KEYS)
         emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
@@ -234,6 +235,7 @@ def _final_event(session) -> dict:
         "text": final.text if final else None,
         "questions": session.conversation.turn,
         "comparisons": session.comparisons,
+        "handed_off": session.handed_off,
     }
 
 
@@ -299,6 +301,8 @@ def _act(session, line: str) -> None:
     elif session.phase == Phase.REJECTED:
         if token == "m":
             session.ask_more()
+        elif token == "h":
+            session.hand_off(rest.strip())
         elif token == "g":
             session.give_up()
         else:
@@ -354,9 +358,11 @@ def _render(event: dict) -> str:
     if kind == "proposal":
         return _render_proposal(event)
     if kind == "rejected":
-        lines = ["\nRejected. Take another of the compared answers, ask more questions, or give up:"]
-        lines += [f"  [{i + 1}] {c['title']}: {_short(c['text'], 160)}" for i, c in enumerate(event["alternatives"])]
-        return "\n".join([*lines, f"   ({REJECTED_KEYS})"])
+        others = event["alternatives"]
+        take = "Take another of the compared answers, ask" if others else "Ask"
+        lines = [f"\nRejected. {take} more questions, hand it on to a person, or give up:"]
+        lines += [f"  [{i + 1}] {c['title']}: {_short(c['text'], 160)}" for i, c in enumerate(others)]
+        return "\n".join([*lines, f"   ({_rejected_keys(bool(others))})"])
     if kind == "out_of_scope":
         lines = [f"\n{event['message']}"]
         if event["help_topics"]:
@@ -373,6 +379,8 @@ def _render(event: dict) -> str:
             return (
                 f"\nNothing here fits; handed on to a person (logged as out of scope, session {event.get('session')})."
             )
+        if event["status"] == SessionStatus.FAILED and event.get("handed_off"):
+            return f"\nNo answer accepted; handed on to a person (session {event.get('session')})."
         if event["status"] == SessionStatus.FAILED:
             return "\nNo answer accepted (logged as a failure)."
         q, c = event["questions"], event["comparisons"]
@@ -381,6 +389,11 @@ def _render(event: dict) -> str:
     if kind in ("error", "note"):
         return f"   {event['message']}"
     return f"({event.get('reason', kind)})"
+
+
+def _rejected_keys(others: bool) -> str:
+    """The keys after a rejection: a number takes another compared answer only where there is one."""
+    return (TAKE_ANOTHER_KEY if others else "") + REJECTED_KEYS
 
 
 def _render_pair(event: dict) -> str:

@@ -73,3 +73,15 @@ def test_resuming_a_session_that_does_not_exist_says_so_before_preparing_anythin
     assert result.exit_code == 2 and "there is no session 999 in domain 'tiny'" in result.output
     unbuilt = CliRunner().invoke(main, ["ask", "nowhere", "--resume", "1"])
     assert unbuilt.exit_code == 2 and "not built yet" in unbuilt.output
+
+
+def test_after_a_rejection_the_terminal_hands_the_question_on_to_a_person(ask):
+    events = ask("s", "s", "d", "n not this one", "h wrong bird, it had a red cap")
+    rejected = next(e for e in events if e["type"] == "rejected")
+    assert rejected["alternatives"]  # the keys offer a number only where there is an answer to take
+    final = events[-1]
+    assert final["type"] == "final" and final["status"] == "failed" and final["handed_off"] is True
+    assert not [e for e in events if e["type"] == "error"]
+    wrong = ask("s", "s", "d", "n not this one", "x", "g")
+    [error] = [e for e in wrong if e["type"] == "error"]
+    assert "h = hand it on to a person" in error["message"] and "<number> = take that answer" in error["message"]
