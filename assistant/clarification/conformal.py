@@ -4,7 +4,7 @@
 held-out dev queries with their true entries and a promised coverage (say 0.9); ``entries(probs)`` then gives
 the set of entries that holds the right one at least that often on exchangeable queries: every entry whose
 probability is at least ``threshold`` (the "least ambiguous set" score, 1 - p(true entry); Sadinle et al.
-2019), best first, never empty. The session says it in words: "very likely (90%) among these 3".
+2019), best first, never empty. The session says it in words: "very likely (90%) among the first 3".
 
 Split conformal is a quantile of the dev scores, so it is written here with numpy (``np.quantile``,
 method "higher": the ceil((n + 1)(1 - alpha)) / n quantile of the finite-sample guarantee) rather than
@@ -64,7 +64,7 @@ class ConformalShortlist:
         return out
 
     def size(self, probs: np.ndarray) -> int:
-        """How many entries the shortlist of one belief [Y] holds ("very likely among these 3")."""
+        """How many entries the shortlist of one belief [Y] holds ("very likely among the first 3")."""
         return len(self.sets(probs)[0])
 
     def to_dict(self) -> dict:
@@ -92,12 +92,14 @@ def coverage_and_size(shortlist: ConformalShortlist, probs: np.ndarray, labels: 
 
 def promised_shortlist(conversation) -> tuple[list[int], str] | None:
     """(candidate positions, words) of the conformal shortlist of a conversation's belief now, e.g.
-    ([4, 0, 7], "very likely (90%) among these 3"); None when its clarifier's prior has no fitted shortlist
+    ([4, 0, 7], "very likely (90%) among the first 3"); None when its clarifier's prior has no fitted shortlist
     (``assistant.app.models.calibration.calibrated`` attaches it to the calibrated prior)."""
     shortlist = getattr(conversation.clarifier.prior, "shortlist", None)
     if not isinstance(shortlist, ConformalShortlist):
         return None
     positions = shortlist.sets(conversation.probs)[0].tolist()
     n = len(positions)
-    said = "this one" if n == 1 else f"among these {n}"  # "among this one" read oddly in the terminal
+    # "the first": a table or terminal list may show more rows than the promise holds ("among these 4" over 5 rows
+    # read as a count of what is shown); "among the first one" read oddly
+    said = "the first one" if n == 1 else f"among the first {n}"
     return positions, f"very likely ({shortlist.coverage:.0%}) {said}"

@@ -91,7 +91,7 @@ class SessionView:
     best_of_compared: float | None  # the ranker's chance that its current best is the best of the compared
     threshold: float  # the ranker stops once ``best_of_compared`` reaches it
     stop_explanation: str | None
-    # the conformal shortlist in words ("very likely (90%) among these 3": the first N of ``entries`` hold the
+    # the conformal shortlist in words ("very likely (90%) among the first 3": the first N of ``entries`` hold the
     # right entry at the promised rate on held-out queries); None without a fitted one or when N > the rows shown
     promise: str | None = None
 

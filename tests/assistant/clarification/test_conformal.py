@@ -52,5 +52,5 @@ def test_a_conversation_says_its_promised_shortlist_in_words():
 
     prior = SimpleNamespace(shortlist=ConformalShortlist(0.9, threshold=0.2))
     conversation = SimpleNamespace(clarifier=SimpleNamespace(prior=prior), probs=np.array([0.3, 0.45, 0.05, 0.2]))
-    assert promised_shortlist(conversation) == ([1, 0, 3], "very likely (90%) among these 3")
+    assert promised_shortlist(conversation) == ([1, 0, 3], "very likely (90%) among the first 3")
     assert promised_shortlist(SimpleNamespace(clarifier=SimpleNamespace(prior=object()), probs=None)) is None

@@ -60,7 +60,7 @@ def test_neither_is_relevant_lowers_both_entries_in_the_one_belief():
 
 
 def test_the_view_says_the_conformal_shortlist_in_words_when_it_fits_the_rows():
-    """Issue 32: "very likely (90%) among these N" where the prior carries a fitted conformal shortlist, N the
+    """Issue 32: "very likely (90%) among the first N" where the prior carries a fitted conformal shortlist, N the
     entries whose chance reaches its threshold, and said only when those entries are among the rows shown."""
     from assistant.clarification.conformal import ConformalShortlist
 
@@ -73,7 +73,7 @@ def test_the_view_says_the_conformal_shortlist_in_words_when_it_fits_the_rows():
     prior.shortlist = ConformalShortlist(0.9, threshold=float(probs.max()))  # the likeliest (and any tied)
     n = int((probs >= probs.max()).sum())
     view = session_view(session)
-    assert view.promise == ("very likely (90%) this one" if n == 1 else f"very likely (90%) among these {n}")
+    assert view.promise == ("very likely (90%) the first one" if n == 1 else f"very likely (90%) among the first {n}")
     assert _shortlist_event(view, 5)["promise"] == view.promise
 
 
