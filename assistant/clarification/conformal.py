@@ -91,11 +91,15 @@ def coverage_and_size(shortlist: ConformalShortlist, probs: np.ndarray, labels: 
 
 
 def promised_shortlist(conversation) -> tuple[list[int], str] | None:
-    """(candidate positions, words) of the conformal shortlist of a conversation's belief now, e.g.
+    """(candidate positions, words) of the conformal shortlist of a conversation's first-query belief, e.g.
     ([4, 0, 7], "very likely (90%) among the first 3"); None when its clarifier's prior has no fitted shortlist
     (``assistant.app.models.calibration.calibrated`` attaches it to the calibrated prior)."""
     shortlist = getattr(conversation.clarifier.prior, "shortlist", None)
     if not isinstance(shortlist, ConformalShortlist):
+        return None
+    # the promise holds where it was fitted: the belief of a first query (words added to it included); after an
+    # answer or a dismissal the belief is another kind of thing, and its own percentages speak for it
+    if conversation.turn > 0 or conversation.dismissed.any():
         return None
     positions = shortlist.sets(conversation.probs)[0].tolist()
     n = len(positions)

@@ -51,6 +51,11 @@ def test_a_conversation_says_its_promised_shortlist_in_words():
     from assistant.clarification.conformal import promised_shortlist
 
     prior = SimpleNamespace(shortlist=ConformalShortlist(0.9, threshold=0.2))
-    conversation = SimpleNamespace(clarifier=SimpleNamespace(prior=prior), probs=np.array([0.3, 0.45, 0.05, 0.2]))
+    probs = np.array([0.3, 0.45, 0.05, 0.2])
+    first_query = dict(clarifier=SimpleNamespace(prior=prior), probs=probs, turn=0, dismissed=np.zeros(4, bool))
+    conversation = SimpleNamespace(**first_query)
     assert promised_shortlist(conversation) == ([1, 0, 3], "very likely (90%) among the first 3")
+    # fitted on first queries' beliefs: no promise after an answer or a dismissal
+    assert promised_shortlist(SimpleNamespace(**{**first_query, "turn": 1})) is None
+    assert promised_shortlist(SimpleNamespace(**{**first_query, "dismissed": np.array([0, 1, 0, 0], bool)})) is None
     assert promised_shortlist(SimpleNamespace(clarifier=SimpleNamespace(prior=object()), probs=None)) is None
