@@ -12,7 +12,7 @@ A domain's models are one *set*: at first the files in ``models/<name>/`` itself
 half-happen (``clarify learn update``: a new encoder, kept only if better, then the policies for it) writes a
 new set beside the serving one and switches to it by renaming ``serving.json`` over the old one: a kill at any
 moment leaves the old set serving or the new one, never a mix and never a rejected model
-(``assistant.app.models.model_sets``). ``models_dir`` gives the serving set's folder, or the set being written while
+(``assistant.app.lifecycle.model_sets``). ``models_dir`` gives the serving set's folder, or the set being written while
 such a change runs in this thread (``staged_models``).
 """
 

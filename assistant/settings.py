@@ -1,7 +1,7 @@
 """The product's defaults, each said once: how many answers go to the comparisons, how many comparisons a
 person is asked for at most, how sure the ranker must be, how many questions a conversation may ask.
 
-The configs that use them (``assistant.app.conversation.session_records.SessionConfig``, the registry's clarifiers, the
+The configs that use them (``assistant.app.session.session_records.SessionConfig``, the registry's clarifiers, the
 evaluation setups) take these as their defaults and validate what a caller passes instead. The ranking library
 (``assistant.ranking``) keeps its own defaults: it is usable without Clarify.
 """
@@ -19,7 +19,7 @@ MAX_TITLE_CHARS = 200  # a domain's title: it must fit the window's title bar an
 CANDIDATE_SETTINGS = ("all", "captioned")  # choose among all labels, or only those with training queries
 TEXT_PRIORS = ("sru", "minilm")  # the text prior inside the combined prior: IC's SRU encoder, or pooled MiniLM
 VARIANTS = ("learned", "lambda_1")  # a stop policy's answer model: learned lambda, or crowd answers only
-PACES = ("quick", "thorough")  # the cost of a question (see ``assistant.app.models.registry``)
+PACES = ("quick", "thorough")  # the cost of a question (see ``assistant.app.lifecycle.registry``)
 # The systems an evaluation compares (``assistant.evaluation.clarifier``).
 SYSTEMS = (
     "ours",

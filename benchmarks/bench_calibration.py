@@ -6,7 +6,7 @@ queries are made, the other two are test only), on
 held-out queries as people type them:
 
 - a reliability table (ten bins, scikit-learn's ``calibration_curve``) and the ECE of the shown top
-  probability, before and after the calibration fitted on dev (``assistant.app.models.calibration``);
+  probability, before and after the calibration fitted on dev (``assistant.app.lifecycle.calibration_jobs``);
 - the share of queries shown "90% sure" or more of a wrong entry, in scope and out of scope;
 - the conformal shortlist's coverage on test against its promise (fitted on dev), and its mean size.
 
@@ -24,17 +24,17 @@ from pathlib import Path
 import numpy as np
 
 from assistant.app.desk.domains import create_from_faq_job, prepare
-from assistant.app.models.calibration import (
+from assistant.app.lifecycle.calibration_jobs import (
     conformal_shortlist,
     fit_calibration,
     load_calibration,
     raw_log_probs,
     shortened,
 )
-from assistant.app.models.registry import ModelRegistry
+from assistant.app.lifecycle.registry import ModelRegistry
 from assistant.clarification.conformal import ConformalShortlist, coverage_and_size
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Table
-from assistant.evaluation.calibration import calibration_summary
+from assistant.evaluation.reliability import calibration_summary
 from assistant.priors.calibration import PriorCalibration
 from assistant.progress import Progress
 from assistant.simulation.episodes import EpisodeSpec, episodes_from_file

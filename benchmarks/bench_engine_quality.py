@@ -21,7 +21,7 @@ from typing import Any
 import click
 
 from assistant.app.desk.domains import prepare
-from assistant.app.models.registry import ModelRegistry, policy_path
+from assistant.app.lifecycle.registry import ModelRegistry, policy_path
 from assistant.app.research.research import evaluate_job
 from assistant.clarification.stopping import default_pace
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table

@@ -22,8 +22,8 @@ from collections.abc import Generator
 from pathlib import Path
 
 from assistant.app.desk.domains import prepare
-from assistant.app.models.registry import ModelRegistry
-from assistant.app.models.training_jobs import train_policy_job
+from assistant.app.lifecycle.registry import ModelRegistry
+from assistant.app.lifecycle.training_jobs import train_policy_job
 from assistant.app.research.research import evaluate_job
 from assistant.clarification.stopping import PACES
 from assistant.errors import ConfigError, ModelMissingError
@@ -99,8 +99,8 @@ def pace_rows(registry, candidates: str, episodes: int, seed: int) -> Generator[
     """Each pace's policy on dev episodes (vague first queries and the crowd's, never test): ours against the
     fixed N and the best threshold at its effort on the same dev episodes, and what each extra question of
     the thorough pace buys; the rule of ``bench_vague.POINTS_PER_QUESTION`` picks the default from it."""
-    from assistant.app.models.registry import candidate_labels
-    from assistant.app.models.training_jobs import DEV_SEED_OFFSET, dev_mix_episodes
+    from assistant.app.lifecycle.registry import candidate_labels
+    from assistant.app.lifecycle.training_jobs import DEV_SEED_OFFSET, dev_mix_episodes
     from assistant.app.research.research import evaluation_setup
     from assistant.clarification.stopping import PACES
     from assistant.evaluation.clarifier import evaluate

@@ -26,8 +26,8 @@ from typing import Any
 import click
 
 from assistant.app.desk.domains import prepare
-from assistant.app.models.registry import ModelRegistry, candidate_labels
-from assistant.app.models.training_jobs import DEV_SEED_OFFSET, dev_mix_episodes
+from assistant.app.lifecycle.registry import ModelRegistry, candidate_labels
+from assistant.app.lifecycle.training_jobs import DEV_SEED_OFFSET, dev_mix_episodes
 from assistant.app.research.research import evaluate_job, evaluation_setup
 from assistant.clarification.stopping import PACES
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table

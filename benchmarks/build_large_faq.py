@@ -23,7 +23,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from assistant.paths import shared_data_dir
-from crowdsourcing.own_faq.entries import title_form
+from assistant.sources.own_faq.entries import title_form
 
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")

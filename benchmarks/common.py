@@ -18,10 +18,10 @@ HELP = {"help_option_names": ["-h", "--help"]}
 
 def bundled_domain(name: str) -> Domain:
     """The bundled domain ``name`` from $CLARIFY_HOME, built there first if it is not yet."""
-    from assistant.app.models.registry import load_domain
+    from assistant.app.lifecycle.registry import load_domain
     from assistant.progress import run_job
+    from assistant.sources.adapters import build_domain
     from assistant.store import built_domains
-    from crowdsourcing.adapters import build_domain
 
     if name not in built_domains():
         run_job(build_domain(name))

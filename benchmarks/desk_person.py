@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assistant.app.conversation.session import Phase, Session, SessionConfig
+from assistant.app.session.session import Phase, Session, SessionConfig
 from assistant.text.phrases import text_keys, words
 from assistant.text.tokens import STOPWORDS
 

@@ -12,7 +12,7 @@ matching HTML layout, so that the loop export -> MTurk -> ``clarify import mturk
   "not applicable" (form field ``choice``). One HIT per label and multiple-choice question.
 - queries: ``label, label_name, label_text``; the worker writes a short query (form field ``query``).
 - unanswered: ``session, query, note, options``: a question a person handed on because nothing fitted
-  (assistant.app.conversation.session, out of scope); the worker picks the label that answers it after all, or "none of the
+  (assistant.app.session.session, out of scope); the worker picks the label that answers it after all, or "none of the
   above" (a new label is needed) (form field ``choice``). ``options`` are the closest labels "key: name".
 - label_queries: ``query, label_1 ... label_K, label_name_1 ... label_name_K``; the worker picks the label
   that answers a user's query, or "none of the above" (form field ``label``). The queries and candidate

@@ -33,12 +33,12 @@ from pathlib import Path
 from assistant import paths
 from assistant.errors import ConfigError, DomainNotFoundError, Problem, StoreError, ValidationError
 from assistant.progress import Progress
+from assistant.sources.templates import TemplateSet
 from assistant.store import SPLITS, KnowledgeBase, new_knowledge_base
 from crowdsourcing.importers import ParsedFile, parse_file
 from crowdsourcing.importers.base import DEFAULT_SPLIT
 from crowdsourcing.planning import ImportPlan, PreviewRow, plan_import, resolve_tags
 from crowdsourcing.report import DEFAULT_ALPHA, ImportReport, answer_distributions, build_report
-from crowdsourcing.templates import TemplateSet
 
 FIX_HINT = "fix the listed rows and import the file again"
 

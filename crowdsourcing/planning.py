@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assistant.errors import Problem
+from assistant.sources.templates import TemplateSet
 from assistant.store import KnowledgeBase, Label, normalize_label_name
 from crowdsourcing.importers import LabelRecord, ParsedFile, QueryRecord
 from crowdsourcing.importers.base import DEFAULT_SPLIT
 from crowdsourcing.plan import ImportPlan, PreviewRow, add_problem
 from crowdsourcing.tag_planning import TagResolution, plan_tags, resolve_tags
-from crowdsourcing.templates import TemplateSet
 from crowdsourcing.validation import LabelMatcher, clean_text
 
 __all__ = ["ImportPlan", "PreviewRow", "TagResolution", "plan_import", "resolve_tags"]

@@ -10,13 +10,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from assistant.errors import ConfigError
+from assistant.sources.templates import TemplateSet
 from assistant.store import KnowledgeBase, Question, QuestionKind
 from crowdsourcing.agreement import Rating
 from crowdsourcing.importers import NOT_APPLICABLE, TagRecord
 from crowdsourcing.importers.base import fold
 from crowdsourcing.plan import ImportPlan, PreviewRow, add_problem, content_task, stored_annotations
 from crowdsourcing.tags import merge_tags, normalize_tag, tag_key
-from crowdsourcing.templates import TemplateSet
 from crowdsourcing.validation import LabelMatcher
 
 QUESTION_KINDS: tuple[QuestionKind, ...] = ("binary", "choice")

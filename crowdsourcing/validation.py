@@ -28,11 +28,6 @@ def clean_text(value: object) -> str:
     return " ".join(str(value).split()) if value is not None else ""
 
 
-def shorten(text: str, width: int = 40) -> str:
-    """``text`` cut to ``width`` characters for a message (a hostile field can be megabytes long)."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def binary_answer(raw: str) -> str | None:
     """'yes' / 'no' for the accepted spellings of a binary answer, else None."""
     folded = clean_text(raw).casefold()

@@ -22,8 +22,8 @@ from gui.dialogs import error_text
 from gui.snapshot import SessionSnapshot, take_snapshot
 
 if TYPE_CHECKING:  # for the annotations only
-    from assistant.app.conversation.domain_models import DomainModels
-    from assistant.app.conversation.session import KnowledgeBase, Session, SessionConfig
+    from assistant.app.session.domain_models import DomainModels
+    from assistant.app.session.session import KnowledgeBase, Session, SessionConfig
 
 
 @dataclass
@@ -43,7 +43,7 @@ class _State:
             self.kb = None
 
     def attach(self, registry: DomainModels, config: SessionConfig | None) -> None:
-        from assistant.app.conversation.session import open_knowledge_base
+        from assistant.app.session.session import open_knowledge_base
 
         self.close()
         self.registry = registry
@@ -95,7 +95,7 @@ class SessionController(QObject):
     busyChanged = Signal(bool)
     errorOccurred = Signal(str, str, str)  # title, message (what went wrong and what to do), details
     busyNotice = Signal(str)  # the knowledge base is busy (another program writes); the action waits and retries
-    sessionsListed = Signal(list)  # list[assistant.app.conversation.session.SessionSummary]
+    sessionsListed = Signal(list)  # list[assistant.app.session.session.SessionSummary]
     _request = Signal(int, object)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -214,7 +214,7 @@ class SessionController(QObject):
     # ---- the user's actions ----------------------------------------------------------------------------
     def start(self, query: str) -> bool:
         def request(state: _State) -> SessionSnapshot | None:
-            from assistant.app.conversation.session import Session
+            from assistant.app.session.session import Session
 
             state.session = Session.start(state.need_registry(), query, state.config, state.kb)
             return state.snapshot()
@@ -223,7 +223,7 @@ class SessionController(QObject):
 
     def resume(self, session_id: int) -> bool:
         def request(state: _State) -> SessionSnapshot | None:
-            from assistant.app.conversation.session import Session
+            from assistant.app.session.session import Session
 
             state.session = session = Session.resume(state.need_registry(), session_id, state.kb)
             if session.repaired and state.notify is not None:
@@ -297,9 +297,9 @@ class SessionController(QObject):
             return False
 
         def request(state: _State) -> list:
-            from assistant.app.conversation.session import Session
+            from assistant.app.session.session import Session
 
-            return Session.list(state.kb) if state.kb is not None else []
+            return Session.saved(state.kb) if state.kb is not None else []
 
         self._send("Session history", request, self.sessionsListed.emit)
         return True

@@ -199,7 +199,7 @@ class SettingsDialog(QDialog):
 def session_config(settings: QSettings, domain: str | None = None):
     """The SessionConfig stored in ``settings`` for sessions in ``domain`` (defaults for what is missing or
     invalid): the pace is the one chosen in ``domain`` (None: the domain's default)."""
-    from assistant.app.conversation.session import SessionConfig
+    from assistant.app.session.session import SessionConfig
 
     default = SessionConfig()
     values = {}

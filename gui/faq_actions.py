@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.conversation.phases import Phase
+from assistant.app.session.phases import Phase
 from assistant.progress import Progress
 from gui.qt_models import Column, RecordTableModel
 from gui.widgets import make_table, stretch_column

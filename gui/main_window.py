@@ -16,8 +16,8 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QTabWidget
 
-from assistant.app.conversation.phases import Phase
 from assistant.app.desk.listing import available_domains
+from assistant.app.session.phases import Phase
 from gui import APP_NAME, ORGANIZATION
 from gui.controller import SessionController
 from gui.dialogs import HelpDialog, SettingsDialog, open_about, session_config, show_error, show_exception

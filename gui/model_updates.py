@@ -2,7 +2,7 @@
 
 After an import (or when a domain opens with models older than its data), ``ModelUpdater`` loads the
 domain afresh (the registry then serves the stale models with the new data), runs
-``assistant.app.models.updates.update_models_job`` in a worker and shows it in the status bar with Cancel; when it
+``assistant.app.lifecycle.updates.update_models_job`` in a worker and shows it in the status bar with Cancel; when it
 is done the fresh models are loaded and used for the next question. A conversation in progress keeps the
 models it started with. Cancelled, the update goes on from where it stopped the next time.
 """
@@ -29,7 +29,7 @@ def reload_job(name: str) -> Generator[Progress, None, Any]:
 
 
 def update_job(name: str) -> Generator[Progress, None, Any]:
-    from assistant.app.models.updates import update_models_job
+    from assistant.app.lifecycle.updates import update_models_job
 
     return (yield from update_models_job(name))
 

@@ -16,8 +16,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from assistant.app.conversation.numbers import percent as chance_text
-from assistant.app.conversation.phases import SessionStatus
+from assistant.app.session.numbers import percent as chance_text
+from assistant.app.session.phases import SessionStatus
 from gui.snapshot import LabelProbability
 from gui.words import (
     PAIR_CHOICE_TIPS,
@@ -283,7 +283,7 @@ class RankingResultsModel(RecordTableModel):
 
 
 class SessionListModel(RecordTableModel):
-    """Saved sessions (``assistant.app.conversation.session.SessionSummary``), newest first; ``label_names`` maps the final
+    """Saved sessions (``assistant.app.session.session.SessionSummary``), newest first; ``label_names`` maps the final
     label's key to its name."""
 
     def __init__(self, parent: Any = None) -> None:

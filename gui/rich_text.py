@@ -9,10 +9,10 @@ import re
 from html import escape
 from typing import TYPE_CHECKING
 
-from assistant.app.conversation.numbers import percent
+from assistant.app.session.numbers import percent
 
 if TYPE_CHECKING:
-    from assistant.app.conversation.session_state import QuestionExplanation
+    from assistant.app.session.session_state import QuestionExplanation
 
 LN2 = math.log(2.0)
 

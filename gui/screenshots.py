@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 from PySide6.QtWidgets import QWidget
 
-from assistant.app.conversation.session import Phase
+from assistant.app.session.session import Phase
 from gui.snapshot import SessionSnapshot
 from gui.workers import JobWorker, is_running
 

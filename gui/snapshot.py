@@ -4,7 +4,7 @@ A session lives in the session thread (it owns that thread's SQLite connection),
 touch it: after every action the session thread reads what the pages show into a ``SessionSnapshot``
 (plain data, safe to hand to the GUI thread) and the pages render that. Nothing here decides anything;
 it only copies what the session already says: every probability comes from the session's one view
-(``assistant.app.conversation.view.SessionView``, issue 32), which the terminal renders too.
+(``assistant.app.session.view.SessionView``, issue 32), which the terminal renders too.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assistant.app.conversation.phases import Phase, SessionStatus
+from assistant.app.session.phases import Phase, SessionStatus
 
 if TYPE_CHECKING:  # the session's modules load with the models, in the session thread (the window opens first)
-    from assistant.app.conversation.session import Session
-    from assistant.app.conversation.session_records import FinalAnswer, OutOfScopeView, QuestionView
-    from assistant.app.conversation.session_state import Candidate, QuestionExplanation
-    from assistant.app.conversation.view import SessionView
+    from assistant.app.session.session import Session
+    from assistant.app.session.session_records import FinalAnswer, OutOfScopeView, QuestionView
+    from assistant.app.session.session_state import Candidate, QuestionExplanation
+    from assistant.app.session.view import SessionView
 
 POSTERIOR_SIZE = 10
 
@@ -142,7 +142,7 @@ def _transcript(session: Session) -> tuple[tuple[dict[str, Any], ...], dict[str,
 
 def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
     """Read everything the pages show from ``session`` (call it in the session's own thread)."""
-    from assistant.app.conversation.view import session_view
+    from assistant.app.session.view import session_view
 
     question = session.question
     view = session_view(session, POSTERIOR_SIZE)

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
-from assistant.app.conversation.numbers import percent
-from assistant.app.conversation.phases import AnswerKind, EntryKind, Phase, StopReason
+from assistant.app.session.numbers import percent
+from assistant.app.session.phases import AnswerKind, EntryKind, Phase, StopReason
 from gui.snapshot import SessionSnapshot
 from gui.words import STOP_REASONS, stop_words
 

@@ -9,7 +9,7 @@ them). Nothing here decides anything.
 
 from __future__ import annotations
 
-from assistant.app.conversation.phases import AnswerKind, ProposalReason, SessionStatus, StopReason
+from assistant.app.session.phases import AnswerKind, ProposalReason, SessionStatus, StopReason
 from assistant.progress import eta_text
 
 
@@ -89,7 +89,7 @@ def decided_words(reason: str | None) -> str:
         return "You are done comparing"
     if reason == ProposalReason.BEST_ANSWER:
         return "The answer that fits your question best"
-    from assistant.app.conversation.session import RankingStopReason  # loaded by now: a proposal needs a session
+    from assistant.app.session.session import RankingStopReason  # loaded by now: a proposal needs a session
 
     try:
         return DECIDED_REASONS[RankingStopReason(reason or "")]

@@ -36,7 +36,7 @@ def fresh_clarify_home(tmp_path, monkeypatch):
 def built_home(tmp_path_factory):
     """A CLARIFY_HOME with the three bundled domains built once per test session (read-only use)."""
     from assistant.progress import run_job
-    from crowdsourcing.adapters import build_domain
+    from assistant.sources.adapters import build_domain
 
     home = tmp_path_factory.mktemp("built-home")
     with clarify_home(home):

@@ -19,10 +19,10 @@ from assistant.settings import (
     TEXT_PRIORS,
     VARIANTS,
 )
+from assistant.sources.adapters import BUNDLED_DOMAINS
+from assistant.sources.own_faq import FORMATS
 from assistant.store import SessionStatus
-from crowdsourcing.adapters import BUNDLED_DOMAINS
 from crowdsourcing.importers.base import TAG_SLOTS
-from crowdsourcing.own_faq import FORMATS
 
 __all__ = [
     "BUNDLED_DOMAINS",

@@ -1,7 +1,7 @@
 """Which shortlisted labels go on to the comparisons, when the clarifier stops asking.
 
 A person can judge an answer to their question, not a label, so the comparison phase shows the answers of
-the labels the clarifier still considers (``assistant.app.conversation.comparison`` turns them into ranking candidates).
+the labels the clarifier still considers (``assistant.app.session.comparison`` turns them into ranking candidates).
 Which labels:
 
 1. the shortlist (the ``shortlist_size`` likeliest labels, never an excluded one);

@@ -93,7 +93,7 @@ def coverage_and_size(shortlist: ConformalShortlist, probs: np.ndarray, labels: 
 def promised_shortlist(conversation) -> tuple[list[int], str] | None:
     """(candidate positions, words) of the conformal shortlist of a conversation's first-query belief, e.g.
     ([4, 0, 7], "very likely (90%) among the first 3"); None when its clarifier's prior has no fitted shortlist
-    (``assistant.app.models.calibration.calibrated`` attaches it to the calibrated prior)."""
+    (``assistant.app.lifecycle.calibration_jobs.calibrated`` attaches it to the calibrated prior)."""
     shortlist = getattr(conversation.clarifier.prior, "shortlist", None)
     if not isinstance(shortlist, ConformalShortlist):
         return None

@@ -8,8 +8,8 @@ import sys
 
 import click
 
-from assistant.app.conversation.numbers import percent
-from assistant.app.conversation.phases import Phase, ProposalReason
+from assistant.app.session.numbers import percent
+from assistant.app.session.phases import Phase, ProposalReason
 from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, SESSION_ID, echo, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
@@ -62,8 +62,8 @@ def ask_command(
 
     Every answer is saved as it is given; quit at any time and continue with --resume ID.
     """
-    from assistant.app.conversation.session import Session, SessionConfig, check_session_exists, open_knowledge_base
     from assistant.app.desk.domains import ready_registry
+    from assistant.app.session.session import Session, SessionConfig, check_session_exists, open_knowledge_base
 
     if resume_id is None and query is None:
         raise ConfigError('give a query (clarify ask NAME "your question") or --resume ID')
@@ -101,8 +101,8 @@ def _over(session) -> bool:
 
 def _converse(session, name: str, no_compare: bool, json_lines: bool, top: int, emit) -> bool:
     """Show the session and apply the person's answers until it ends (True) or they quit (False). Every
-    number comes from the session's one view (``assistant.app.conversation.view``)."""
-    from assistant.app.conversation.view import session_view
+    number comes from the session's one view (``assistant.app.session.view``)."""
+    from assistant.app.session.view import session_view
 
     shown_shortlist = False
     while not _over(session):
@@ -263,7 +263,7 @@ def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
 def _act(session, line: str) -> None:
     """Apply one terminal answer to the session (raises ValueError for an unknown one). "a WORDS" adds words
     to the query in any phase before the comparisons."""
-    from assistant.app.conversation.session import Phase
+    from assistant.app.session.session import Phase
 
     token, _, rest = line.partition(" ")
     token = token.lower()
@@ -334,7 +334,7 @@ def _short(text: str, width: int = 300) -> str:
 
 
 def _render(event: dict) -> str:
-    from assistant.app.conversation.session import SessionStatus
+    from assistant.app.session.session import SessionStatus
 
     kind = event["type"]
     if kind == "session":

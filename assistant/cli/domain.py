@@ -172,7 +172,7 @@ def release_models(names: tuple[str, ...], into: Path, compare_with: Path | None
     """Train the release models of bundled domains NAMES from fixed seeds and write them, with a manifest,
     into the package (run it in a fresh CLARIFY_HOME: `make release-models` does)."""
     from assistant.app.desk.domains import release_job
-    from assistant.app.models.release import compare_releases
+    from assistant.app.lifecycle.release import compare_releases
 
     differing = {}
     for name in names:

@@ -51,8 +51,8 @@ def train() -> None:
 @click.option("--seed", type=SEED, default=0, show_default=True)
 def train_encoder_command(name: str, seed: int) -> None:
     """Train the prior's text encoder on domain NAME (replaces the cached one)."""
-    from assistant.app.models.registry import ModelRegistry
-    from assistant.app.models.training_jobs import train_encoder_job
+    from assistant.app.lifecycle.registry import ModelRegistry
+    from assistant.app.lifecycle.training_jobs import train_encoder_job
 
     registry = ModelRegistry(name)
     result = run_with_progress(train_encoder_job(registry, seed), f"training the {name} encoder")
@@ -92,8 +92,8 @@ def train_policy_command(
 ) -> None:
     """Train the STOP/ASK policy of domain NAME with REINFORCE against the simulator, on dev episodes with
     vague first queries, and tune its compare-only-when-covered rule on dev."""
-    from assistant.app.models.registry import ModelRegistry
-    from assistant.app.models.training_jobs import PolicyConfig, pace_config, train_policy_job, tune_coverage_job
+    from assistant.app.lifecycle.registry import ModelRegistry
+    from assistant.app.lifecycle.training_jobs import PolicyConfig, pace_config, train_policy_job, tune_coverage_job
 
     registry = ModelRegistry(name, text_prior=text_prior)
     pace = pace or registry.default_pace
@@ -168,7 +168,7 @@ def evaluate_command(
     answer_lists: bool | None,
 ) -> None:
     """Run every system on the same simulated episodes of domain NAME (IC Table 1; the out-of-scope table too)."""
-    from assistant.app.models.registry import ModelRegistry
+    from assistant.app.lifecycle.registry import ModelRegistry
     from assistant.app.research.research import evaluate_job, noise_sweep_job, noise_table, plot_accuracy_vs_turns
 
     chosen = tuple(s.strip() for s in systems.split(",") if s.strip())

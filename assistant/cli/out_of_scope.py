@@ -32,7 +32,7 @@ OUT_OF_SCOPE_ERROR_OPTION = click.option(
 )
 
 if TYPE_CHECKING:
-    from assistant.app.models.registry import ModelRegistry
+    from assistant.app.lifecycle.registry import ModelRegistry
 
 
 def wants_out_of_scope(registry: ModelRegistry, choice: str) -> bool:
@@ -43,7 +43,7 @@ def out_of_scope_table(
     registry: ModelRegistry, pace: str | None, seed: int, user_error: float, queries: str | None = None
 ) -> dict:
     """Run the out-of-scope evaluation, print its table; returns {"rows", "meta"}."""
-    from assistant.app.models.out_of_scope import evaluate_out_of_scope_job
+    from assistant.app.lifecycle.out_of_scope_jobs import evaluate_out_of_scope_job
 
     job = evaluate_out_of_scope_job(registry, pace, seed, user_error, queries)
     result = run_with_progress(job, f"out of scope on {registry.name}")

@@ -3,7 +3,7 @@
 Episodes are every query of a split: the labelled ones (in scope: the simulated user answers from its
 target's held-out answers) and the domain's out-of-scope ones (the simulated person answers "something
 else" / "no" with probability 1 - ``user_error``, any other option otherwise:
-``assistant.simulation.out_of_scope``). A system ends each episode on a label or on "out of scope":
+``assistant.simulation.out_of_scope_person``). A system ends each episode on a label or on "out of scope":
 
 - ``in_scope_accuracy``: in-scope episodes that end on their label (not on "out of scope");
 - ``oos_recall``: out-of-scope episodes that end on "out of scope"; ``oos_precision``: of the episodes that end
@@ -47,7 +47,7 @@ from assistant.priors.base import Prior
 from assistant.progress import Progress
 from assistant.settings import MAX_QUESTIONS, SHORTLIST_SIZE
 from assistant.simulation.episodes import EpisodeSpec
-from assistant.simulation.out_of_scope import OUT_OF_SCOPE_USER_ERROR, with_out_of_scope_person
+from assistant.simulation.out_of_scope_person import OUT_OF_SCOPE_USER_ERROR, with_out_of_scope_person
 from assistant.simulation.queries import LABEL_FREE_KINDS, VagueQueries, VagueQueryMix, vague_episodes
 from assistant.simulation.rollout import give_answer, user_answer
 from assistant.simulation.user import SimulatedUser

@@ -124,7 +124,7 @@ class PriorCalibration:
     """Temperature scaling of a prior's log-probabilities, one temperature for queries of more than
     ``SHORT_QUERY_WORDS`` words and one for shorter ones (people's short queries say less), then the floor.
 
-    Fitted on held-out dev queries as people type them (``assistant.app.models.calibration``); a small
+    Fitted on held-out dev queries as people type them (``assistant.app.lifecycle.calibration_jobs``); a small
     setting, stored as ``to_dict``."""
 
     def __init__(

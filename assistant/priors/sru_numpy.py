@@ -41,7 +41,7 @@ class NumpySRUEncoder:
 
     def state_dict(self) -> dict[str, Any]:
         """The checkpoint's weights as torch tensors, like ``SRUTextEncoder.state_dict`` (what
-        ``assistant.app.models.updates`` starts training from; serving loads them as numpy arrays)."""
+        ``assistant.app.lifecycle.updates`` starts training from; serving loads them as numpy arrays)."""
         import torch
 
         return {k: v if isinstance(v, torch.Tensor) else torch.from_numpy(np.array(v)) for k, v in self._state.items()}

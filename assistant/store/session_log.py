@@ -56,7 +56,7 @@ _STATUS_WORDS = {
 
 class EntryKind(StrEnum):
     """The entries of a conversation's log: the person's actions and the session's own decisions
-    (``assistant.app.conversation.session``). Older logs' names are read as today's (``_missing_``)."""
+    (``assistant.app.session.session``). Older logs' names are read as today's (``_missing_``)."""
 
     QUERY = "query"
     ANSWER = "answer"

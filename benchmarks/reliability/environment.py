@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from assistant.app.models.registry import policy_stem
+from assistant.app.lifecycle.registry import policy_stem
 from assistant.clarification.stopping import default_pace
 from assistant.store import KnowledgeBase, Label, Question
 

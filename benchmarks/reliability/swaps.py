@@ -1,6 +1,6 @@
 """Kills during model swaps and first builds (issue 27, items 3 and 4), with real processes.
 
-- *model sets*: a process changes a domain's set of models (``assistant.app.models.model_sets.ModelSetChange``,
+- *model sets*: a process changes a domain's set of models (``assistant.app.lifecycle.model_sets.ModelSetChange``,
   files of a MB, each stamped with its generation) and is killed at a fault point before or after the
   switch, or at a random moment; afterwards every serving file must come from one generation (*mixed* if
   not), and the next change must succeed;
@@ -30,7 +30,7 @@ SET_FILES = ("encoder.pt", "encoder.json", "policy.pt", "policy.json")
 CHANGE = """
 import sys
 from assistant import paths
-from assistant.app.models.model_sets import ModelSetChange
+from assistant.app.lifecycle.model_sets import ModelSetChange
 generation = sys.argv[1]
 with ModelSetChange("desk") as change:
     for name in NAMES:
@@ -134,7 +134,7 @@ def probe_learn_update(trained_home: Path, domain: str, work: Path, kills: int, 
             [
                 sys.executable,
                 "-c",
-                f"from assistant.app.models.registry import ModelRegistry; ModelRegistry({domain!r}).encoder",
+                f"from assistant.app.lifecycle.registry import ModelRegistry; ModelRegistry({domain!r}).encoder",
             ],
             env=clarify_env(home),
             cwd=REPO,

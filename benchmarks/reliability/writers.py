@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.app.conversation.session import Phase
+from assistant.app.session.session import Phase
 from benchmarks.reliability.environment import write_lock_held
 
 
@@ -54,8 +54,8 @@ def probe_sessions(domain: str, rounds: int, seed: int = 0) -> Figures:
     """``rounds`` of: a session answering while another program holds the write lock for a random while, and
     two sessions of the same domain answering at once in two threads (two connections)."""
     from assistant import paths
-    from assistant.app.conversation.session import Session
-    from assistant.app.models.registry import ModelRegistry
+    from assistant.app.lifecycle.registry import ModelRegistry
+    from assistant.app.session.session import Session
     from assistant.store import KnowledgeBase
 
     rng = np.random.default_rng(seed)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assistant.errors import ConfigError
+from assistant.sources.files import Problems, read_text
 from crowdsourcing.importers import labelstudio, mturk, plain
 from crowdsourcing.importers.base import (
     KINDS,
@@ -25,12 +26,10 @@ from crowdsourcing.importers.base import (
     LabelRecord,
     Origin,
     ParsedFile,
-    Problems,
     QueryRecord,
     Record,
     Skipped,
     TagRecord,
-    read_text,
 )
 
 FORMATS: dict[str, str] = {

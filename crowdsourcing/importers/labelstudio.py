@@ -20,12 +20,12 @@ import re
 from bisect import bisect_right
 from typing import Any
 
+from assistant.sources.files import Problems
 from crowdsourcing.importers.base import (
     NONE_OF_THE_ABOVE,
     NOT_APPLICABLE,
     Origin,
     ParsedFile,
-    Problems,
     QueryRecord,
     Skipped,
     TagRecord,

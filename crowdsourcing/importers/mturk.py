@@ -29,19 +29,18 @@ from __future__ import annotations
 
 import re
 
+from assistant.sources.files import Problems, read_csv
 from crowdsourcing.importers.base import (
     NONE_OF_THE_ABOVE,
     NOT_APPLICABLE,
     Origin,
     ParsedFile,
-    Problems,
     QueryRecord,
     Skipped,
     TagRecord,
     fold,
     match_choice,
     missing_columns,
-    read_csv,
     restore_formula,
     split_multi,
 )

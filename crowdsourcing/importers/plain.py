@@ -22,17 +22,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
+from assistant.sources.files import Problems, json_objects, read_csv, shorten
 from crowdsourcing.importers.base import (
     NOT_APPLICABLE,
     LabelRecord,
     Origin,
     ParsedFile,
-    Problems,
     QueryRecord,
     TagRecord,
-    json_objects,
     match_choice,
-    read_csv,
     split_multi,
 )
 from crowdsourcing.validation import (
@@ -43,7 +41,6 @@ from crowdsourcing.validation import (
     clean_text,
     normalize_split,
     parse_count,
-    shorten,
 )
 
 COLUMNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.conversation.numbers import percent
-from assistant.app.conversation.phases import Phase
+from assistant.app.session.numbers import percent
+from assistant.app.session.phases import Phase
 from gui.controller import SessionController
 from gui.loading import LoadingBanner
 from gui.options import OPTION_KEYS, OptionArea, OptionButton, option_key
@@ -38,7 +38,7 @@ from gui.widgets import Card, make_table, press_if_shown, stretch_column, window
 from gui.words import counted
 
 if TYPE_CHECKING:
-    from assistant.app.conversation.session_records import OutOfScopeView
+    from assistant.app.session.session_records import OutOfScopeView
 
 POSTERIOR_TITLE = "Most likely answers"
 

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.conversation.numbers import percent
-from assistant.app.conversation.phases import Phase, ProposalReason
+from assistant.app.session.numbers import percent
+from assistant.app.session.phases import Phase, ProposalReason
 from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
@@ -40,7 +40,7 @@ from gui.widgets import Card, make_table, preference_keys, press_if_shown, stret
 from gui.words import counted, decided_words
 
 if TYPE_CHECKING:
-    from assistant.app.conversation.session_records import FinalAnswer
+    from assistant.app.session.session_records import FinalAnswer
 
 CONFIDENCE_TIP = (
     "How likely Clarify thinks its current best (★) is the best of the compared answers. It starts from "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from assistant.app.conversation.phases import SessionStatus
+from assistant.app.session.phases import SessionStatus
 from gui.controller import SessionController
 from gui.qt_models import SessionListModel
 from gui.widgets import make_table, stretch_column

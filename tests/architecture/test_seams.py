@@ -12,7 +12,7 @@ import typing
 
 import numpy as np
 
-from assistant.app.conversation.domain_models import DomainModels
+from assistant.app.session.domain_models import DomainModels
 from assistant.clarification.clarifier import Clarifier
 from assistant.store import Domain
 from assistant.text.encoder import TextEncoder

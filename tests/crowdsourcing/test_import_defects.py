@@ -13,13 +13,13 @@ import threading
 import numpy as np
 import pytest
 
-from assistant.app.models.registry import load_domain
+from assistant.app.lifecycle.registry import load_domain
 from assistant.errors import ConfigError, ValidationError
 from assistant.progress import run_job
+from assistant.sources.templates import TemplateSet
 from benchmarks.reliability.environment import build_crowd_domain, dump
 from crowdsourcing.export import export_tasks
 from crowdsourcing.importing import import_file
-from crowdsourcing.templates import TemplateSet
 
 pytestmark = pytest.mark.reliability
 

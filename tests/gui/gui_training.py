@@ -1,6 +1,6 @@
 """Train the bundled domains' models with tiny budgets, for the end-to-end GUI tests.
 
-The models are real (the SRU encoder and the STOP/ASK policies of ``assistant.app.models.registry``), only trained for a
+The models are real (the SRU encoder and the STOP/ASK policies of ``assistant.app.lifecycle.registry``), only trained for a
 few steps, so that ``prepare`` finds nothing missing and the app runs its real code path. The comparison
 phase's text-embedding cache is filled with hashed vectors instead of MiniLM's (see ``prefill_text_cache``).
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import time
 
-from assistant.app.models.out_of_scope import tune_out_of_scope_job
-from assistant.app.models.registry import ModelRegistry
-from assistant.app.models.training_jobs import fit_prior_job, train_policy_job, tune_coverage_job
+from assistant.app.lifecycle.out_of_scope_jobs import tune_out_of_scope_job
+from assistant.app.lifecycle.registry import ModelRegistry
+from assistant.app.lifecycle.training_jobs import fit_prior_job, train_policy_job, tune_coverage_job
 from assistant.clarification.stopping import PACES
 from assistant.progress import run_job
 from assistant.ranking.ranking_session import candidate_texts

@@ -6,7 +6,7 @@ from gui_helpers import activate, ask, click, click_option, named, option_button
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTableView, QWidget
 
-from assistant.app.conversation.session import Session
+from assistant.app.session.session import Session
 from assistant.store import KnowledgeBase
 
 
@@ -61,7 +61,7 @@ def test_a_whole_conversation_through_the_widgets(qtbot, tiny_window):
     assert snap.final.label_name in card.title.text()
 
     with KnowledgeBase.open("tiny") as kb:
-        [summary] = Session.list(kb)
+        [summary] = Session.saved(kb)
     assert summary.status == "finished" and summary.final_label == snap.final.label_key
     kinds = [e["kind"] for e in snap.transcript]
     assert kinds.count("undo") == 2 and kinds[-1] == "accept"

@@ -9,7 +9,7 @@ from gui_helpers import TIMEOUT_MS, click, named, option_buttons, posterior, wai
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QProgressBar, QPushButton, QTableView, QWidget
 
-from assistant.app.conversation.session import Session
+from assistant.app.session.session import Session
 from assistant.store import KnowledgeBase
 from gui.qt_models import VALUE_ROLE
 
@@ -103,7 +103,7 @@ def toward(window, target: str) -> str:
 def test_the_trained_home_embeds_queries_and_answers_in_one_space(use_trained_home):
     """The answers' vectors come from the cache the home was prepared with, the query's from the encoder of the
     running app: both must be the same encoder's, or the comparisons' prior ranks noise."""
-    from assistant.app.models.registry import ModelRegistry
+    from assistant.app.lifecycle.registry import ModelRegistry
     from assistant.ranking.ranking_session import candidate_texts
 
     for name in ("faq", "birds"):
@@ -172,7 +172,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     assert snap.final.text in label.answers  # an FAQ answer text
     assert [e["kind"] for e in snap.transcript].count("compare") == snap.comparisons
     with KnowledgeBase.open("faq") as kb:
-        assert Session.list(kb)[0].status == "finished"
+        assert Session.saved(kb)[0].status == "finished"
 
 
 def test_birds_with_not_visible_resume_and_reject(qtbot, use_trained_home, real_settings):
@@ -215,7 +215,7 @@ def test_birds_with_not_visible_resume_and_reject(qtbot, use_trained_home, real_
     click(qtbot, window, QPushButton, "giveUpButton")
     assert window.controller.snapshot.phase == "failed"
     with KnowledgeBase.open("birds") as kb:
-        [summary] = [s for s in Session.list(kb) if s.id == saved.session_id]
+        [summary] = [s for s in Session.saved(kb) if s.id == saved.session_id]
     assert summary.status == "failed"
 
 

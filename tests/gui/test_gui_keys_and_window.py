@@ -25,7 +25,7 @@ from gui_helpers import (
 from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt
 from PySide6.QtWidgets import QAbstractButton, QApplication, QPushButton, QWidget
 
-from assistant.app.conversation.session import OutOfScopeView, Phase, open_knowledge_base
+from assistant.app.session.session import OutOfScopeView, Phase, open_knowledge_base
 from assistant.store import SessionLog
 from gui.options import option_key
 from gui.window_size import FRAME, fit_to_screen, initial_geometry

@@ -163,7 +163,15 @@ def test_the_lab_waits_for_the_first_domain_instead_of_freezing_the_window(qtbot
 def test_the_window_opens_without_the_model_stack(tmp_path):
     """What makes the window show at once: constructing and showing it imports no torch, sklearn,
     scipy, transformers, pyqtgraph or model registry (they load in the worker that opens the domain)."""
-    heavy = ("torch", "sklearn", "scipy", "transformers", "pyqtgraph", "assistant.app.models.registry", "gui.pages.lab")
+    heavy = (
+        "torch",
+        "sklearn",
+        "scipy",
+        "transformers",
+        "pyqtgraph",
+        "assistant.app.lifecycle.registry",
+        "gui.pages.lab",
+    )
     script = (
         "import sys, json\n"
         "from PySide6.QtWidgets import QApplication\n"

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QStyleOptionViewItem, QTableView
 
-from assistant.app.conversation.session import SessionSummary
+from assistant.app.session.session import SessionSummary
 from assistant.errors import Problem
 from crowdsourcing.planning import PreviewRow
 from gui.qt_models import (

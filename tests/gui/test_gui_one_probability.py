@@ -1,5 +1,5 @@
 """One probability, every screen (issue 32): every percentage on the Ask and Compare pages and in the terminal
-is one the session's one view (assistant.app.conversation.view.SessionView) gives, read off the screen."""
+is one the session's one view (assistant.app.session.view.SessionView) gives, read off the screen."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import re
 
 from PySide6.QtCore import QModelIndex, Qt
 
-from assistant.app.conversation.numbers import percent
-from assistant.app.conversation.session import Session, SessionConfig
-from assistant.app.conversation.view import session_view
+from assistant.app.session.numbers import percent
+from assistant.app.session.session import Session, SessionConfig
+from assistant.app.session.view import session_view
 from assistant.cli.ask import _phase_event, _render, _shortlist_event
 from gui.snapshot import take_snapshot
 from tests.support.tiny import TinyAgents

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from assistant.app.conversation.session import EntryKind, FinalAnswer
 from assistant.app.desk.crowd import ImportReport
+from assistant.app.session.session import EntryKind, FinalAnswer
 from gui.import_wizard import guess_format, report_html
 from gui.rich_text import candidate_html, explanation_html
 from gui.snapshot import SessionSnapshot
@@ -153,7 +153,7 @@ def test_import_reports_and_format_guessing(tmp_path):
 
 def test_the_hand_off_says_what_happens_in_the_app():
     """Handed on, the person reads what happens to the question, not a terminal command."""
-    from assistant.app.conversation.session import OutOfScopeView
+    from assistant.app.session.session import OutOfScopeView
     from gui.pages.ask import nothing_fits_text
 
     view = OutOfScopeView(0.8, "Nothing here fits.", ("Gmail",), (("How do I archive mail?", 0.1),))

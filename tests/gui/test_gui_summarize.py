@@ -3,7 +3,7 @@ the domain's log and resumed, and the FAQ's "Summarize these answers"."""
 
 from __future__ import annotations
 
-from assistant.app.conversation.session import open_knowledge_base
+from assistant.app.session.session import open_knowledge_base
 from assistant.store import KnowledgeBase, SessionLog
 from gui.pages.summarize import SummarizePage
 from gui.workers import WorkerPool, is_running
@@ -109,7 +109,7 @@ def test_the_answers_of_a_faq_open_query_focused(qtbot):
 def test_the_answer_card_offers_to_summarize_a_faq_with_several_answers(qtbot):
     from dataclasses import replace
 
-    from assistant.app.conversation.session import Session, SessionConfig
+    from assistant.app.session.session import Session, SessionConfig
     from gui.controller import SessionController
     from gui.pages.compare import ComparePage
     from gui.snapshot import take_snapshot

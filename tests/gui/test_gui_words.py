@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.app.conversation.session import EntryKind, RankingStopReason, StopReason
 from assistant.app.research.research import RANKING_MODELS, RANKING_STRATEGIES, SYSTEMS
+from assistant.app.session.session import EntryKind, RankingStopReason, StopReason
 from gui.help_text import HELP_HTML
 from gui.words import (
     DECIDED_REASONS,

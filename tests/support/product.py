@@ -8,19 +8,19 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.app.conversation.session import Session, SessionConfig
-from assistant.app.models.registry import ModelRegistry
-from assistant.app.models.training_jobs import base_answer_model, fit_prior_job
+from assistant.app.lifecycle.registry import ModelRegistry
+from assistant.app.lifecycle.training_jobs import base_answer_model, fit_prior_job
+from assistant.app.session.session import Session, SessionConfig
 from assistant.clarification.clarifier import Clarifier
 from assistant.clarification.stopping import FixedTurns
 from assistant.progress import run_job
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.user import SimulatedUser
+from assistant.sources.adapters import adapters
+from assistant.sources.adapters.induced import heldout_answers, induced_questions
 from assistant.store import DomainData, KnowledgeBase, write_domain
 from assistant.text.label_text import LabelTextConfig
 from assistant.training.encoder import EncoderTrainConfig, train_encoder
-from crowdsourcing.adapters import adapters
-from crowdsourcing.adapters.induced import heldout_answers, induced_questions
 from models.sru_encoder import SRUEncoderConfig
 from tests.support import HashingEncoder
 

@@ -1,7 +1,7 @@
 """Preparing a desk's own FAQ from its texts alone (the cold-start path of `clarify prepare`).
 
 A bundled domain tunes its models on crowd and dev queries. A desk's FAQ has none: its domain holds
-queries synthesized from the texts (crowdsourcing.own_faq.synthesis; train and dev) and keeps a third
+queries synthesized from the texts (assistant.sources.own_faq.synthesis; train and dev) and keeps a third
 part, ``held``, that is never stored. The path:
 
 1. the text prior: pooled MiniLM (no training; its label documents are the title, the description and the
@@ -13,7 +13,7 @@ part, ``held``, that is never stored. The path:
    ``HELD_OUT_MIX``) beyond chance (``clearly_better``); the choice and both figures are saved
    (``ModelRegistry`` serves the chosen prior); above ``SRU_PROBE_MAX_ENTRIES`` entries the probe is skipped
    and the reason saved with the choice;
-3. the prior's calibration (``assistant.app.models.calibration``, ``sharpen``) on the synthesized dev queries:
+3. the prior's calibration (``assistant.app.lifecycle.calibration_jobs``, ``sharpen``) on the synthesized dev queries:
    the policies and rules below learn on the calibrated belief a person is shown, so it may be sharper
    than the raw prior;
 4. the STOP/ASK policies (both paces, and the lambda = 1 baseline) on episodes whose first queries are the
@@ -26,7 +26,7 @@ Each stage yields progress; the whole is about 2-4 minutes for 25-150 entries on
 33) keeps the same stages with their costs bounded: fewer policy iterations (``policy_iterations_for``), no SRU
 probe, the answer model's lambda, w and b as fitted (``LEARNED_ANSWER_MODEL_MAX_ENTRIES``), the out-of-scope
 tuning on at most ``OWN_FAQ_MAX_IN_SCOPE`` in-scope dev episodes and the tuning rollouts' compact gains
-(``assistant.app.models``); ``prepare`` runs it all on one torch thread.
+(``assistant.app.lifecycle``); ``prepare`` runs it all on one torch thread.
 """
 
 from __future__ import annotations
@@ -39,17 +39,17 @@ from typing import Any
 import numpy as np
 
 from assistant.app.desk.own_faq import stored_entries
-from assistant.app.models.calibration import fit_calibration_job
-from assistant.app.models.out_of_scope import max_in_scope_of, tune_out_of_scope_job
-from assistant.app.models.prior_choice import save_text_prior_choice
-from assistant.app.models.registry import ModelRegistry
-from assistant.app.models.training_jobs import fit_prior_job, pace_config, train_policy_job, tune_coverage_job
+from assistant.app.lifecycle.calibration_jobs import fit_calibration_job
+from assistant.app.lifecycle.out_of_scope_jobs import max_in_scope_of, tune_out_of_scope_job
+from assistant.app.lifecycle.prior_choice import save_text_prior_choice
+from assistant.app.lifecycle.registry import ModelRegistry
+from assistant.app.lifecycle.training_jobs import fit_prior_job, pace_config, train_policy_job, tune_coverage_job
 from assistant.priors.calibration import ranking_metrics
 from assistant.progress import Progress
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.queries import VagueQueryMix, vague_episodes
+from assistant.sources.own_faq.synthesis import synthesize
 from assistant.training.encoder import EncoderTrainConfig
-from crowdsourcing.own_faq.synthesis import synthesize
 
 POLICY_ITERATIONS = 300
 # Above this many entries the policies get fewer iterations, in proportion (issue 33): an iteration's episodes
@@ -249,7 +249,7 @@ def readiness(name: str) -> dict:
     the chosen text prior (on queries synthesized from the texts: real questions are vaguer), the entries
     without a description (how a person puts the problem: the text that helps most), and the open inbox."""
     from assistant.app.desk.inbox import inbox_items
-    from assistant.app.models.prior_choice import TEXT_PRIOR_CHOICE
+    from assistant.app.lifecycle.prior_choice import TEXT_PRIOR_CHOICE
     from assistant.paths import models_dir
     from models.checkpoint import read_json
 

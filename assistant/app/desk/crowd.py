@@ -56,8 +56,8 @@ def import_job(
 
 def import_impact_job(domain: str, added: dict[str, int]) -> Generator[Progress, None, str]:
     """What importing a file that adds ``added`` would make older than the data, and how long catching up
-    takes (``assistant.app.models.updates.import_impact``)."""
-    from assistant.app.models.updates import import_impact
+    takes (``assistant.app.lifecycle.updates.import_impact``)."""
+    from assistant.app.lifecycle.updates import import_impact
 
     yield Progress(0, 1, "checking what the import changes for the models")
     text = import_impact(domain, added)

@@ -17,15 +17,15 @@ from typing import Any, TypeVar
 from assistant import paths
 from assistant.app.desk.listing import DomainEntry, available_domains, domain_stats
 from assistant.app.desk.own_faq import is_own_faq
-from assistant.app.models.calibration import calibration_missing
-from assistant.app.models.model_sets import domain_lock
-from assistant.app.models.prior_choice import chosen_text_prior
-from assistant.app.models.registry import ModelRegistry
+from assistant.app.lifecycle.calibration_jobs import calibration_missing
+from assistant.app.lifecycle.model_sets import domain_lock
+from assistant.app.lifecycle.prior_choice import chosen_text_prior
+from assistant.app.lifecycle.registry import ModelRegistry
 from assistant.errors import ConfigError, DomainNotFoundError
 from assistant.paths import RELEASE_DIR
 from assistant.progress import Progress
+from assistant.sources.adapters import BUNDLED_DOMAINS, build_domain
 from assistant.store import KnowledgeBase
-from crowdsourcing.adapters import BUNDLED_DOMAINS, build_domain
 
 __all__ = [
     "BUNDLED_DOMAINS",
@@ -65,7 +65,7 @@ def prepare(
     release_dir: Path = RELEASE_DIR,
 ) -> Generator[Progress, None, list[str]]:
     """Build the domain if needed, install the release models shipped with Clarify when they fit
-    (``assistant.app.models.release``; ``use_release``), and train whatever is still missing; returns what was done
+    (``assistant.app.lifecycle.release``; ``use_release``), and train whatever is still missing; returns what was done
     ('release models', 'encoder', 'policy-all-learned-quick', ...). ``text_prior`` None: the domain's (SRU,
     or what the cold start chose). A domain made from a desk's FAQ that has no models yet takes the cold-start
     path (``assistant.app.desk.cold_start``: from the texts alone), and says so.
@@ -89,9 +89,9 @@ def _prepare(
     release_dir: Path,
 ) -> Generator[Progress, None, list[str]]:
     from assistant.app.desk.cold_start import cold_start_prepare
-    from assistant.app.models.calibration import calibrate_if_missing
-    from assistant.app.models.model_jobs import train_model_job
-    from assistant.app.models.release import check_release, install_release
+    from assistant.app.lifecycle.calibration_jobs import calibrate_if_missing
+    from assistant.app.lifecycle.model_jobs import train_model_job
+    from assistant.app.lifecycle.release import check_release, install_release
 
     if not paths.domain_db_path(name).exists():
         if name not in BUNDLED_DOMAINS:
@@ -131,7 +131,7 @@ def _prepare(
         trained.append("encoder")
         todo = registry.missing(candidate_settings)
     trained += yield from _train_missing(registry, todo, name, seed)
-    from assistant.app.models.updates import update_models_job
+    from assistant.app.lifecycle.updates import update_models_job
 
     plan = yield from update_models_job(registry, candidate_settings, seed)  # what is older than the data
     trained += [f"{u.model} ({u.mode})" for u in plan.updates]
@@ -144,7 +144,7 @@ def _prepare(
 def _train_missing(registry: ModelRegistry, todo: list[str], name: str, seed: int) -> Generator[Progress, None, list]:
     """Fit, train or tune each model of ``todo`` (``ModelRegistry.missing``'s order); returns them."""
     from assistant.app.desk.cold_start import cold_start_policy_config, policy_iterations_for
-    from assistant.app.models.model_jobs import train_model_job
+    from assistant.app.lifecycle.model_jobs import train_model_job
 
     for item in todo:  # the prior's fit, policies, then the rules tuned for them
         pace = item.rsplit("-", 1)[-1]
@@ -178,7 +178,7 @@ T = TypeVar("T")
 
 def reload_job(name: str, seed: int = 0) -> Generator[Progress, None, ModelRegistry]:
     """Domain ``name``'s registry loaded afresh after its data changed (an import, an inbox entry), warmed up;
-    stale models serve the new data until they are updated (``assistant.app.models.updates``). A pooled MiniLM
+    stale models serve the new data until they are updated (``assistant.app.lifecycle.updates``). A pooled MiniLM
     prior that is no longer calibrated on the data (a new entry) cannot serve stale: it is fitted again first
     (seconds), instead of failing with "run clarify prepare"."""
     from assistant.errors import ModelMissingError
@@ -189,7 +189,7 @@ def reload_job(name: str, seed: int = 0) -> Generator[Progress, None, ModelRegis
         try:
             registry.encoder  # noqa: B018 - loading is the check
         except ModelMissingError:
-            from assistant.app.models.model_jobs import train_model_job
+            from assistant.app.lifecycle.model_jobs import train_model_job
 
             yield Progress(0, 0, f"fitting the text prior of {name} to its new entries")
             yield from train_model_job(registry, "prior", seed)
@@ -270,7 +270,7 @@ def open_domain(name: str, candidates: str = "all") -> Generator[Progress, None,
 def release_job(name: str, release_dir: Path = RELEASE_DIR) -> Generator[Progress, None, dict]:
     """Train the models of bundled domain ``name`` from ``RELEASE_SEED`` in the current (fresh) home and write
     them with their manifest into ``release_dir/name``; returns the manifest."""
-    from assistant.app.models.release import RELEASE_SEED, write_release
+    from assistant.app.lifecycle.release import RELEASE_SEED, write_release
 
     if paths.models_dir(name).exists() and any(paths.models_dir(name).iterdir()):
         raise ConfigError(

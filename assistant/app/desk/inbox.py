@@ -11,7 +11,7 @@ and the one step that resolves each (`clarify inbox NAME`, the app's Inbox dialo
 - ``dismiss``: not something this desk answers (spam, a test).
 
 Either way the models are older than the data afterwards: they keep serving and catch up in the
-background (``assistant.app.models.updates``) or at the next `clarify prepare`.
+background (``assistant.app.lifecycle.updates``) or at the next `clarify prepare`.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from collections.abc import Generator
 
 from assistant.errors import ConfigError, UnknownLabelError
 from assistant.progress import Progress
+from assistant.sources.own_faq import derive_key
 from assistant.store import KnowledgeBase, Label
 from assistant.store.inbox import Inbox, InboxItem
-from crowdsourcing.own_faq import derive_key
 
 INBOX_SOURCE = "inbox"
 

@@ -22,7 +22,7 @@ recomputed at every update, the previous ones replaced), all in the *train* spli
 (and the store left unchanged) unless the new one has a higher dev Acc@1; the report gives the text
 prior's Acc@1 before and after on the held-out test queries. The new encoder and the policies retrained
 for it are written as a new set of models beside the serving one and switched to in one rename when kept
-(``assistant.app.models.model_sets.ModelSetChange``): a kill at any moment leaves the old set serving or the new one.
+(``assistant.app.lifecycle.model_sets.ModelSetChange``): a kill at any moment leaves the old set serving or the new one.
 If the policies' retraining is cancelled or killed, the old set keeps serving, older than the store's new
 session queries (then updated like after an import). Labels imported from a labelling batch
 (``clarify import mturk --kind queries``) are stored queries already and count as original data.
@@ -41,10 +41,10 @@ import numpy as np
 import torch
 
 from assistant import paths
-from assistant.app.conversation.session import Session
 from assistant.app.desk.domains import prepare
-from assistant.app.models.model_sets import ModelSetChange, domain_lock
-from assistant.app.models.registry import PROTOCOL_SEED, ModelRegistry
+from assistant.app.lifecycle.model_sets import ModelSetChange, domain_lock
+from assistant.app.lifecycle.registry import PROTOCOL_SEED, ModelRegistry
+from assistant.app.session.session import Session
 from assistant.errors import ConfigError, ModelMissingError, UnknownLabelError
 from assistant.evaluation.cqa.data import DATASETS
 from assistant.evaluation.learning.plots import plot_learning_curves
@@ -88,7 +88,7 @@ def collect_sessions(kb: KnowledgeBase, domain: Domain) -> SessionData:
     log = SessionLog(kb)
     accepted: dict[str, int] = {}
     others: list[str] = []
-    for summary in reversed(Session.list(kb)):  # oldest first
+    for summary in reversed(Session.saved(kb)):  # oldest first
         text = " ".join(summary.query.split())
         if not text:
             continue
@@ -323,7 +323,7 @@ def learn_from_use_job(domain_name: str, min_new: int = LEARN_AFTER_SESSIONS, se
     """Learning from use, the simple way: once at least ``min_new`` accepted sessions are new, store each as a
     (query, entry) training pair (source ``SESSION_SOURCE``, train split; never a dev or test text), which
     makes the models older than the data, and bring them up to date with ``prepare`` (what no longer fits
-    the data is fitted again, what is merely stale is fine-tuned: ``assistant.app.models.updates``); a conversation
+    the data is fitted again, what is merely stale is fine-tuned: ``assistant.app.lifecycle.updates``); a conversation
     keeps the models it started with meanwhile. Returns {"stored", "pending", "updated"}."""
     yield Progress(0, 0, f"reading the accepted sessions of {domain_name}")
     with KnowledgeBase.open(domain_name) as kb, kb.transaction():

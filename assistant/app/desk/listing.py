@@ -1,13 +1,13 @@
 """Which domains there are and their figures: what `clarify domain list` and `domain stats` print, without
 loading a model (issue 33). ``assistant.app.desk.domains`` re-exports them beside the jobs that use models;
-the saved sessions are the conversation wing's (``assistant.app.conversation.saved``)."""
+the saved sessions are the session wing's (``assistant.app.session.saved``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assistant.sources.adapters import BUNDLED_DOMAINS
 from assistant.store import KnowledgeBase, built_domains
-from crowdsourcing.adapters import BUNDLED_DOMAINS
 
 
 @dataclass(frozen=True)

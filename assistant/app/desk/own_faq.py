@@ -19,9 +19,9 @@ from assistant import paths
 from assistant.errors import ConfigError, DomainNotFoundError, ValidationError
 from assistant.progress import Progress
 from assistant.settings import MAX_TITLE_CHARS
+from assistant.sources.adapters import BUNDLED_DOMAINS
+from assistant.sources.own_faq import FORMATS, FaqEntry, ParsedFaq, check_source, faq_format, parse_faq
 from assistant.store import KnowledgeBase, write_domain
-from crowdsourcing.adapters import BUNDLED_DOMAINS
-from crowdsourcing.own_faq import FORMATS, FaqEntry, ParsedFaq, check_source, faq_format, parse_faq
 
 __all__ = [
     "FORMATS",
@@ -88,7 +88,7 @@ def is_own_faq(name: str) -> bool:
 
 def _categories(kb: KnowledgeBase) -> dict[str, str]:
     """{label key: its category} as stored (the topic question's annotations; {} without one)."""
-    from crowdsourcing.own_faq.building import CATEGORY_TAG
+    from assistant.sources.own_faq.building import CATEGORY_TAG
 
     rows = kb.label_answers(CATEGORY_TAG, "induced")
     best: dict[str, tuple[float, str]] = {}
@@ -144,7 +144,7 @@ def stored_entries(name: str) -> list[FaqEntry]:
 def refresh_job(name: str) -> Generator[Progress, None, dict]:
     """Induce the questions and synthesize the queries of an own-FAQ domain again from its stored entries
     (after an entry was added from the inbox); every entry keeps its row, sessions and learned queries."""
-    from crowdsourcing.own_faq.building import faq_domain_data
+    from assistant.sources.own_faq.building import faq_domain_data
 
     yield Progress(0, 2, f"inducing the questions of {name} again from its {len(stored_entries(name))} entries")
     with KnowledgeBase.open(name) as kb:
@@ -204,7 +204,7 @@ def create_domain_job(
     returns the report. Raises ValidationError (nothing written) when the FAQ has problems."""
     # here, not at the top: building induces questions (wordfreq, the wording gate), and opening a domain for
     # a conversation imports this module (issue 33)
-    from crowdsourcing.own_faq.building import faq_domain_data
+    from assistant.sources.own_faq.building import faq_domain_data
 
     _check_target(name, update)
     title = check_title(title)

@@ -6,7 +6,7 @@ would be, and evaluated on the bundled domain's real held-out queries.
 - banking, clinc (no answer texts): each intent's name and ``k`` of its training queries as the entry's
   description (a few-shot start) -> ``banking-k5``, ``clinc-k5``.
 
-The rebuilt domain goes through the same path as a desk's FAQ (crowdsourcing.own_faq.building: questions
+The rebuilt domain goes through the same path as a desk's FAQ (assistant.sources.own_faq.building: questions
 induced from the texts, queries synthesized from them, out-of-scope examples from the *other* bundled
 domains). Then the bundled domain's real **test** queries (crowd and out-of-scope) are attached, with their
 own source (``REAL_TEST_SOURCE``) and split, so that `clarify evaluate` plays them: nothing is trained or
@@ -25,10 +25,10 @@ import numpy as np
 from assistant.errors import ConfigError
 from assistant.progress import Progress
 from assistant.settings import PROTOCOL_DOMAINS
+from assistant.sources.adapters import label_rng
+from assistant.sources.own_faq import FaqEntry
+from assistant.sources.own_faq.building import faq_domain_data
 from assistant.store import KnowledgeBase, Label, write_domain
-from crowdsourcing.adapters import label_rng
-from crowdsourcing.own_faq import FaqEntry
-from crowdsourcing.own_faq.building import faq_domain_data
 
 REAL_TEST_SOURCE = "bundled-test"
 SESSION_SOURCE = "session"  # as assistant.app.desk.learning stores accepted sessions' queries
@@ -42,8 +42,8 @@ def protocol_name(source: str, k: int | None) -> str:
 
 def _source_data(source: str):
     """(labels, queries, out-of-scope rows, categories by key) of a bundled domain, from its adapter's files."""
-    from crowdsourcing.adapters import banking77, clinc150, stackfaq
-    from crowdsourcing.adapters.out_of_scope import draw_out_of_scope, in_scope_counts
+    from assistant.sources.adapters import banking77, clinc150, stackfaq
+    from assistant.sources.adapters.out_of_scope_queries import draw_out_of_scope, in_scope_counts
 
     if source == "faq":
         labels, queries = stackfaq.read_threads()
@@ -160,7 +160,7 @@ def evaluate_labels_only_job(
     test queries), then again after ``sessions`` simulated confirmed sessions were fed back. Returns
     {"domain", "prepared", "tables": {sessions: {queries: {system: figures}}}, "out_of_scope": ...}."""
     from assistant.app.desk.domains import prepare
-    from assistant.app.models.out_of_scope import evaluate_out_of_scope_job
+    from assistant.app.lifecycle.out_of_scope_jobs import evaluate_out_of_scope_job
     from assistant.app.research.research import evaluate_job
     from assistant.evaluation.clarifier import SYSTEMS
 

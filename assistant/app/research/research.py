@@ -1,6 +1,6 @@
 """The research jobs the CLI, the Lab page and the benchmarks all run: evaluating the clarifier against IC's
 baselines (also under user noise), and the pairwise ranking evaluation and demo. Training jobs are in
-``assistant.app.models.training_jobs``.
+``assistant.app.lifecycle.training_jobs``.
 
 Each is a generator job (``assistant.progress``) over a ``ModelRegistry``. Nothing here is needed to hold a
 conversation.
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from assistant.app.models.registry import ModelRegistry, candidate_labels
-from assistant.app.models.training_jobs import (
+from assistant.app.lifecycle.registry import ModelRegistry, candidate_labels
+from assistant.app.lifecycle.training_jobs import (
     DEV_SEED_OFFSET,
     SHORTLIST_SIZE,
     dev_mix_episodes,

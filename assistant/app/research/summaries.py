@@ -10,7 +10,7 @@ config and replays its entries, and ``SummaryLog.attach`` continues its log.
 
 from __future__ import annotations
 
-from assistant.app.conversation.session import Session, open_knowledge_base
+from assistant.app.session.session import Session, open_knowledge_base
 from assistant.errors import SessionStateError
 from assistant.evaluation.summaries.plots import plot_ndcg
 from assistant.evaluation.summaries.rating import evaluate as summaries_rating_job

@@ -155,7 +155,7 @@ def noisy_answers(answers: np.ndarray, option_mask: np.ndarray, noise: float) ->
 
 
 def _setup(s: dict[str, Any]):
-    from assistant.app.models.registry import ModelRegistry
+    from assistant.app.lifecycle.registry import ModelRegistry
     from assistant.app.research.research import evaluation_setup
     from assistant.simulation.user import SimulatedUser
 
@@ -173,7 +173,7 @@ def _test_episodes(registry, setup, s: dict[str, Any]):
 
 def clarifier_shards(point: dict[str, Any]) -> Job[list[dict[str, Any]]]:
     from assistant.app.desk.domains import prepare
-    from assistant.app.models.training_jobs import DEV_SEED_OFFSET
+    from assistant.app.lifecycle.training_jobs import DEV_SEED_OFFSET
     from assistant.evaluation.clarifier import evaluate
     from assistant.simulation.episodes import sample_episodes
 
@@ -222,7 +222,7 @@ def policy_shards(point: dict[str, Any]) -> Job[list[dict[str, Any]]]:
 
 def policy_shard(shard: dict[str, Any]) -> list[dict[str, Any]]:
     """Train a policy with turn cost r_a against the (noisy) simulated user, then evaluate it on test episodes."""
-    from assistant.app.models.training_jobs import fit_policy
+    from assistant.app.lifecycle.training_jobs import fit_policy
     from assistant.clarification.stopping import LearnedPolicy
     from assistant.evaluation.clarifier import evaluate
     from assistant.training.policy import PolicyConfig

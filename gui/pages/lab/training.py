@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from assistant.app.models.training_jobs import PolicyConfig, train_encoder_job, train_policy_job
+from assistant.app.lifecycle.training_jobs import PolicyConfig, train_encoder_job, train_policy_job
 from assistant.progress import Progress
 from gui.pages.lab.panel import LabContext, LabPanel
 from gui.plots import LearningCurve, curve_records

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.app.conversation.session import Phase, Session, SessionConfig
+from assistant.app.session.session import Phase, Session, SessionConfig
 from assistant.clarification.answer_list import (
     ANSWER_LIST,
     LIST_ERROR,

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from assistant.app.models.calibration import calibrated
-from assistant.app.models.registry import ModelRegistry, policy_path
+from assistant.app.lifecycle.calibration_jobs import calibrated
+from assistant.app.lifecycle.registry import ModelRegistry, policy_path
 from assistant.clarification.questions import information_gain
 from assistant.clarification.stopping import LearnedPolicy, policy_features
 from assistant.settings import PACES

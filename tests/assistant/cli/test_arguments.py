@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.app.conversation.session import Session, SessionConfig
+from assistant.app.session.session import Session, SessionConfig
 from assistant.errors import ClarifyError
 from assistant.store import KnowledgeBase
 from benchmarks.reliability.arguments import Case, bad_argument_cases, run_case
@@ -56,10 +56,10 @@ def test_bad_arguments_give_one_error_line_and_exit_2(corpus, name):
 def test_outputs_are_checked_before_the_work(corpus, monkeypatch):
     """--json into a missing folder used to be found only after the whole evaluation had run: now the models are
     never even loaded (how long the refusal takes: benchmarks/bench_responsiveness.py)."""
-    import assistant.app.models.registry
+    import assistant.app.lifecycle.registry
 
     loaded: list[str] = []
-    monkeypatch.setattr(assistant.app.models.registry, "ModelRegistry", lambda name, **_: loaded.append(name))
+    monkeypatch.setattr(assistant.app.lifecycle.registry, "ModelRegistry", lambda name, **_: loaded.append(name))
     outcome = run_case(corpus["evaluate --json missing folder"])
     assert outcome.exit_code == 2 and outcome.error_lines == 1 and loaded == []
 
@@ -71,7 +71,7 @@ def test_a_query_a_conversation_cannot_use_saves_nothing(query):
         Session.start(agents, query, SessionConfig())
     assert "\n" not in str(caught.value)
     with KnowledgeBase.open("tiny") as kb:
-        assert Session.list(kb) == []
+        assert Session.saved(kb) == []
 
 
 DESK_CASES = [

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from assistant.cli import main
 from assistant.errors import ClarifyError, ValidationError
 from assistant.progress import run_job
+from assistant.sources.files import MAX_COLUMNS, Problems, read_csv
 from benchmarks.reliability.environment import build_crowd_domain, dump
-from crowdsourcing.importers.base import MAX_COLUMNS, Problems, read_csv
 from crowdsourcing.importing import import_file
 
 pytestmark = pytest.mark.reliability
@@ -100,7 +100,7 @@ def _damage(session_id: int, sql: str) -> None:
     ],
 )
 def test_a_session_row_that_is_not_json_is_a_one_line_error_naming_the_session(sql, names):
-    from assistant.app.conversation.session import Session, SessionConfig
+    from assistant.app.session.session import Session, SessionConfig
     from assistant.store.session_log import DamagedSessionError
     from tests.support.tiny import TinyAgents
 
@@ -116,8 +116,8 @@ def test_a_session_row_that_is_not_json_is_a_one_line_error_naming_the_session(s
 
 
 def test_learning_skips_a_damaged_session_and_counts_it():
-    from assistant.app.conversation.session import Session, SessionConfig
     from assistant.app.desk.learning import collect_sessions
+    from assistant.app.session.session import Session, SessionConfig
     from assistant.store import KnowledgeBase
     from tests.support.tiny import TinyAgents
 

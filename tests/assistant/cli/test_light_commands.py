@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from assistant.progress import run_job
-from crowdsourcing.adapters import build_domain
+from assistant.sources.adapters import build_domain
 from tests.support.imports import heavy_imports
 
-HEAVY = ("torch", "transformers", "spacy", "lemminflect", "sentence_transformers", "assistant.app.models.registry")
+HEAVY = ("torch", "transformers", "spacy", "lemminflect", "sentence_transformers", "assistant.app.lifecycle.registry")
 
 
 def _imported(args: list[str]) -> dict:
@@ -61,4 +61,4 @@ def test_the_probe_sees_a_heavy_import(built_home, monkeypatch):
     imports the jobs before it refuses)."""
     monkeypatch.setenv("CLARIFY_HOME", str(built_home))
     seen = _imported(["prepare", "no-such-domain"])
-    assert "assistant.app.models.registry" in seen["heavy"]
+    assert "assistant.app.lifecycle.registry" in seen["heavy"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.evaluation.calibration import calibration_summary, reliability, sure_and_wrong
+from assistant.evaluation.reliability import calibration_summary, reliability, sure_and_wrong
 
 
 def test_reliability_rows_and_ece_by_hand():

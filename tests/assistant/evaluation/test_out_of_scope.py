@@ -22,7 +22,7 @@ from assistant.evaluation.out_of_scope import (
     vague_split_episodes,
 )
 from assistant.simulation.episodes import episodes_from_file
-from assistant.simulation.out_of_scope import with_out_of_scope_person
+from assistant.simulation.out_of_scope_person import with_out_of_scope_person
 from assistant.simulation.queries import VagueQueryMix
 from tests.support.desk import tiny_desk
 from tests.support.tiny import KeywordPrior

@@ -17,9 +17,9 @@ from assistant.induction.induction import (
     question_from_tag,
 )
 from assistant.induction.person_model import PersonModel, fit_person_model, mention_evidence, person_answers
+from assistant.sources.templates import TemplateSet
 from assistant.store import SOMETHING_ELSE
 from assistant.text.phrases import TAG_KINDS, split_tag
-from crowdsourcing.templates import TemplateSet
 from tests.support import TEST_DATA
 
 DATA = TEST_DATA / "induction" / "tiny_faq.json"
@@ -194,8 +194,8 @@ def test_words_used_as_adjectives_in_the_texts_make_no_object_questions():
 def test_smoothing_keeps_the_person_models_answers(tiny):
     from collections import defaultdict
 
+    from assistant.sources.adapters.induced import induced_questions
     from assistant.store import Label
-    from crowdsourcing.adapters.induced import induced_questions
 
     names, train, dev = tiny
     labels = [Label(f"l{i}", name) for i, name in enumerate(names)]

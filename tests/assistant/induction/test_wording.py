@@ -167,7 +167,7 @@ def test_the_question_level_check():
 
 
 def test_every_bird_question_agrees_with_its_subject():
-    from crowdsourcing.adapters import cub
+    from assistant.sources.adapters import cub
 
     texts = [q.text for q in cub.load().questions]
     assert "Are its underparts white?" in texts and "Is its crown red?" in texts and "Are its wings black?" in texts

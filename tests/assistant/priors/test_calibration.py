@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from assistant.evaluation.calibration import calibration_summary
+from assistant.evaluation.reliability import calibration_summary
 from assistant.priors.base import log_softmax
 from assistant.priors.calibration import (
     PROBABILITY_FLOOR,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.app.conversation.comparison import RANKER_OPTIONS
+from assistant.app.session.comparison import RANKER_OPTIONS
 from assistant.ranking import Candidate, RankingSession, RankingStopReason
 from assistant.ranking.constraints import project_order, standing_preferences
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from assistant.app.conversation.session import Session, SessionConfig
+from assistant.app.session.session import Session, SessionConfig
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.stopping import FixedTurns, LearnedPolicy, policy_features, shortlist_coverage
@@ -103,7 +103,7 @@ def test_what_trains_or_tunes_on_the_mix_never_sees_a_test_query():
     words = {w for t in texts for w in t.split()}
     assert not {"zebra", "quokka"} & words  # the words only the test queries have
     assert not {"please"} & words  # nor the training split's
-    from assistant.app.models.training_jobs import dev_mix_episodes
+    from assistant.app.lifecycle.training_jobs import dev_mix_episodes
 
     episodes = dev_mix_episodes(domain, 500, seed=0, candidates=np.arange(3))
     assert not {"zebra", "quokka", "please"} & {w for e in episodes for w in e.query.split()}

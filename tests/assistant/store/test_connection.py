@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant import paths
-from assistant.app.conversation.session import Session, SessionConfig
+from assistant.app.session.session import Session, SessionConfig
 from assistant.errors import StoreBusyError
 from assistant.store import KnowledgeBase, connection
 from benchmarks.reliability.environment import write_lock_held
@@ -67,7 +67,7 @@ def test_two_sessions_answer_at_once_without_failing(agents):
         thread.join(timeout=120)
     assert not errors, errors
     with KnowledgeBase.open("tiny") as kb:
-        assert len(Session.list(kb)) == 10
+        assert len(Session.saved(kb)) == 10
 
 
 def test_a_checked_file_is_checked_again_in_a_new_process_only_once_it_changed(tmp_path, monkeypatch):

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 import sqlite_utils
 
-from assistant.app.conversation.session import Session, SessionConfig
 from assistant.app.research.summaries import faq_answers
+from assistant.app.session.session import Session, SessionConfig
 from assistant.errors import SessionStateError
 from assistant.store import KnowledgeBase, SessionLog
 from assistant.store.schema import MIGRATIONS, SCHEMA_VERSION

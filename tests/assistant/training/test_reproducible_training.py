@@ -25,8 +25,8 @@ import hashlib, json, sys
 import torch
 torch.set_num_threads(int(sys.argv[1]))  # the caller's setting: the jobs must fix their own
 from assistant import paths
-from assistant.app.models.registry import ModelRegistry
-from assistant.app.models.training_jobs import fit_prior_job, train_policy_job, tune_coverage_job
+from assistant.app.lifecycle.registry import ModelRegistry
+from assistant.app.lifecycle.training_jobs import fit_prior_job, train_policy_job, tune_coverage_job
 from assistant.progress import run_job
 from assistant.training.encoder import train_encoder
 from assistant.training.policy import PolicyConfig

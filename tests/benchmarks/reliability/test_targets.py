@@ -9,10 +9,10 @@ import pytest
 
 from assistant.app.desk.domains import prepare
 from assistant.progress import run_job
+from assistant.sources.adapters import build_domain
 from benchmarks.bench_reliability import _trained
 from benchmarks.reliability.damage import damages
 from benchmarks.reliability.environment import copy_home
-from crowdsourcing.adapters import build_domain
 
 
 def _digests(home):

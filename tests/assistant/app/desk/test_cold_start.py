@@ -12,10 +12,10 @@ from assistant.app.desk.cold_start import cold_start_prepare, held_out_queries
 from assistant.app.desk.domains import prepare
 from assistant.app.desk.learning import learn_from_use_job, pending_sessions
 from assistant.app.desk.own_faq import create_domain_job
-from assistant.app.models.calibration import calibration_missing, calibration_path
-from assistant.app.models.prior_choice import chosen_text_prior
-from assistant.app.models.registry import ModelRegistry
-from assistant.app.models.training_jobs import policy_prior
+from assistant.app.lifecycle.calibration_jobs import calibration_missing, calibration_path
+from assistant.app.lifecycle.prior_choice import chosen_text_prior
+from assistant.app.lifecycle.registry import ModelRegistry
+from assistant.app.lifecycle.training_jobs import policy_prior
 from assistant.progress import collect, run_job
 from assistant.store import KnowledgeBase, SessionLog
 from assistant.training.encoder import EncoderTrainConfig
@@ -82,7 +82,7 @@ def test_policy_iterations_shrink_with_the_entries_above_150_only():
 
 def test_a_faq_above_the_probe_cap_keeps_minilm_without_training_the_encoder(tiny_faq, monkeypatch):
     import assistant.app.desk.cold_start as cold_start
-    from assistant.app.models.prior_choice import TEXT_PRIOR_CHOICE
+    from assistant.app.lifecycle.prior_choice import TEXT_PRIOR_CHOICE
     from assistant.paths import models_dir
     from models.checkpoint import read_json
 

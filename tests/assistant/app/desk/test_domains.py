@@ -1,4 +1,4 @@
-"""First builds (assistant.app.desk.domains.prepare, crowdsourcing.adapters.build_domain): a first build that is cut short (kill -9, a full disk) leaves no domain at all, never an
+"""First builds (assistant.app.desk.domains.prepare, assistant.sources.adapters.build_domain): a first build that is cut short (kill -9, a full disk) leaves no domain at all, never an
 empty one that looks built; an empty one left by an older Clarify heals itself; two first launches take
 turns instead of building into the same file."""
 
@@ -11,13 +11,13 @@ import pytest
 
 from assistant import paths
 from assistant.app.desk.domains import available_domains, prepare
-from assistant.app.models.model_sets import domain_lock, domain_lock_path
-from assistant.app.models.registry import ModelRegistry
+from assistant.app.lifecycle.model_sets import domain_lock, domain_lock_path
+from assistant.app.lifecycle.registry import ModelRegistry
 from assistant.errors import StoreError
 from assistant.progress import run_job
+from assistant.sources.adapters import build_domain
 from assistant.store import KnowledgeBase
 from benchmarks.reliability.environment import clarify_command, clarify_env, wait_for
-from crowdsourcing.adapters import build_domain
 from crowdsourcing.importing import import_file
 from models.locks import PidLock
 
@@ -66,7 +66,7 @@ def test_a_failed_first_build_leaves_no_domain(monkeypatch):
         kb.db.execute("CREATE TABLE half_written (x)")
         raise StoreError("cannot write the knowledge base (database or disk is full)")
 
-    monkeypatch.setattr("crowdsourcing.adapters.registry.write_domain", disk_full)
+    monkeypatch.setattr("assistant.sources.adapters.registry.write_domain", disk_full)
     with pytest.raises(StoreError):
         run_job(build_domain("faq"))
     assert not built("faq") and leftovers() == []
@@ -155,6 +155,6 @@ def test_reloading_fits_a_prior_no_longer_calibrated_on_the_data_first(monkeypat
         yield from ()
 
     monkeypatch.setattr(domains, "ModelRegistry", Registry)
-    monkeypatch.setattr("assistant.app.models.model_jobs.train_model_job", fit)  # domains imports it where it trains
+    monkeypatch.setattr("assistant.app.lifecycle.model_jobs.train_model_job", fit)  # domains imports it where it trains
     registry = run_job(domains.reload_job("pool"))
     assert fitted == ["pool"] and registry.encoder == "prior"

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from assistant.app.desk.learning import PSEUDO_SOURCE, SESSION_SOURCE, collect_sessions, update
-from assistant.app.models.registry import ModelRegistry
+from assistant.app.lifecycle.registry import ModelRegistry
 from assistant.cli import main
 from assistant.priors.sru import encoder_checkpoint_path
 from assistant.progress import collect

@@ -97,7 +97,7 @@ def test_an_update_keeps_the_sessions_and_learned_queries_of_unchanged_entries(t
 
 
 def _entries(path: Path):
-    from crowdsourcing.own_faq import parse_faq
+    from assistant.sources.own_faq import parse_faq
 
     return parse_faq(path).entries
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from assistant.app.conversation.session import Session, SessionConfig
 from assistant.app.desk import questions as review
+from assistant.app.session.session import Session, SessionConfig
 from assistant.cli import main
 from assistant.errors import ConfigError
 from assistant.priors.sru import encoder_data_hash

@@ -1,0 +1,375 @@
+"""The state of a conversation that its log entries build, and the session's own decisions.
+
+``SessionState`` is what a ``Session`` (``assistant.app.session.session``) is at one moment: the clarifier's
+``Conversation``, the ranking session while comparing, the phase, the answer proposed, accepted or rejected.
+``apply`` changes it for one log entry (``EntryKind``), live or replayed, and nothing else; ``decide`` takes
+the decisions that follow a person's action (the next question, or stop and compare, or propose an answer,
+or go back to the questions when every candidate was ruled out, or "nothing fits") and returns them as
+entries for the session to log. Replaying the entries of a log from the query rebuilds the state exactly:
+that is how a session is resumed, and how an undo is taken back.
+
+It writes nothing: the log is the ``Session``'s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from assistant.app.session.comparison import (
+    answer_from_ranking,
+    comparison_entry,
+    comparison_session,
+    display_title,
+    rebuild_comparisons,
+)
+from assistant.app.session.phases import Phase, ProposalReason
+from assistant.app.session.session_records import (
+    USER_ACTIONS,
+    FinalAnswer,
+    OutOfScopeView,
+    QuestionView,
+    SessionConfig,
+    explain_stop,
+    out_of_scope_view,
+)
+from assistant.clarification.clarifier import Clarifier, Conversation
+from assistant.clarification.comparison_plan import plan_comparisons
+from assistant.clarification.explanation import QuestionExplanation, explain
+from assistant.clarification.records import AnswerKind, ShortlistItem, StopReason
+from assistant.errors import SessionStateError
+from assistant.ranking import Candidate, RankingSession, RankingStopReason
+from assistant.store import Domain, EntryKind, SessionStatus
+from assistant.text.encoder import TextEncoder
+
+Entry = tuple[EntryKind, dict]
+
+
+class SessionState:
+    """See the module docstring. ``clarifier``: the assistant the conversation runs on; ``text_encoder``
+    embeds the compared answers."""
+
+    def __init__(
+        self, clarifier: Clarifier, text_encoder: TextEncoder, query: str, config: SessionConfig, title: str
+    ) -> None:
+        self.config = config
+        self.text_encoder = text_encoder
+        self.title = title  # the domain's title, for the out-of-scope ending's message
+        self.conversation: Conversation = clarifier.start(query, np.random.default_rng(config.seed))
+        self.query = self.conversation.query
+        # the conversation as the query left it: replays start from here
+        self._origin = (self.conversation.belief.given_prior.copy(), self.query, list(self.conversation.understood))
+        self._reset()
+
+    def _reset(self) -> None:
+        """The state right after the query (as typed: words added later are entries too)."""
+        log_prior, query, understood = self._origin
+        clarifier = self.conversation.clarifier
+        self.conversation = Conversation(
+            clarifier, log_prior, query, np.random.default_rng(self.config.seed), understood
+        )
+        self.query = query
+        self.ranking: RankingSession | None = None
+        self.phase = Phase.CLARIFYING
+        self.stop_reason: StopReason | None = None
+        self.decided_reason: str | None = None  # why an answer is proposed: the ranker's stop reason, or 'user'
+        self.final: FinalAnswer | None = None
+        self.rejected: FinalAnswer | None = None
+        self.rejection_reason = ""
+        self.ruled_out_labels: tuple[str, ...] = ()  # shortlisted labels the answers ruled out (not compared)
+        self.handed_off = False
+        self._pending_question: int | None = None
+        self._override_stop = False
+        self._applied: list[Entry] = []  # every entry applied so far, undo resolved
+
+    # ---- what the views render -------------------------------------------------------------------------
+    @property
+    def domain(self) -> Domain:
+        return self.conversation.clarifier.domain
+
+    @property
+    def status(self) -> SessionStatus:
+        return self.phase.status
+
+    @property
+    def question(self) -> QuestionView | None:
+        """The pending question (None outside the clarifying phase)."""
+        if self.phase != Phase.CLARIFYING or self._pending_question is None:
+            return None
+        return QuestionView.of(self.conversation, self._pending_question)
+
+    def top_labels(self, k: int = 10) -> list[ShortlistItem]:
+        """The k most likely labels now, most likely first."""
+        return self.conversation.shortlist(k)
+
+    def explain(self) -> QuestionExplanation | None:
+        """Why the pending question: its information gain and what each answer would change."""
+        view = self.question
+        return None if view is None else explain(self.conversation, view.index)
+
+    @property
+    def pair(self) -> tuple[Candidate, Candidate] | None:
+        """(left, right) candidates pending comparison, or None."""
+        if self.phase != Phase.COMPARING or self.ranking is None:
+            return None
+        pending = self.ranking.next_pair()
+        if pending is None:
+            return None
+        return self.ranking.candidates[pending[0]], self.ranking.candidates[pending[1]]
+
+    def candidate_title(self, candidate: Candidate) -> str:
+        """The title a person reads above a compared candidate ("answer 2 of “How do I ...?”")."""
+        label = self.domain.labels[self.domain.label_index(candidate.label_key)] if candidate.label_key else None
+        if label is None:
+            return candidate.title
+        return display_title(candidate, [ShortlistItem(0, label, 0.0)])
+
+    @property
+    def confidence(self) -> float | None:
+        """The ranker's P(current best is best), once comparing."""
+        return None if self.ranking is None else float(self.ranking.confidence)
+
+    @property
+    def comparisons(self) -> int:
+        return 0 if self.ranking is None else len(self.ranking.history)
+
+    @property
+    def proposed(self) -> FinalAnswer | None:
+        """The final answer, or the ranker's current best while comparing."""
+        if self.final is not None:
+            return self.final
+        return None if self.ranking is None else answer_from_ranking(self.ranking, self.conversation, self.domain)
+
+    @property
+    def alternatives(self) -> list[Candidate]:
+        """After a rejection: the other compared candidates, best first (pick one with ``choose``), without those
+        the person called not relevant."""
+        if self.phase != Phase.REJECTED or self.ranking is None:
+            return []
+        rejected = self.rejected.candidate_id if self.rejected is not None else None
+        ruled_out = self.ranking.ruled_out  # "neither is relevant": the person said so, never offered again
+        return [
+            self.ranking.candidates[i]
+            for i in self.ranking.ranking()
+            if self.ranking.candidates[i].id != rejected and not ruled_out[i]
+        ]
+
+    @property
+    def stop_explanation(self) -> str | None:
+        """Why the assistant stopped asking, in words (None while it asks)."""
+        if self.phase == Phase.CLARIFYING or self.stop_reason is None:
+            return None
+        return explain_stop(self.stop_reason, self.conversation, self.config.shortlist_size)
+
+    @property
+    def nothing_fits(self) -> OutOfScopeView | None:
+        """The out-of-scope ending's view (None unless the session concluded that nothing fits)."""
+        if self.phase != Phase.OUT_OF_SCOPE:
+            return None
+        return out_of_scope_view(self.conversation, self.title, self.config.shortlist_size)
+
+    @property
+    def can_ask_more(self) -> bool:
+        """Whether more questions can be asked now: the agent stopped and no comparison was made yet, or the
+        person rejected the proposed answer."""
+        if self.phase == Phase.REJECTED:
+            return not self.conversation.excluded.all()
+        return self.phase in (Phase.COMPARING, Phase.DECIDED) and not self.comparisons
+
+    @property
+    def can_add_words(self) -> bool:
+        """Whether words can be added now: while clarifying, or stopped before the first comparison."""
+        return self.phase in (Phase.CLARIFYING, Phase.OUT_OF_SCOPE) or self.can_ask_more
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether there is an action of the person's to take back (in every phase)."""
+        return any(kind in USER_ACTIONS for kind, _ in self._applied)
+
+    # ---- applying entries ---------------------------------------------------------------------------------
+    def apply(self, kind: EntryKind | str, payload: dict, ranking: RankingSession | None = None) -> None:
+        """Change the state for one log entry (live or replayed); no logging, no decisions.
+
+        ``ranking``: for a live 'stop', the ranking session its entry describes (a replay builds it from the
+        entry; building it twice would fit the ranker twice)."""
+        try:
+            kind = EntryKind(kind)
+        except ValueError:
+            raise SessionStateError(f"unknown session log entry {kind!r}") from None
+        self._pending_question = None  # every entry changes what to ask next
+        if kind == EntryKind.UNDO:
+            self._undo_step()
+            return
+        self._applied.append((kind, payload))
+        if kind == EntryKind.ANSWER:
+            answered = payload.get("answer", AnswerKind.OPTION)
+            if "list" in payload:  # "Which of these is it?" over the labels it names
+                indices = [self.domain.label_index(key) for key in payload["list"]]
+                self.conversation.answer_listed(indices, payload.get("option"), answered)
+            elif (question := question_index(self.domain, payload)) is not None:
+                self.conversation.answer(question, payload.get("option"), answered)
+            self._override_stop = False
+        elif kind == EntryKind.WORDS:
+            if self.phase != Phase.CLARIFYING:
+                self._leave_comparing()
+            self.conversation.add_words(payload["text"])
+            self.query = self.conversation.query
+            self._override_stop = False
+        elif kind == EntryKind.SKIP:
+            self.conversation.force_stop()
+            self.stop_reason = StopReason.USER
+        elif kind == EntryKind.STOP:
+            self._start_comparing(payload, ranking)
+        elif kind == EntryKind.OUT_OF_SCOPE:
+            self.phase, self.stop_reason, self._pending_question = Phase.OUT_OF_SCOPE, StopReason.OUT_OF_SCOPE, None
+            self.handed_off = False
+        elif kind == EntryKind.SHOW_CLOSEST:
+            self._leave_comparing()
+            self.conversation.force_stop()
+            self.stop_reason = StopReason.CLOSEST
+        elif kind == EntryKind.HAND_OFF:
+            self._hand_off()
+        elif kind in (EntryKind.MORE, EntryKind.BACK):
+            self.conversation.exclude_labels(payload.get("exclude", ()))
+            self._leave_comparing()
+            self._override_stop = True
+        elif kind == EntryKind.COMPARE:
+            self._compare(payload)
+        elif kind in (EntryKind.DECIDED, EntryKind.DONE):
+            self.phase = Phase.DECIDED
+            self.decided_reason = payload.get("reason", ProposalReason.USER)
+        elif kind in (EntryKind.ACCEPT, EntryKind.CHOOSE):
+            chosen = payload.get("candidate") if kind == EntryKind.CHOOSE else None
+            self.final = answer_from_ranking(self._need_ranking(), self.conversation, self.domain, chosen)
+            self.phase = Phase.FINISHED
+        elif kind == EntryKind.REJECT:
+            ranking = self._need_ranking()
+            self.rejected = answer_from_ranking(ranking, self.conversation, self.domain, payload.get("candidate"))
+            self.rejection_reason = payload.get("reason", "")
+            self.phase = Phase.REJECTED
+            # the person's "no" is evidence now, in the one belief every screen reads (issue 32): the entry is
+            # dismissed (its share held at most at DISMISS_ERROR) but stays among the compared until the person
+            # asks for more questions without it ('more' then only takes it off the shortlist)
+            self.conversation.exclude_labels([self.rejected.label_key], leave_shortlist=False)
+        elif kind == EntryKind.NOTHING_LEFT:
+            self.ranking, self.rejected, self.phase = None, None, Phase.REJECTED
+        elif kind == EntryKind.GIVE_UP:
+            self.phase = Phase.FAILED
+        else:  # an entry kind a conversation never logs
+            raise SessionStateError(f"unknown session log entry {kind!r}")
+
+    def _hand_off(self) -> None:
+        self.handed_off = True
+        if self.phase == Phase.REJECTED:  # handed on instead of giving up: ends without an answer
+            self.phase = Phase.FAILED
+
+    def replay(self, entries: list[Entry]) -> None:
+        """The state after ``entries`` (undo resolved), from the query on."""
+        self._reset()
+        for kind, payload in entries:
+            self.apply(kind, payload)
+
+    def _undo_step(self) -> None:
+        """Rebuild the state from every entry before the last action of the person's (replayed as a resume
+        replays them, without taking new decisions: those that followed the earlier actions are entries too)."""
+        last = max((i for i, (kind, _) in enumerate(self._applied) if kind in USER_ACTIONS), default=None)
+        if last is None:
+            raise SessionStateError("there is nothing to undo yet")
+        self.replay(self._applied[:last])
+
+    def _compare(self, payload: dict) -> None:
+        """One comparison; "neither is relevant" between the answers of two entries dismisses both entries
+        in the belief too (issue 32: their share drops to the stated error rate and stays there; they stay
+        in this comparison, ruled out, and leave the shortlist when the questions resume)."""
+        ranking = self._need_ranking()
+        ranking.answer_pair(payload["left"], payload["right"], payload["preferred"])
+        label_of = {str(c.id): c.label_key for c in ranking.candidates}
+        if payload["preferred"] == "neither" and len(set(label_of.values())) > 1:
+            keys = [label_of.get(str(payload[side])) for side in ("left", "right")]
+            self.conversation.exclude_labels(keys, leave_shortlist=False)
+
+    def _need_ranking(self) -> RankingSession:
+        if self.ranking is None:
+            raise SessionStateError(f"no answers are being compared (the session is {self.phase})")
+        return self.ranking
+
+    def _start_comparing(self, payload: dict, ranking: RankingSession | None) -> None:
+        self.conversation.force_stop()
+        if ranking is None:
+            ranking = rebuild_comparisons(payload, self.domain, self.query, self.text_encoder, self.config)
+        if ranking is None:
+            raise SessionStateError("none of the labels this session compared is left in the domain")
+        self.ranking = ranking
+        self.stop_reason = StopReason(payload.get("reason", StopReason.CONFIDENT))
+        self.ruled_out_labels = tuple(payload.get("ruled_out", ()))
+        self.phase = Phase.COMPARING
+        self._pending_question = None
+
+    def _leave_comparing(self) -> None:
+        self.ranking = None
+        self.stop_reason = self.decided_reason = None
+        self.rejected = None
+        self.phase = Phase.CLARIFYING
+        self.conversation.stopped = False
+
+    # ---- the session's own decisions ----------------------------------------------------------------------
+    def decide(self) -> list[Entry]:
+        """The decisions that follow an action, applied and returned as entries to log: the next question
+        (not an entry), or stop -> compare, or ranker done, or (every candidate ruled out) back to the
+        questions without them, or nothing fits."""
+        decided: list[Entry] = []
+
+        def take(kind: EntryKind, payload: dict, ranking: RankingSession | None = None) -> None:
+            self.apply(kind, payload, ranking)
+            decided.append((kind, payload))
+
+        for _ in range(3):  # back to the questions at most once per action, then a new shortlist
+            if self.phase == Phase.CLARIFYING:
+                if self._pending_question is None:
+                    self._pending_question = self.conversation.next_question(override_stop=self._override_stop)
+                    self._override_stop = False
+                if self._pending_question is not None:
+                    return decided
+                if self.conversation.stop_reason == StopReason.OUT_OF_SCOPE:
+                    probability = self.conversation.out_of_scope_probability() or 0.0
+                    take(
+                        EntryKind.OUT_OF_SCOPE,
+                        {"reason": StopReason.OUT_OF_SCOPE, "probability": round(probability, 4)},
+                    )
+                    return decided
+                reason = self.stop_reason or self.conversation.stop_reason or StopReason.CONFIDENT
+                plan = plan_comparisons(self.conversation, self.config.shortlist_size, reason == StopReason.CLOSEST)
+                if not plan.items:  # every label is excluded: nothing is left to compare
+                    take(EntryKind.NOTHING_LEFT, {})
+                    return decided
+                ranking = comparison_session(plan.items, self.query, self.text_encoder, self.config)
+                payload = {
+                    "reason": reason,
+                    "coverage": round(self.conversation.coverage(), 4),
+                    "top": round(float(self.conversation.probs.max()), 4),
+                    **comparison_entry(plan, ranking),
+                }
+                take(EntryKind.STOP, payload, ranking)
+                if len(plan.items) == 1 and not ranking.stopped:  # one label left: its best answer first
+                    take(EntryKind.DECIDED, {"reason": ProposalReason.BEST_ANSWER})
+                    return decided
+            comparing = self.ranking if self.phase == Phase.COMPARING else None  # the comparing phase has one
+            if comparing is not None and comparing.stop_reason == RankingStopReason.ALL_RULED_OUT:
+                keys = sorted({c.label_key for c in comparing.candidates})
+                take(EntryKind.BACK, {"exclude": keys, "reason": RankingStopReason.ALL_RULED_OUT})
+                continue
+            if comparing is not None and comparing.stopped:
+                take(EntryKind.DECIDED, {"reason": comparing.stop_reason})
+            return decided
+        return decided
+
+
+def question_index(domain: Domain, payload: dict) -> int | None:
+    """The question a logged answer refers to: by its tag (logged since issue 26), else by its index, or by
+    its text when the domain's questions changed since (an import); None when it no longer exists (hidden)."""
+    index, text = int(payload["question"]), payload.get("text")
+    questions = domain.questions
+    if "tag" in payload:
+        return next((i for i, q in enumerate(questions) if q.tag == payload["tag"]), None)
+    if text is None or (0 <= index < len(questions) and questions[index].text == text):
+        return index
+    return next((i for i, q in enumerate(questions) if q.text == text), None)

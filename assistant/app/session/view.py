@@ -1,0 +1,232 @@
+"""One view of a session (issues 31 and 32): every probability a person reads, computed once from the one belief.
+
+The belief is over the entries and "nothing here fits": an entry's share is P(in scope) x P(entry | in scope)
+(the out-of-scope hypothesis, ``Conversation.out_of_scope_probability``). An answer's chance of being the
+right one is P(entry) x P(this answer | entry, comparisons), the second factor from the ranker's chances
+among that entry's compared answers (1 for an entry that brought one answer). "How sure" always means that
+chance; the ranker's own number, the chance that an answer is the best *of those compared*, is a different
+quantity and is only ever called that. The stop explanation counts the rows a person is shown.
+
+``SessionView`` is frozen: the GUI's snapshot (gui/snapshot.py), the terminal and ``--json-lines``
+(assistant/cli/ask.py) all render this one object, built once per action (``session_view``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from assistant.app.session.numbers import percent
+from assistant.app.session.phases import Phase
+from assistant.app.session.session_records import explain_stop
+from assistant.app.session.session_state import SessionState
+from assistant.clarification.conformal import promised_shortlist
+from assistant.clarification.records import StopReason
+
+BELIEF_ROWS = 10
+
+
+@dataclass(frozen=True)
+class EntryChance:
+    """One entry of the belief: its share of the whole belief ("nothing fits" included)."""
+
+    rank: int
+    key: str
+    name: str
+    probability: float
+
+    @property
+    def percent(self) -> str:
+        return percent(self.probability)
+
+
+@dataclass(frozen=True)
+class AnswerChance:
+    """A compared answer in the ranker's order: ``chance`` that it is the right answer (the one belief),
+    ``best_of_compared``: the ranker's chance that it is the best of the compared (None before any
+    comparison), ``best``: the ★ (``_starred``: never a rejected answer), whether the person called it not relevant."""
+
+    rank: int
+    id: str
+    label_key: str
+    chance: float
+    best_of_compared: float | None
+    best: bool
+    ruled_out: bool
+
+
+@dataclass(frozen=True)
+class ProposalView:
+    """The proposed (or accepted) answer: its entry's share, its own chance and the ranker's number."""
+
+    label_key: str
+    label_name: str
+    text: str
+    candidate_id: str
+    entry: float  # P(entry)
+    chance: float  # P(entry) x P(this answer | entry, comparisons)
+    best_of_compared: float | None
+    answer_number: int | None
+    answers: int
+
+    @property
+    def sure(self) -> str:
+        return f"{percent(self.chance)} sure this is the right answer"
+
+
+@dataclass(frozen=True)
+class SessionView:
+    """Every number a person reads about one session at one moment (module docstring)."""
+
+    phase: Phase
+    turn: int
+    in_scope: float  # 1 - P(nothing here fits)
+    nothing_fits: float | None  # P(nothing here fits), None without an out-of-scope model
+    entries: tuple[EntryChance, ...]  # the likeliest entries (not dismissed), likeliest first
+    answers: tuple[AnswerChance, ...]  # the compared answers, the ranker's order
+    compared_mass: float  # the chance that the right answer is among the compared entries
+    compared_entries: int
+    proposal: ProposalView | None
+    best_of_compared: float | None  # the ranker's chance that its current best is the best of the compared
+    threshold: float  # the ranker stops once ``best_of_compared`` reaches it
+    stop_explanation: str | None
+    # the conformal shortlist in words ("very likely (90%) among the first 3": the first N of ``entries`` hold the
+    # right entry at the promised rate on held-out queries); None without a fitted one or when N > the rows shown
+    promise: str | None = None
+
+    def percentages(self) -> list[str]:
+        """Every percentage this view gives a person (for checking that each screen shows these)."""
+        shown = [e.percent for e in self.entries]
+        shown += [percent(a.chance) for a in self.answers if not a.ruled_out]
+        shown += [percent(a.best_of_compared) for a in self.answers if a.best_of_compared is not None]
+        if self.proposal is not None:
+            shown.append(percent(self.proposal.chance))
+        if self.nothing_fits is not None:
+            shown.append(percent(self.nothing_fits))
+        return shown
+
+
+def session_view(session: SessionState, rows: int = BELIEF_ROWS) -> SessionView:
+    """The view of ``session`` now (module docstring)."""
+    conversation = session.conversation
+    nothing_fits = conversation.out_of_scope_probability()
+    in_scope = 1.0 - (nothing_fits or 0.0)
+    entries = tuple(
+        EntryChance(rank + 1, it.label.key, it.label.name, in_scope * it.probability)
+        for rank, it in enumerate(conversation.shortlist(rows))
+    )
+    answers, mass, compared = _answers(session, in_scope)
+    proposal = _proposal(session, answers, in_scope)
+    comparing = session.phase in (Phase.COMPARING, Phase.DECIDED, Phase.REJECTED, Phase.FINISHED)
+    best = session.confidence if comparing and session.comparisons > 0 else None
+    return SessionView(
+        phase=session.phase,
+        turn=conversation.turn,
+        in_scope=in_scope,
+        nothing_fits=nothing_fits,
+        entries=entries,
+        answers=answers,
+        compared_mass=mass,
+        compared_entries=compared,
+        proposal=proposal,
+        best_of_compared=best,
+        threshold=float(session.config.ranking_threshold),
+        stop_explanation=_stop_explanation(session, len(answers), compared, mass),
+        promise=_promise(session, len(entries)),
+    )
+
+
+def _promise(session: SessionState, rows: int) -> str | None:
+    """The conformal shortlist's words when it fits in the ``rows`` shown (``promised_shortlist``)."""
+    if session.phase == Phase.OUT_OF_SCOPE:  # "nothing fits" speaks for itself
+        return None
+    promised = promised_shortlist(session.conversation)
+    if promised is None or not 0 < len(promised[0]) <= rows:
+        return None
+    return promised[1]
+
+
+def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance, ...], float, int]:
+    """The compared answers with their chances, the belief's mass on the compared entries, their number."""
+    ranking = session.ranking
+    if ranking is None:
+        return (), 0.0, 0
+    conversation, domain = session.conversation, session.domain
+    keys = [c.label_key for c in ranking.candidates]
+    unique = sorted(set(keys))
+    positions = conversation.positions([domain.label_index(k) for k in unique])
+    probs = conversation.probs
+    entry = {k: in_scope * float(probs[int(p)]) for k, p in zip(unique, positions)}
+    chances = ranking.chances()
+    within: dict[str, float] = {}
+    for key, c in zip(keys, chances):
+        within[key] = within.get(key, 0.0) + float(c)
+    compared = session.comparisons > 0
+    starred = _starred(session)
+    rows = []
+    for rank, i in enumerate(ranking.ranking()):
+        key = keys[i]
+        share = float(chances[i]) / within[key] if within[key] > 0 else 1.0 / keys.count(key)
+        rows.append(
+            AnswerChance(
+                rank + 1,
+                str(ranking.candidates[i].id),
+                key,
+                entry[key] * share,
+                float(chances[i]) if compared else None,
+                str(ranking.candidates[i].id) == starred,
+                bool(ranking.ruled_out[i]),
+            )
+        )
+    return tuple(rows), float(np.sum(list(entry.values()))), len(unique)
+
+
+def _starred(session: SessionState) -> str | None:
+    """The id of the answer a person reads as Clarify's best (the ★): the accepted one, after a rejection the
+    first of the answers still on offer (never the rejected one), else the ranker's current best."""
+    ranking = session.ranking
+    if session.final is not None:
+        return session.final.candidate_id
+    if session.phase == Phase.REJECTED:
+        others = session.alternatives
+        return str(others[0].id) if others else None
+    if ranking is None:
+        return None
+    return str(ranking.candidates[ranking.best_index].id)
+
+
+def _proposal(session: SessionState, answers: tuple[AnswerChance, ...], in_scope: float) -> ProposalView | None:
+    answer = session.final or session.proposed
+    if answer is None:
+        return None
+    row = next((a for a in answers if a.id == answer.candidate_id), None)
+    chance = row.chance if row is not None else in_scope * answer.probability
+    same = [a.chance for a in answers if a.label_key == answer.label_key]
+    entry = float(sum(same)) if same else in_scope * answer.probability
+    return ProposalView(
+        answer.label_key,
+        answer.label_name,
+        answer.text,
+        answer.candidate_id,
+        entry,
+        chance,
+        answer.chance,
+        answer.answer_number,
+        answer.answers,
+    )
+
+
+def _stop_explanation(session: SessionState, rows: int, entries: int, mass: float) -> str | None:
+    """Why the questions stopped, counting what a person is shown: "N compared" is the table's rows."""
+    reason = session.stop_reason
+    # after a rejection the reason of the stop ("97% sure it is X") is no longer what the belief says
+    if session.phase in (Phase.CLARIFYING, Phase.REJECTED) or reason is None:
+        return None
+    if reason != StopReason.CONFIDENT or not rows:
+        return explain_stop(reason, session.conversation, session.config.shortlist_size)
+    if entries == 1:
+        name = session.proposed.label_name if session.proposed is not None else "this entry"
+        what = f"it is {percent(mass)} sure the answer is “{name}”"
+        return "Stopped asking: " + what + (f" (its {rows} answers are compared)." if rows > 1 else ".")
+    return f"Stopped asking: it is {percent(mass)} sure the answer is among the {rows} compared."
