@@ -16,13 +16,17 @@ or to a rejection. The figures the owners read: success, and questions + compari
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
+
 from assistant.app.session.session import Phase, Session, SessionConfig
 from assistant.text.phrases import text_keys, words
 from assistant.text.tokens import STOPWORDS
+from benchmarks.common import HELP, run_command
 
 SOMETHING_ELSE = "something else"
 NONE_OF_THESE = "none of these"
@@ -167,3 +171,34 @@ def summary(outcomes: Sequence[Outcome]) -> dict:
         "in_scope": part([o for o in outcomes if o.target is not None]),
         "out_of_scope": part([o for o in outcomes if o.target is None]),
     }
+
+
+@click.command(context_settings=HELP)
+@click.option("--domain", "name", required=True, help="a prepared domain of $CLARIFY_HOME")
+@click.option("--queries", "files", multiple=True, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--pace", default=None, help="quick or thorough (default: the domain's)")
+def main(name: str, files: tuple[Path, ...], pace: str | None) -> dict:
+    """Play every row of the query files (label<TAB>query; label out_of_scope for a question nothing answers)
+    as the stand-in person, in sessions of ``name``; prints the figures as JSON and a one-line summary."""
+    from assistant.app.lifecycle.registry import ModelRegistry
+
+    registry = ModelRegistry(name)
+    rows = [row for path in files for row in read_queries(path)]
+    outcomes = play_all(registry, rows, SessionConfig(pace=pace) if pace else None)
+    figures = summary(outcomes)
+    inside, outside = figures["in_scope"], figures["out_of_scope"]
+    figures["domain"] = name
+    figures["misses"] = [
+        {"query": o.query, "target": o.target, "ended": o.ended, "trail": o.trail} for o in outcomes if not o.success
+    ]
+    print(json.dumps(figures, indent=2))
+    line = f"{name}: in scope {inside.get('success', float('nan')):.1%} at {inside.get('actions', float('nan')):.2f} "
+    line += f"actions, told nothing fits {inside.get('told_nothing_fits', float('nan')):.1%}"
+    if outside:
+        line += f"; out of scope turned away {outside['success']:.1%}"
+    print(line)
+    return figures
+
+
+if __name__ == "__main__":
+    run_command(main)

@@ -245,23 +245,29 @@ def _replay(traces: dict[str, np.ndarray], model: OutOfScopeModel, num_labels: i
 
 
 def tune_out_of_scope(
-    setup: OutOfScopeSetup, dev: Sequence[EpisodeSpec], question_budget: float = QUESTION_BUDGET
+    setup: OutOfScopeSetup,
+    dev: Sequence[EpisodeSpec],
+    question_budget: float = QUESTION_BUDGET,
+    prior_fit: tuple[tuple[float, float, float], float] | None = None,
 ) -> Generator[Progress, None, tuple[OutOfScopeModel, dict]]:
-    """The out-of-scope model for ``setup``'s policy, tuned on ``dev`` episodes (see the module docstring)."""
+    """The out-of-scope model for ``setup``'s policy, tuned on ``dev`` episodes (see the module docstring).
+    ``prior_fit``: the prior's (weights, bias) fitted elsewhere (a desk's, on other desks' people: issue 39),
+    kept as they are; only the answers' likelihood, the threshold and the doubt are tuned on ``dev``."""
     yield Progress(0, 3, f"scoring {len(dev)} dev queries")
     scores = scores_of(setup, dev)
     num_labels = setup.domain.num_labels
     log_probs = scores - scores.max(axis=1, keepdims=True)
     log_probs -= np.log(np.exp(log_probs).sum(axis=1, keepdims=True))
     is_oos = np.array([e.target == num_labels for e in dev])
-    weights, bias = fit_prior(log_probs[~is_oos], log_probs[is_oos])
+    weights, bias = prior_fit if prior_fit is not None else fit_prior(log_probs[~is_oos], log_probs[is_oos])
+    shifts = (0.0,) if prior_fit is not None else BIAS_SHIFTS
     yield Progress(1, 3, "rolling out the dev episodes")
     traces = _traces(setup, dev, scores)
     yield Progress(2, 3, "choosing the settings")
     best, best_key, best_row, tried = None, -math.inf, {}, 0
     fewest: tuple = (math.inf, None, {})
     for other, shift, threshold, fraction in itertools.product(
-        OTHER_PROB_GRID, BIAS_SHIFTS, THRESHOLD_GRID, DOUBT_FRACTIONS
+        OTHER_PROB_GRID, shifts, THRESHOLD_GRID, DOUBT_FRACTIONS
     ):
         model = OutOfScopeModel(weights, bias + shift, other, threshold, round(threshold * fraction, 4))
         predicted, turns = _replay(traces, model, num_labels)

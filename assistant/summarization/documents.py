@@ -19,7 +19,8 @@ from pathlib import Path
 
 from assistant.errors import ConfigError, DataMissingError
 from assistant.paths import shared_data_dir
-from assistant.summarization.text import Document, split_sentences
+from assistant.summarization.text import Document
+from assistant.text.sentences import split_sentences
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
 OPINOSIS_DIR = BUNDLED_DIR / "opinosis"

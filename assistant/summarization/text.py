@@ -18,13 +18,6 @@ from assistant.errors import ConfigError
 
 
 @lru_cache(maxsize=1)
-def _segmenter():
-    import pysbd
-
-    return pysbd.Segmenter(language="en", clean=False)
-
-
-@lru_cache(maxsize=1)
 def _tokenizer():
     from rouge_score import tokenizers
 
@@ -40,16 +33,6 @@ def stopwords() -> frozenset[str]:
     for word in get_stop_words("english"):
         words.update(_tokenizer().tokenize(word))
     return frozenset(words)
-
-
-def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (pysbd, rule-based); blank lines always end a sentence."""
-    out: list[str] = []
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        block = " ".join(block.split())
-        if block:
-            out.extend(s.strip() for s in _segmenter().segment(block) if s.strip())
-    return out
 
 
 def tokenize(text: str) -> list[str]:

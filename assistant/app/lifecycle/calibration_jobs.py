@@ -33,6 +33,7 @@ from assistant.clarification.conformal import ConformalShortlist
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.evaluation.reliability import reliability, top_of
 from assistant.priors.calibration import CalibratedPrior, PriorCalibration
+from assistant.priors.desk import DeskSettings, desk_settings_of
 from assistant.progress import Progress
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.queries import VagueQueryMix, training_queries, vague_episodes
@@ -124,6 +125,9 @@ def fit_calibration(
 ) -> dict:
     """Fit the temperatures and the conformal shortlist on the dev queries; returns what ``save`` writes.
     ``sharpen``: an own FAQ whose policies are trained on this calibration next (module docstring)."""
+    settings = desk_settings_of(registry.encoder)
+    if settings is not None:
+        return desk_calibration(registry, settings)
     sharpen = sharpen and _own_faq(registry)
     texts, labels = dev_queries(registry, seed, sharpen)
     if not texts:
@@ -144,6 +148,22 @@ def fit_calibration(
         "shortlist": shortlist.to_dict(),
         "dev_queries": len(texts),
         "sharpened": sharpen,
+    }
+
+
+def desk_calibration(registry: ModelRegistry, settings: DeskSettings) -> dict:
+    """A desk prior's calibration (issue 39): its temperature and shortlist were fitted on other desks' people
+    (``assistant.priors.desk``), so nothing is fitted on the desk's own synthesized queries: the temperatures
+    stay 1 (the prior carries its own) and the shortlist's threshold is the development desks'."""
+    shortlist = ConformalShortlist(settings.shortlist_coverage, settings.shortlist_threshold)
+    return {
+        "format": CALIBRATION_FORMAT,
+        "prior": prior_identity(registry),
+        "calibration": PriorCalibration(1.0, 1.0).to_dict(),
+        "shortlist": shortlist.to_dict(),
+        "dev_queries": 0,
+        "sharpened": False,
+        "fitted_on": list(settings.fitted_on),
     }
 
 
@@ -174,7 +194,8 @@ def fit_calibration_job(
     saved = fit_calibration(registry, seed, sharpen=sharpen)
     write_json_atomic(calibration_path(registry), saved)
     registry.forget_models(prior=False)
-    yield Progress(1, 1, f"prior calibrated: temperatures {saved['calibration']}")
+    temperatures = {k: saved["calibration"].get(k) for k in ("temperature", "short_temperature")}
+    yield Progress(1, 1, f"prior calibrated: temperatures {temperatures}")
     return saved
 
 

@@ -21,6 +21,7 @@ from assistant.evaluation.out_of_scope import (
     tune_out_of_scope,
     vague_split_episodes,
 )
+from assistant.priors.desk import desk_settings_of
 from assistant.progress import Progress
 from assistant.simulation.episodes import EpisodeSpec, episodes_from_file
 from assistant.simulation.out_of_scope_person import OUT_OF_SCOPE_USER_ERROR
@@ -78,8 +79,10 @@ def tune_out_of_scope_job(
     pace = check_pace(pace or registry.default_pace)
     setup = out_of_scope_setup(registry, pace)
     dev = at_most_in_scope(vague_split_episodes(setup.domain, "dev", seed + DEV_SEED_OFFSET), max_in_scope, seed)
+    settings = desk_settings_of(registry.encoder)  # a desk's prior: fitted on other desks' people (issue 39)
+    prior_fit = None if settings is None else (settings.out_of_scope_weights, settings.out_of_scope_bias)
     with reproducible():
-        model, details = yield from tune_out_of_scope(setup, dev)
+        model, details = yield from tune_out_of_scope(setup, dev, prior_fit=prior_fit)
     registry.save_out_of_scope(candidates, pace, model, details)
     return {"model": model.to_dict(), **details}
 

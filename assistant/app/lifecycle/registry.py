@@ -150,7 +150,7 @@ class ModelRegistry:
         """The text prior (and tag scorer): the trained SRU encoder, or the pooled MiniLM prior."""
         if self._encoder is None:
             if self.text_prior == "minilm":
-                from assistant.priors.minilm import MiniLMPrior
+                from assistant.priors.desk import minilm_prior_from_settings
 
                 saved = self._prior_settings()
                 if saved.get("data") != self._minilm_data_stamp() or not isinstance(saved.get("calibration"), dict):
@@ -159,7 +159,7 @@ class ModelRegistry:
                         f"`clarify prepare {self.name} --prior minilm`"
                     )
                 try:
-                    prior = MiniLMPrior.build(self.agent_domain).with_calibration(saved["calibration"])
+                    prior = minilm_prior_from_settings(self.agent_domain, saved["calibration"])
                 except (KeyError, TypeError, ValueError) as exc:
                     raise ModelMissingError(
                         f"{self.prior_settings_path()} is damaged ({exc}): run `clarify prepare {self.name} --prior minilm`"

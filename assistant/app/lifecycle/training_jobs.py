@@ -73,20 +73,30 @@ def fit_prior_job(registry: ModelRegistry | str, seed: int = 0) -> Generator[Pro
 def _fit_prior(registry: ModelRegistry) -> Generator[Progress, None, dict]:
     agent = registry.agent_domain
     calibration = None
+    own_faq = registry.domain.meta.get("own_faq") == "true"
     if registry.text_prior == "minilm":
+        from assistant.priors.desk import DeskPrior
         from assistant.priors.minilm import MiniLMPrior
         from assistant.training.encoder_tuning import calibration_queries
 
-        yield Progress(0, 2, "calibrating the pooled MiniLM prior on the dev queries")
-        prior = MiniLMPrior.fit(
-            agent, registry.protocol_seed, calibration=calibration_queries(agent, registry.protocol_seed)
-        )
+        if own_faq:
+            # a desk's FAQ: the recipe and numbers fitted on other desks' people (assistant.priors.desk), never
+            # on its own synthesized queries, which are not like its people's (issue 39)
+            yield Progress(0, 2, "reading the FAQ's texts for semantic search")
+            prior: MiniLMPrior = DeskPrior.build_desk(agent)
+        else:
+            yield Progress(0, 2, "calibrating the pooled MiniLM prior on the dev queries")
+            prior = MiniLMPrior.fit(
+                agent, registry.protocol_seed, calibration=calibration_queries(agent, registry.protocol_seed)
+            )
         calibration = prior.calibration()
         registry.use_text_prior(prior)
     yield Progress(1, 2, "fitting the weight of the tags a query mentions")
     texts, labels = agent.queries("dev")
     beta, nll = 0.0, None
-    if texts:
+    # the desk recipe's numbers were fitted without mention evidence: a weight fitted on its synthesized
+    # queries would sharpen it where people's words are vaguer
+    if texts and not (own_faq and registry.text_prior == "minilm"):
         beta, nll = fit_mention_weight(registry.combined_prior_with(agent, 0.0), texts, labels)
     saved = registry.save_prior_settings(beta, nll, calibration)
     yield Progress(2, 2, f"mention weight {beta:g}")

@@ -14,11 +14,13 @@ import pytest
 import assistant.priors.base
 import assistant.priors.bm25
 import assistant.priors.combined
+import assistant.priors.desk
 import assistant.priors.minilm
 import assistant.priors.sru
 from assistant.priors.base import UniformPrior
 from assistant.priors.bm25 import BM25Prior
 from assistant.priors.combined import CombinedPrior
+from assistant.priors.desk import DeskPrior
 from assistant.priors.mentions import MentionDetector
 from assistant.priors.minilm import MiniLMPrior
 from assistant.progress import collect
@@ -46,9 +48,11 @@ PRIORS = {
     "minilm": lambda domain, seed: MiniLMPrior.fit(domain, seed=seed),
     "sru": _encoder,
     "combined": _combined,
+    "desk": lambda domain, seed: DeskPrior.build_desk(domain),
 }
 KINDS = {"uniform": "UniformPrior", "bm25": "BM25Prior", "minilm": "MiniLMPrior", "sru": "EncoderPrior"}
 KINDS["combined"] = "CombinedPrior"
+KINDS["desk"] = "DeskPrior"
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +62,7 @@ def domain():
 
 def test_every_prior_is_checked():
     modules = (assistant.priors.base, assistant.priors.bm25, assistant.priors.combined, assistant.priors.minilm)
+    modules = (*modules, assistant.priors.desk)
     found = {
         cls.__name__
         for module in (*modules, assistant.priors.sru)
@@ -70,7 +75,7 @@ def test_every_prior_is_checked():
 
 
 # MiniLM and the SRU encoder train (twice each): slow; the others run in make test-fast
-SLOW = {"minilm", "sru"}
+SLOW = {"minilm", "sru", "desk"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in sorted(PRIORS)])
