@@ -29,13 +29,11 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from assistant.store import SOMETHING_ELSE, Domain, Question
+from assistant.store import SIMILAR_TAGS, SOMETHING_ELSE, Domain, Question
 from assistant.text.lemmas import phrase_key, plural_forms
 from assistant.text.phrases import split_facet_tag, split_tag, words
 from assistant.text.word_forms import VARIANT_SUFFIXES, head_contains, same_form
 
-# the meta entry of the near-synonym pairs a build found: [[kind, shown, shown], ...]
-SIMILAR_TAGS = "similar_tags"
 # the meta entry that marks a desk's own FAQ (assistant.sources.own_faq.building writes it)
 OWN_FAQ = "own_faq"
 # an entry "names" an option when the person model answers it with more than this probability

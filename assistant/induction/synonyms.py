@@ -3,6 +3,11 @@ cosine (assistant.induction.wording's ``same_meaning`` uses them; forms of one w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
+from assistant.text.embeddings import phrase_vectors
 from assistant.text.lemmas import inflect
 
 # cosine of pooled MiniLM vectors (actions as -ing forms, ``meaning_text``) from which two values of a facet
@@ -38,3 +43,15 @@ def opposites(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
             if x.startswith(prefix) and other + x[len(prefix) :] == y:
                 return True
     return False
+
+
+def similar_values(values: Sequence[tuple[str, str]], similarity: float = SAME_IDEA_SIMILARITY) -> list[list[str]]:
+    """[kind, shown, shown] for each pair of (kind, shown) phrases of one kind whose pooled MiniLM vectors
+    (``meaning_text``) are at least ``similarity`` close: what a desk's build stores so that an answer about one
+    settles the other without an encoder at serving time (assistant.clarification.kinship)."""
+    values = sorted(set(values))
+    vectors = phrase_vectors([meaning_text(kind, shown) for kind, shown in values])
+    close = np.triu(vectors @ vectors.T >= similarity, k=1)
+    return [
+        [values[i][0], values[i][1], values[j][1]] for i, j in zip(*np.nonzero(close)) if values[i][0] == values[j][0]
+    ]

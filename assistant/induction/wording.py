@@ -362,9 +362,14 @@ class WordingGate:
         return same_form(key_a, key_b)
 
     def same_meaning(
-        self, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str], kind: str = "object"
+        self,
+        a: tuple[tuple[str, ...], str],
+        b: tuple[tuple[str, ...], str],
+        kind: str = "object",
+        similarity: float = SYNONYM_SIMILARITY,
     ) -> bool:
-        """Whether two phrases (key, display) of ``kind`` say the same (module docstring)."""
+        """Whether two phrases (key, display) of ``kind`` say the same (module docstring): MiniLM's cosine at
+        least ``similarity``."""
         (key_a, shown_a), (key_b, shown_b) = a, b
         if self.same_form(key_a, key_b):
             return True
@@ -372,7 +377,7 @@ class WordingGate:
             return False  # "enable" / "disable", "block" / "unblock"
         self.embed([(kind, shown_a), (kind, shown_b)])
         text_a, text_b = self._meaning(kind, shown_a), self._meaning(kind, shown_b)
-        return float(self._vectors[text_a] @ self._vectors[text_b]) >= SYNONYM_SIMILARITY
+        return float(self._vectors[text_a] @ self._vectors[text_b]) >= similarity
 
 
 _WANTED = {"object": "noun phrase", "action": "verb", "attribute": "state"}

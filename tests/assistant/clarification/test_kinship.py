@@ -11,9 +11,9 @@ import numpy as np
 from assistant.clarification.answer_model import AnswerModel
 from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.implied import implied_questions
-from assistant.clarification.kinship import OWN_FAQ, SIMILAR_TAGS, kin_settled
+from assistant.clarification.kinship import OWN_FAQ, kin_settled
 from assistant.clarification.stopping import FixedTurns
-from assistant.store import BINARY_OPTIONS, SOMETHING_ELSE, Domain, Label, Question
+from assistant.store import BINARY_OPTIONS, SIMILAR_TAGS, SOMETHING_ELSE, Domain, Label, Question
 from tests.support.tiny import KeywordPrior
 
 
