@@ -12,9 +12,9 @@ these for the same question:
   cot?", and "no" to "the cot" settles "the portable cot" (a kind of it: ``head_contains``); "yes" to "the
   cot" leaves "the portable cot?" to ask, as it can tell two cots apart;
 - *the same entries*: a yes/no question whose "yes" entries (those the person model answers "yes" more often
-  than ``NAMES_SHARE``) are exactly those of the option chosen, or lie among those of an option the person
-  did not choose ("no" to "the pram?", or "checked baggage" chosen over "pram", and the infant entry that
-  "the stroller?" and "the cot?" point to has had its answer). MiniLM puts "pram" and "stroller" far apart
+  than ``NAMES_SHARE``) are exactly those of the option chosen, or all name an option the person did not
+  choose and not the one they did ("no" to "the pram?", or "checked baggage" chosen over "pram", and the
+  infant entry that "the stroller?" and "the cot?" point to has had its answer). MiniLM puts "pram" and "stroller" far apart
   (0.19): what says they are one idea is that the desk's texts use them for the same entry.
 
 Only induced questions settle or are settled (crowd tags and birds' attributes are asked as the crowd wrote
@@ -89,36 +89,42 @@ def _said(question: Question) -> list[tuple[list[Value], list[Value]]]:
 
 
 class _SameEntries:
-    """Which yes/no questions point to the same entries as an option, or to some of its entries: the entries
-    each option of each induced question names (the person model's answers, as stored counts, more often than
-    ``NAMES_SHARE``), compared with one product of the [B, Y] and [Q x R, Y] tables."""
+    """Which yes/no questions an answer settles through their entries (the entries that name each option: the
+    person model's answers, as stored counts, more often than ``NAMES_SHARE``): those whose entries are exactly
+    the chosen value's, and those whose entries all name a value the person did not choose and not the one
+    they did (an entry that names both "time" and "items" is still in play after "time"). One product of the
+    [B, Y] and [Q x R, Y] tables."""
 
     def __init__(self, questions: Sequence[Question], counts: np.ndarray | None, binaries: np.ndarray) -> None:
         self.binaries = binaries
         self.slots = 0 if counts is None else counts.shape[1]
+        self.settled = np.zeros((0, 0), dtype=bool)
         if counts is None or counts.shape[0] != len(questions) or binaries.size == 0:
-            self.within = self.same = np.zeros((0, 0), dtype=bool)
             return
         totals = counts.sum(axis=1, keepdims=True)
         share = np.divide(counts, totals, out=np.zeros(counts.shape, dtype=np.float64), where=totals > 0)
-        named = (share > NAMES_SHARE).reshape(-1, counts.shape[2]).astype(np.float32)  # [Q x R, Y]
-        yes = named[binaries * self.slots]  # [B, Y]: the entries each yes/no question's "yes" names
-        sizes = yes.sum(axis=1)
-        shared = yes @ named.T  # [B, Q x R]: entries in common
-        self.within = (shared == sizes[:, None]) & (sizes[:, None] > 0) & (named.sum(axis=1)[None, :] > 0)
-        self.same = self.within & (sizes[:, None] == named.sum(axis=1)[None, :])
+        named = share > NAMES_SHARE  # [Q, R, Y]
+        values = np.zeros(counts.shape[:2], dtype=bool)  # [Q, R]: the options that name a value
+        for q, question in enumerate(questions):
+            if question.induced:
+                values[q, : 1 if question.kind == "binary" else len(question.options) - 1] = True
+        valued = named & values[:, :, None]
+        # per answer, the entries it turns away: they name another value offered, not the one chosen
+        away = ((valued.sum(axis=1, keepdims=True) - valued) > 0) & ~named
+        yes = named[binaries, 0, :].astype(np.float32)  # [B, Y]: the entries each yes/no question points to
+        sizes = yes.sum(axis=1)[:, None]
+        flat = named.reshape(-1, counts.shape[2]).astype(np.float32)
+        same = (yes @ flat.T == sizes) & (sizes == flat.sum(axis=1)[None, :]) & values.reshape(1, -1)
+        turned_away = yes @ (~away).reshape(-1, counts.shape[2]).astype(np.float32).T == 0
+        self.settled = (same | turned_away) & (sizes > 0)  # [B, Q x R]
 
     def add(self, per_option: list[set[int]], q: int, question: Question) -> None:
-        """Add to ``per_option`` the yes/no questions about the same entries as each answer of ``question``:
-        the chosen option's very entries, or some of those of an option not chosen (module docstring)."""
-        if self.within.size == 0 or not question.induced:
+        """Add to ``per_option`` the yes/no questions each answer of ``question`` settles through their
+        entries (the class docstring)."""
+        if self.settled.size == 0 or not question.induced:
             return
-        values = 1 if question.kind == "binary" else len(question.options) - 1  # the options that name a value
-        for r in range(values):
-            slot = q * self.slots + r
-            for other in range(len(per_option)):
-                found = self.same[:, slot] if other == r else self.within[:, slot]
-                per_option[other].update(self.binaries[found].tolist())
+        for r in range(len(per_option)):
+            per_option[r].update(self.binaries[self.settled[:, q * self.slots + r]].tolist())
 
 
 class _Binaries:
