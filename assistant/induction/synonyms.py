@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from assistant.text.embeddings import phrase_vectors
-from assistant.text.lemmas import inflect
+from assistant.text.lemmas import inflect, phrase_key
+from assistant.text.phrases import contains_phrase, words
 
 # cosine of pooled MiniLM vectors (actions as -ing forms, ``meaning_text``) from which two values of a facet
 # say the same, read off the faq, banking and clinc value lists: searching/finding 0.78, deleting/removing
@@ -48,10 +49,15 @@ def opposites(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 def similar_values(values: Sequence[tuple[str, str]], similarity: float = SAME_IDEA_SIMILARITY) -> list[list[str]]:
     """[kind, shown, shown] for each pair of (kind, shown) phrases of one kind whose pooled MiniLM vectors
     (``meaning_text``) are at least ``similarity`` close: what a desk's build stores so that an answer about one
-    settles the other without an encoder at serving time (assistant.clarification.kinship)."""
-    values = sorted(set(values))
+    settles the other without an encoder at serving time (assistant.clarification.kinship). Not products
+    ("Museum" / "Museum Shop", 0.88, are two places) nor phrases inside one another ("card" / "member card":
+    the conversation reads those from the words, and "yes" to "card" leaves "member card?" to ask)."""
+    values = sorted({(kind, shown) for kind, shown in values if kind != "product"})
+    keys = [phrase_key(words(shown)) for _, shown in values]
     vectors = phrase_vectors([meaning_text(kind, shown) for kind, shown in values])
     close = np.triu(vectors @ vectors.T >= similarity, k=1)
     return [
-        [values[i][0], values[i][1], values[j][1]] for i, j in zip(*np.nonzero(close)) if values[i][0] == values[j][0]
+        [values[i][0], values[i][1], values[j][1]]
+        for i, j in zip(*np.nonzero(close))
+        if values[i][0] == values[j][0] and not (contains_phrase(keys[i], keys[j]) or contains_phrase(keys[j], keys[i]))
     ]
