@@ -92,39 +92,45 @@ class _SameEntries:
     """Which yes/no questions an answer settles through their entries (the entries that name each option: the
     person model's answers, as stored counts, more often than ``NAMES_SHARE``): those whose entries are exactly
     the chosen value's, and those whose entries all name a value the person did not choose and not the one
-    they did (an entry that names both "time" and "items" is still in play after "time"). One product of the
-    [B, Y] and [Q x R, Y] tables."""
+    they did (an entry that names both "time" and "items" is still in play after "time"). Sets indexed by
+    entry, not a [B, Q x R] product: a 1,000-entry FAQ's tables would not fit a conversation's start."""
 
     def __init__(self, questions: Sequence[Question], counts: np.ndarray | None, binaries: np.ndarray) -> None:
-        self.binaries = binaries
-        self.slots = 0 if counts is None else counts.shape[1]
-        self.settled = np.zeros((0, 0), dtype=bool)
+        self.settled: dict[tuple[int, int], set[int]] = defaultdict(set)  # (question, answer) -> yes/no questions
         if counts is None or counts.shape[0] != len(questions) or binaries.size == 0:
             return
-        totals = counts.sum(axis=1, keepdims=True)
-        share = np.divide(counts, totals, out=np.zeros(counts.shape, dtype=np.float64), where=totals > 0)
-        named = share > NAMES_SHARE  # [Q, R, Y]
-        values = np.zeros(counts.shape[:2], dtype=bool)  # [Q, R]: the options that name a value
+        named: dict[tuple[int, int], frozenset[int]] = {}
+        exactly: dict[frozenset[int], list[tuple[int, int]]] = defaultdict(list)  # a value's entries -> answers
+        away: dict[int, set[tuple[int, int]]] = defaultdict(set)  # entry -> the answers that turn it away
         for q, question in enumerate(questions):
-            if question.induced:
-                values[q, : 1 if question.kind == "binary" else len(question.options) - 1] = True
-        valued = named & values[:, :, None]
-        # per answer, the entries it turns away: they name another value offered, not the one chosen
-        away = ((valued.sum(axis=1, keepdims=True) - valued) > 0) & ~named
-        yes = named[binaries, 0, :].astype(np.float32)  # [B, Y]: the entries each yes/no question points to
-        sizes = yes.sum(axis=1)[:, None]
-        flat = named.reshape(-1, counts.shape[2]).astype(np.float32)
-        same = (yes @ flat.T == sizes) & (sizes == flat.sum(axis=1)[None, :]) & values.reshape(1, -1)
-        turned_away = yes @ (~away).reshape(-1, counts.shape[2]).astype(np.float32).T == 0
-        self.settled = (same | turned_away) & (sizes > 0)  # [B, Q x R]
+            if not question.induced:
+                continue
+            table = counts[q, : len(question.options)]
+            totals = table.sum(axis=0)
+            share = np.divide(table, totals, out=np.zeros(table.shape), where=totals > 0) > NAMES_SHARE
+            entries = [frozenset(np.flatnonzero(row).tolist()) for row in share]
+            values = range(1 if question.kind == "binary" else len(question.options) - 1)
+            for r, own in enumerate(entries):
+                named[q, r] = own
+                if r in values and own:
+                    exactly[own].append((q, r))
+                others = frozenset().union(*(entries[w] for w in values if w != r))
+                for y in others - own:
+                    away[y].add((q, r))
+        for b in binaries.tolist():
+            own = named.get((b, 0), frozenset())
+            if not own:
+                continue
+            for answer in exactly.get(own, ()):
+                self.settled[answer].add(b)
+            for answer in set.intersection(*(away.get(y, set()) for y in own)):
+                self.settled[answer].add(b)
 
     def add(self, per_option: list[set[int]], q: int, question: Question) -> None:
         """Add to ``per_option`` the yes/no questions each answer of ``question`` settles through their
         entries (the class docstring)."""
-        if self.settled.size == 0 or not question.induced:
-            return
         for r in range(len(per_option)):
-            per_option[r].update(self.binaries[self.settled[:, q * self.slots + r]].tolist())
+            per_option[r] |= self.settled.get((q, r), set())
 
 
 class _Binaries:
