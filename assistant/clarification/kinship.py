@@ -14,8 +14,8 @@ these for the same question:
 - *the same entries*: a yes/no question whose "yes" entries (those the person model answers "yes" more often
   than ``NAMES_SHARE``) are exactly those of the option chosen, or all name an option the person did not
   choose and not the one they did ("no" to "the pram?", or "checked baggage" chosen over "pram", and the
-  infant entry that "the stroller?" and "the cot?" point to has had its answer). MiniLM puts "pram" and "stroller" far apart
-  (0.19): what says they are one idea is that the desk's texts use them for the same entry.
+  infant entry that "the stroller?" and "the cot?" point to has had its answer). MiniLM puts "pram" and
+  "stroller" far apart (0.19): what says they are one idea is that the desk's texts use them for one entry.
 
 Only induced questions settle or are settled (crowd tags and birds' attributes are asked as the crowd wrote
 them); the settled are yes/no questions (one facet per family is ``facet_families``' part).
