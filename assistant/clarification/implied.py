@@ -15,21 +15,30 @@ answer settles, without a turn:
   Google?") settles the facets scoped to every other service, "something else" the facets scoped to the
   services it offered, "no" to "Is it about Facebook?" the facets scoped to Facebook (issue 32).
 
-Questions whose tags are not induced ones (birds' attributes, crowd tags) settle nothing.
+Questions whose tags are not induced ones (birds' attributes, crowd tags) settle nothing. Given the answer
+counts, an answer also settles the yes/no questions one idea apart from it: other forms of its value,
+near-synonyms, phrases inside one another, questions about the same entries (assistant.clarification.kinship).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+import numpy as np
+
+from assistant.clarification.kinship import Value, kin_settled
 from assistant.store import SOMETHING_ELSE, Question
 from assistant.text.lemmas import phrase_key
 from assistant.text.phrases import split_facet_tag, split_tag, words
 
 
-def implied_questions(questions: Sequence[Question]) -> list[list[tuple[int, ...]]]:
-    """Per question and option, the indices of the other questions that answer settles (module docstring)."""
+def implied_questions(
+    questions: Sequence[Question], counts: np.ndarray | None = None, similar: Iterable[tuple[Value, Value]] = ()
+) -> list[list[tuple[int, ...]]]:
+    """Per question and option, the indices of the other questions that answer settles (module docstring).
+    With ``counts`` [Q, R, Y] (the domain's answer counts), the questions one idea apart are added
+    (``kin_settled``, with ``similar``: near-synonym value pairs)."""
     binary: dict[tuple[str, tuple[str, ...]], int] = {}  # (kind, value key) -> binary question
     facets: dict[str, list[int]] = defaultdict(list)  # kind -> facet questions
     for q, question in enumerate(questions):
@@ -59,6 +68,9 @@ def implied_questions(questions: Sequence[Question]) -> list[list[tuple[int, ...
                 per_option[0] = tuple(other for other in facets.get(kind, ()) if key in offered[other])
         _add_scoped(per_option, question, scoped)
         implied.append(per_option)
+    if counts is not None:
+        for q, kin in enumerate(kin_settled(questions, counts, similar)):
+            implied[q] = [tuple(sorted({*own, *extra})) for own, extra in zip(implied[q], kin)]
     return implied
 
 

@@ -20,8 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from assistant.text.lemmas import phrase_key
-from assistant.text.phrases import GROUP_SEPARATOR, facet_tag, split_facet_tag, text_keys, words
+from assistant.text.lemmas import is_known, phrase_key
+from assistant.text.phrases import GROUP_SEPARATOR, contains_phrase, facet_tag, split_facet_tag, text_keys, words
 
 __all__ = [
     "GROUP_SEPARATOR",
@@ -30,6 +30,7 @@ __all__ = [
     "facet_tag",
     "group_members",
     "split_facet_tag",
+    "without_overlaps",
 ]
 
 
@@ -100,3 +101,23 @@ def _title_keys(title: str) -> frozenset[tuple[str, ...]]:
     """``text_keys`` of a label name, read once: every product of a FAQ asks about every name (issue 33: a
     1,000-entry FAQ read its names again for each of its products, a sixth of ``domain create``)."""
     return frozenset(text_keys(title))
+
+
+def without_overlaps(values: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+    """Values that do not contain one another, the earlier first; a word that ends in another word counts
+    ("email" and "mail", "spreadsheet" and "sheet": a person cannot choose between them)."""
+    kept: list[tuple[str, tuple[str, ...]]] = []
+    for ident in values:
+        if not any(_overlap(ident[1], k[1]) for k in kept):
+            kept.append(ident)
+    return kept
+
+
+def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    if len(a) == len(b) == 1 and min(len(a[0]), len(b[0])) >= 4:
+        short, long = sorted((a[0], b[0]), key=len)
+        prefix = long[: len(long) - len(short)]
+        # "e" + "mail", "spread" + "sheet"; not "ex" + "change"
+        if long.endswith(short) and (len(prefix) == 1 or (len(prefix) >= 3 and is_known(prefix))):
+            return True
+    return contains_phrase(a, b) or contains_phrase(b, a)

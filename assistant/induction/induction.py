@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from assistant.errors import ConfigError
-from assistant.induction.facets import choose_facet_values, facet_tag, group_members, split_facet_tag
+from assistant.induction.facets import choose_facet_values, facet_tag, group_members, split_facet_tag, without_overlaps
+from assistant.induction.synonyms import SAME_IDEA_SIMILARITY
 from assistant.induction.wording import WordingGate
 from assistant.store import BINARY_OPTIONS, SOMETHING_ELSE
 from assistant.text.lemmas import can_be_noun, is_known, lemma, phrase_key, word_classes
-from assistant.text.phrases import Phrase, contains_phrase, make_tag, split_tag, text_keys, text_phrases, tokens, words
+from assistant.text.phrases import Phrase, make_tag, split_tag, text_keys, text_phrases, tokens, words
 from assistant.text.tokens import STOPWORDS
 
 # the kinds that get a multiple-choice question, and its tag (the group of that kind's binary questions too)
@@ -69,6 +70,9 @@ class InductionConfig:
     # candidates per label handed to the wording gate (assistant.induction.wording) for its ``tags_per_label``
     gate_candidates_per_label: int = 12
     wording_gate: bool = True
+    # one yes/no question per idea: of two phrases of a kind whose MiniLM cosine reaches SAME_IDEA_SIMILARITY
+    # the better scored one (an own FAQ's; the bundled domains keep both, as their release models were built)
+    merge_similar_binaries: bool = False
 
     def __post_init__(self) -> None:
         if self.max_ngram not in (1, 2, 3):
@@ -267,6 +271,13 @@ class _Phrases:
         self.title_idents = idents
         self.named = Counter(ident for ids in idents for ident in ids)
 
+    def one_idea(self, a: Ident, b: Ident) -> bool:
+        """Whether two phrases of a kind would ask one yes/no question twice (``merge_similar_binaries``)."""
+        assert self.gate is not None
+        if not self.config.merge_similar_binaries or a[0] == "product":
+            return self.gate.same_form(a[1], b[1])
+        return self.gate.same_meaning((a[1], self.shown(a)), (b[1], self.shown(b)), a[0], SAME_IDEA_SIMILARITY)
+
     def facet_values(self, kind: str, members: Sequence[int], min_labels: int, excluded: set) -> list:
         """The values of a facet of ``kind`` over the labels ``members`` (assistant.induction.facets)."""
         local = Counter(ident for y in members for ident in self.title_idents[y] if ident[0] == kind)
@@ -280,7 +291,7 @@ class _Phrases:
         if gate is not None:
             candidates = [i for i in candidates if gate.verdicts[i].keep]
         if kind != "product":  # "card" and "card payment" side by side confuse; "Google", "Google Docs" do not
-            candidates = _without_overlaps(candidates)
+            candidates = without_overlaps(candidates)
             if gate is not None:  # nor "delete" and "remove": the better-covering one stays
                 candidates = _without_synonyms(gate, candidates, self.shown)
         most = self.config.action_facet_values if kind == "action" else self.config.facet_values
@@ -327,10 +338,12 @@ def _binary_questions(phrases: _Phrases, chosen: Mapping[Ident, float]) -> list[
     questions: list[InducedQuestion] = []
     tags: set[str] = set()
     asked: list[Ident] = []
+    if gate is not None and phrases.config.merge_similar_binaries:
+        gate.embed([(i[0], shown(i)) for i in chosen])  # in one batch: ``one_idea`` compares them pairwise
     for ident in sorted(chosen, key=lambda i: (-chosen[i], i)):
         tag = make_tag(ident[0], shown(ident))
-        # forms of one word only (MiniLM is for facet values: a yes/no question on a near-synonym still helps)
-        twin = next((a for a in asked if gate and a[0] == ident[0] and gate.same_form(a[1], ident[1])), None)
+        # forms of one word; near-synonyms only where the config says so (``merge_similar_binaries``)
+        twin = next((a for a in asked if gate and a[0] == ident[0] and phrases.one_idea(a, ident)), None)
         if twin is not None and gate is not None:  # "the timer?" after "the time?" (a twin needs the gate)
             gate.report.merged.append((shown(ident), shown(twin)))
             continue
@@ -411,26 +424,6 @@ def _facet_groups(titles, products, config: InductionConfig, groups) -> dict[str
         if len(members) >= config.min_group_labels:
             found.setdefault(name, members)
     return found
-
-
-def _without_overlaps(values: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
-    """Values that do not contain one another, the earlier first; a word that ends in another word counts
-    ("email" and "mail", "spreadsheet" and "sheet": a person cannot choose between them)."""
-    kept: list[tuple[str, tuple[str, ...]]] = []
-    for ident in values:
-        if not any(_overlap(ident[1], k[1]) for k in kept):
-            kept.append(ident)
-    return kept
-
-
-def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    if len(a) == len(b) == 1 and min(len(a[0]), len(b[0])) >= 4:
-        short, long = sorted((a[0], b[0]), key=len)
-        prefix = long[: len(long) - len(short)]
-        # "e" + "mail", "spread" + "sheet"; not "ex" + "change"
-        if long.endswith(short) and (len(prefix) == 1 or (len(prefix) >= 3 and is_known(prefix))):
-            return True
-    return contains_phrase(a, b) or contains_phrase(b, a)
 
 
 def _adjectival_words(texts: Sequence[str]) -> set[str]:

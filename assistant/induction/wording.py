@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from wordfreq import zipf_frequency
 
-from assistant.induction.synonyms import SYNONYM_SIMILARITY, is_variant, meaning_text, one_letter_apart, opposites
+from assistant.induction.synonyms import SYNONYM_SIMILARITY, meaning_text, opposites
 from assistant.text.embeddings import phrase_vectors
 from assistant.text.grammar import (
     PhraseUses,
@@ -51,6 +51,7 @@ from assistant.text.grammar import (
 )
 from assistant.text.lemmas import is_known, lemma, lemma_of, plural_forms, verb_lemma
 from assistant.text.phrases import LIGHT_VERBS, text_keys, words
+from assistant.text.word_forms import same_form
 
 Ident = tuple[str, tuple[str, ...]]  # (kind, key): ("object", ("exchange", "rate"))
 
@@ -357,18 +358,18 @@ class WordingGate:
 
     @staticmethod
     def same_form(key_a: tuple[str, ...], key_b: tuple[str, ...]) -> bool:
-        """Whether two phrase keys are forms of one phrase: equal, a variant ("time" / "timer"), a plural
-        ("person" / "persons"), a one-letter typo ("fiat currency" / "flat currency")."""
-        if key_a == key_b or is_variant(key_a, key_b) or one_letter_apart(key_a, key_b):
-            return True
-        return len(key_a) == len(key_b) == 1 and (
-            key_b[0] in plural_forms(key_a[0]) or key_a[0] in plural_forms(key_b[0])
-        )
+        """Whether two phrase keys are forms of one phrase (assistant.induction.synonyms.same_form)."""
+        return same_form(key_a, key_b)
 
     def same_meaning(
-        self, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str], kind: str = "object"
+        self,
+        a: tuple[tuple[str, ...], str],
+        b: tuple[tuple[str, ...], str],
+        kind: str = "object",
+        similarity: float = SYNONYM_SIMILARITY,
     ) -> bool:
-        """Whether two phrases (key, display) of ``kind`` say the same (module docstring)."""
+        """Whether two phrases (key, display) of ``kind`` say the same (module docstring): MiniLM's cosine at
+        least ``similarity``."""
         (key_a, shown_a), (key_b, shown_b) = a, b
         if self.same_form(key_a, key_b):
             return True
@@ -376,7 +377,7 @@ class WordingGate:
             return False  # "enable" / "disable", "block" / "unblock"
         self.embed([(kind, shown_a), (kind, shown_b)])
         text_a, text_b = self._meaning(kind, shown_a), self._meaning(kind, shown_b)
-        return float(self._vectors[text_a] @ self._vectors[text_b]) >= SYNONYM_SIMILARITY
+        return float(self._vectors[text_a] @ self._vectors[text_b]) >= similarity
 
 
 _WANTED = {"object": "noun phrase", "action": "verb", "attribute": "state"}

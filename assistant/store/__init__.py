@@ -16,6 +16,7 @@ from assistant.store import connection
 from assistant.store.building import DomainData, check_domain_data, new_knowledge_base, write_domain
 from assistant.store.domain import (
     BINARY_OPTIONS,
+    SIMILAR_TAGS,
     SOMETHING_ELSE,
     SPLITS,
     Domain,
@@ -40,6 +41,7 @@ from assistant.store.session_log import (
 __all__ = [
     "BINARY_OPTIONS",
     "SCHEMA_VERSION",
+    "SIMILAR_TAGS",
     "SOMETHING_ELSE",
     "SPLITS",
     "Domain",

@@ -29,6 +29,9 @@ QuestionKind = Literal["binary", "choice"]
 BINARY_OPTIONS: tuple[str, str] = ("yes", "no")
 # the last option of an induced multiple-choice question: none of the values listed applies
 SOMETHING_ELSE = "something else"
+# the meta entry where a desk's build stores its near-synonym value pairs, [[kind, shown, shown], ...]: written by
+# assistant.sources.own_faq.building, read by assistant.clarification.kinship
+SIMILAR_TAGS = "similar_tags"
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
 
 

@@ -7,7 +7,9 @@
 - Questions: induced from the titles and the synthesized training queries, the person model fitted on the
   synthesized dev queries (assistant.induction.induction, as for the bundled FAQ), plus, when the FAQ has
   categories, "Which topic is it about?" (the categories + "something else") and the induced facets within
-  each category ("What do you want to do in Borrowing?").
+  each category ("What do you want to do in Borrowing?"). Near-synonyms of a kind (MiniLM at least
+  ``SAME_IDEA_SIMILARITY``) get one yes/no question, and their pairs among all the values asked about are stored
+  (meta ``similar_tags``) so that an answer about one settles the other (assistant.clarification.kinship).
 - The simulated user's answers (``DomainData.heldout``): the same person model over *all* of an entry's
   synthesized queries, including the ``held`` third that is never stored and that the agent never sees
   (as the bundled domains use all of a label's crowd queries against the agent's training ones). The
@@ -27,12 +29,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from assistant.induction.induction import InductionConfig, find_products
+from assistant.induction.synonyms import similar_values
 from assistant.sources.adapters.induced import heldout_answers, induced_questions, pseudo_count
 from assistant.sources.own_faq.entries import FaqEntry
 from assistant.sources.own_faq.synthesis import synthesize
-from assistant.store import SOMETHING_ELSE, DomainData, Label, Question
+from assistant.store import SIMILAR_TAGS, SOMETHING_ELSE, DomainData, Label, Question
 from assistant.text.lemmas import lemma
-from assistant.text.phrases import words
+from assistant.text.phrases import split_facet_tag, split_tag, words
 from assistant.text.tokens import STOPWORDS
 
 SYNTHESIZED = "synthesized"
@@ -53,7 +56,7 @@ MAX_PERSON_ERROR = 0.12
 # "library" made the Wi-Fi entry's person answer "library" to "What is it about?", where a real one says
 # "something else" (seen in the example's transcript). Object and action values named by more than a third of
 # the entries are not offered.
-INDUCTION = InductionConfig(max_facet_label_fraction=1 / 3)
+INDUCTION = InductionConfig(max_facet_label_fraction=1 / 3, merge_similar_binaries=True)
 
 
 def labels_of(entries: Sequence[FaqEntry]) -> list[Label]:
@@ -133,6 +136,7 @@ def faq_domain_data(
         labels, induced, everything, groups_or_none, fit_queries=fit_all, max_error=MAX_PERSON_ERROR
     )
     questions = list(induced)
+    similar = similar_values([v for q in induced for v in _values(q)])
     topic = category_question(entries)
     if topic is not None:
         rows = category_answers(entries, topic)
@@ -154,6 +158,7 @@ def faq_domain_data(
             **induced_meta,
             **(meta or {}),
             "own_faq": "true",
+            SIMILAR_TAGS: json.dumps(similar),
             "synthesized_queries": json.dumps({**dict(sorted(kinds.items())), **_split_counts(synthesized)}),
             "category_error": f"{CATEGORY_ERROR:g}" if topic is not None else "",
         },
@@ -163,6 +168,14 @@ def faq_domain_data(
         query_source=SYNTHESIZED,
         exact_labels=True,
     )
+
+
+def _values(question: Question) -> list[tuple[str, str]]:
+    """(kind, shown) of the values an induced question asks about: its phrase, or a facet's offered values."""
+    kind, value = split_tag(question.tag)
+    if question.kind == "binary" and kind is not None:
+        return [(kind, value)]
+    return [(split_facet_tag(question.tag)[0], option) for option in question.options[:-1]]
 
 
 def _split_counts(synthesized) -> dict[str, int]:

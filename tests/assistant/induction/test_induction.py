@@ -17,8 +17,10 @@ from assistant.induction.induction import (
     question_from_tag,
 )
 from assistant.induction.person_model import PersonModel, fit_person_model, mention_evidence, person_answers
+from assistant.induction.synonyms import SAME_IDEA_SIMILARITY, meaning_text
 from assistant.sources.templates import TemplateSet
 from assistant.store import SOMETHING_ELSE
+from assistant.text.embeddings import phrase_vectors
 from assistant.text.phrases import TAG_KINDS, split_tag
 from tests.support import TEST_DATA
 
@@ -208,3 +210,27 @@ def test_smoothing_keeps_the_person_models_answers(tiny):
     # the agent's add-one smoothing (one per option) must not flatten what the fitted person model says
     smoothed = {o: (counts[o] + 1) / (sum(counts.values()) + len(service.options)) for o in service.options}
     assert max(smoothed, key=smoothed.get) == "Gmail" and smoothed["Gmail"] > 0.85
+
+
+def test_an_own_faqs_near_synonyms_get_one_yes_no_question():
+    """``merge_similar_binaries`` (own FAQs, issue 39): of two phrases of a kind whose MiniLM cosine reaches
+    SAME_IDEA_SIMILARITY ("scam message" / "scam email"), one yes/no question; the bundled setting keeps both."""
+    names = ["I got a scam email", "A scammer called me", "Track my parcel", "Change my postal address", "Lost parcel"]
+    texts = [
+        ["scam email asking for my password", "is this email a scam", "a scam message about a parcel"],
+        ["a scammer phoned me", "scammer on the phone", "the scammer asked for money"],
+        ["where is my parcel", "track parcel delivery", "parcel tracking number"],
+        ["I moved house, new postal address", "update my address", "change address for mail"],
+        ["my parcel never arrived", "lost parcel claim", "parcel missing"],
+    ]
+    asked = {}
+    for merge in (False, True):
+        config = InductionConfig(min_label_support=1, merge_similar_binaries=merge)
+        asked[merge] = [split_tag(q.tag) for q in induce_questions(texts, names, config) if not q.facet]
+    kept, dropped = set(asked[True]), set(asked[False]) - set(asked[True])
+    assert kept < set(asked[False]) and dropped
+    phrases = sorted(kept | dropped)
+    vectors = dict(zip(phrases, phrase_vectors([meaning_text(kind, shown) for kind, shown in phrases])))
+    for kind, shown in dropped:  # each merged into a kept phrase of its kind that says the same
+        twins = [k for k in kept if k[0] == kind and vectors[k] @ vectors[kind, shown] >= SAME_IDEA_SIMILARITY]
+        assert twins, shown

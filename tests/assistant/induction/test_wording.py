@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.induction.synonyms import is_variant
 from assistant.induction.wording import WordingGate, question_problems
 from assistant.text.grammar import agree, agreement_problems, request_verbs
+from assistant.text.word_forms import is_variant
 
 FAQ_TITLES = [
     "How do I ensure that what I post on Facebook stays private?",

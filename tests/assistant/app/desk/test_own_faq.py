@@ -4,6 +4,7 @@ it by key, keeping the sessions and learned data of the entries that stay; a bad
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from assistant.cli import main
 from assistant.errors import ConfigError, ValidationError
 from assistant.progress import run_job
 from assistant.simulation.protocol import answer_correlation, simulation_protocol
-from assistant.store import KnowledgeBase, SessionLog
+from assistant.store import SIMILAR_TAGS, KnowledgeBase, SessionLog
+from assistant.text.phrases import split_facet_tag, split_tag
 from tests.support import EXAMPLES
 
 FAQ = EXAMPLES / "library-faq.csv"
@@ -61,6 +63,13 @@ def test_a_faq_becomes_a_domain_with_questions_queries_and_a_held_out_user():
     correlation = answer_correlation(agent, user, domain.option_mask[induced])
     assert 0.5 < correlation < 0.999
     assert report.synthesized["split_held"] > 0
+    # the near-synonym pairs among the values asked about, stored for the conversation (issue 39)
+    values = {split_tag(q.tag) for q in domain.questions if q.induced and q.kind == "binary"}
+    values |= {
+        (split_facet_tag(q.tag)[0], o) for q in domain.questions if q.induced and q.kind == "choice" for o in q.options
+    }
+    similar = json.loads(meta[SIMILAR_TAGS])
+    assert all((kind, a) in values and (kind, b) in values and a != b for kind, a, b in similar)
 
 
 @pytest.mark.slow
