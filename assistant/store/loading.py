@@ -17,6 +17,7 @@ from assistant.errors import StoreError
 from assistant.store.arrays import DomainArrays, arrays_dir, data_stamp, read_arrays, write_arrays
 from assistant.store.domain import Domain, Label, Question
 from assistant.store.reviews import read_reviews, reviewed, visible
+from models.errors import CheckpointError
 
 
 class DomainSource(Protocol):
@@ -65,7 +66,7 @@ def read_domain(kb: DomainSource, reviewed: bool = True) -> Domain:
         out_of_scope = list(kb.db.execute("SELECT text, split FROM out_of_scope_queries ORDER BY id"))
     # inside the caller's transaction the rows read may still be rolled back: the arrays wait for the next read
     if from_sqlite and stamp is not None and not outer:
-        with contextlib.suppress(OSError):  # only a shortcut: the next process reads SQLite again
+        with contextlib.suppress(OSError, CheckpointError):  # only a shortcut: the next process reads SQLite again
             write_arrays(folder, stamp, stored)
     counts, heldout = stored.counts, stored.heldout
     if reviewed:

@@ -193,3 +193,10 @@ def test_reviews_are_applied_on_top_of_the_arrays(kb_path):
         assert [q.tag for q in domain.questions] == ["size"] and domain.counts.shape == (1, 4, 4)
         assert domain.counts[0, 2, 2] == 1.0
         assert len(kb.load_domain(reviewed=False).questions) == 2
+
+
+def test_arrays_that_cannot_be_written_leave_the_domain_read_from_sqlite(kb_path):
+    arrays_dir(kb_path, "t").write_text("a file where the folder should be", encoding="utf-8")
+    with KnowledgeBase(kb_path, "t") as kb:
+        domain = kb.load_domain()
+    _assert_same(domain, _from_sqlite(kb_path))
