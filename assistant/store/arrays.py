@@ -58,12 +58,18 @@ class DomainArrays:
     query_splits: np.ndarray  # [N] <U5
 
 
-def arrays_dir(db_path: Path, name: str) -> Path:
-    """Where the arrays of the domain ``name`` kept in ``db_path`` live (a folder beside the file)."""
+def arrays_dir(db_path: Path, name: str) -> Path | None:
+    """Where the arrays of the domain ``name`` kept in ``db_path`` live (a folder beside the file); None for a
+    file under another name (a first build's temporary file: a build killed before it is in place leaves no
+    arrays behind, and the file's arrays are written on its first read where it belongs)."""
+    if db_path.name != f"{name}.db":
+        return None
     return db_path.parent / f"{name}.arrays"
 
 
-def read_manifest(folder: Path) -> dict | None:
+def read_manifest(folder: Path | None) -> dict | None:
+    if folder is None:
+        return None
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
@@ -71,7 +77,7 @@ def read_manifest(folder: Path) -> dict | None:
     return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT else None
 
 
-def stamp_matches(folder: Path, stamp: ArraysStamp | None) -> bool:
+def stamp_matches(folder: Path | None, stamp: ArraysStamp | None) -> bool:
     """Whether the arrays in ``folder`` say they were read from ``stamp`` (their files are not read)."""
     manifest = read_manifest(folder)
     if manifest is None or stamp is None:
@@ -152,13 +158,13 @@ def _load(folder: Path, key: str, entry: dict) -> np.ndarray:
     return array
 
 
-def read_arrays(folder: Path, stamp: ArraysStamp | None, shape: tuple[int, int, int]) -> DomainArrays | None:
+def read_arrays(folder: Path | None, stamp: ArraysStamp | None, shape: tuple[int, int, int]) -> DomainArrays | None:
     """The arrays in ``folder`` when they were read from ``stamp`` for a [Q, R, Y] ``shape`` and every file is
     whole; None otherwise (stale, damaged, absent: the caller reads SQLite and writes them again)."""
     if not stamp_matches(folder, stamp):
         return None
     manifest = read_manifest(folder)
-    assert manifest is not None  # stamp_matches read it
+    assert manifest is not None and folder is not None  # stamp_matches read it
     entries = manifest.get("files", {})
     if manifest.get("shape") != list(shape) or not isinstance(entries, dict):
         return None

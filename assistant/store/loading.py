@@ -65,7 +65,7 @@ def read_domain(kb: DomainSource, reviewed: bool = True) -> Domain:
         meta = kb.get_meta()
         out_of_scope = list(kb.db.execute("SELECT text, split FROM out_of_scope_queries ORDER BY id"))
     # inside the caller's transaction the rows read may still be rolled back: the arrays wait for the next read
-    if from_sqlite and stamp is not None and not outer:
+    if from_sqlite and stamp is not None and folder is not None and not outer:
         with contextlib.suppress(OSError, CheckpointError):  # only a shortcut: the next process reads SQLite again
             write_arrays(folder, stamp, stored)
     counts, heldout = stored.counts, stored.heldout

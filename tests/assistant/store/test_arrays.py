@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -49,6 +50,12 @@ def _assert_same(a, b) -> None:
             assert x == y, f.name
 
 
+def _dir(path: Path) -> Path:
+    folder = arrays_dir(path, "t")
+    assert folder is not None
+    return folder
+
+
 @pytest.fixture
 def kb_path(tmp_path):
     path = tmp_path / "t.db"
@@ -64,14 +71,14 @@ def _from_sqlite(path):
     with KnowledgeBase(path, "t") as kb:
         kb.backup(copy)
     with KnowledgeBase(copy, "t") as kb:
-        assert read_arrays(arrays_dir(copy, "t"), data_stamp(kb.db), (2, 4, 4)) is None
+        assert read_arrays(arrays_dir(copy, "t"), data_stamp(kb.db), (2, 4, 4)) is None  # another folder
         return dataclasses.replace(kb.load_domain(), name="t")
 
 
 def test_the_domain_read_from_arrays_equals_the_one_read_from_sqlite(kb_path):
     with KnowledgeBase(kb_path, "t") as kb:
         first = kb.load_domain()  # reads SQLite, writes the arrays
-        folder = arrays_dir(kb_path, "t")
+        folder = _dir(kb_path)
         assert stamp_matches(folder, data_stamp(kb.db))
         assert read_arrays(folder, data_stamp(kb.db), first.counts.shape) is not None
         second = kb.load_domain()
@@ -86,11 +93,11 @@ def test_a_write_makes_the_arrays_stale_and_they_are_written_again(kb_path):
         before = data_stamp(kb.db)
         ids, qids = kb.label_ids(), kb.question_ids()
         kb.add_annotations([(ids["k3"], qids["red"], "yes", 4.0, "crowd", "w1", "")])
-        assert not stamp_matches(arrays_dir(kb_path, "t"), data_stamp(kb.db))
+        assert not stamp_matches(_dir(kb_path), data_stamp(kb.db))
         assert data_stamp(kb.db) != before
         domain = kb.load_domain()
         assert domain.counts[0, 0, 3] == 4.0
-        assert stamp_matches(arrays_dir(kb_path, "t"), data_stamp(kb.db))
+        assert stamp_matches(_dir(kb_path), data_stamp(kb.db))
     _assert_same(domain, _from_sqlite(kb_path))
 
 
@@ -113,7 +120,7 @@ def test_a_saved_session_leaves_the_arrays_current(kb_path):
         session = log.create("a red one", {}, entries=[("query", {"text": "a red one"})])
         log.append_entries(session, [("answer", {"answer": "yes"})], "finished", "k0")
         kb.set_meta(title="Renamed")  # the meta is read from SQLite each time
-        assert stamp_matches(arrays_dir(kb_path, "t"), data_stamp(kb.db))
+        assert stamp_matches(_dir(kb_path), data_stamp(kb.db))
         assert kb.load_domain().title == "Renamed"
 
 
@@ -121,7 +128,7 @@ def test_a_saved_session_leaves_the_arrays_current(kb_path):
 def test_a_damaged_array_file_is_never_trusted_and_is_written_again(kb_path, damage):
     with KnowledgeBase(kb_path, "t") as kb:
         good = kb.load_domain()
-    folder = arrays_dir(kb_path, "t")
+    folder = _dir(kb_path)
     target = folder / "counts_value.npy"
     if damage == "flip":
         data = bytearray(target.read_bytes())
@@ -158,7 +165,7 @@ def _as_made_by_schema_6(path) -> None:
     with KnowledgeBase(path, "t") as kb, kb.transaction():
         kb.db.execute("DROP TABLE domain_data")
         kb.db.execute("DELETE FROM schema_version WHERE version > 6")
-    folder = arrays_dir(path, "t")
+    folder = _dir(path)
     for file in folder.iterdir():
         file.unlink()
     folder.rmdir()
@@ -170,7 +177,7 @@ def test_a_home_made_by_the_release_before_gets_its_arrays_on_its_first_read_onc
     _as_made_by_schema_6(kb_path)
     with KnowledgeBase(kb_path, "t") as kb:
         assert kb.schema_version == SCHEMA_VERSION == 7
-        folder = arrays_dir(kb_path, "t")
+        folder = _dir(kb_path)
         assert not folder.exists()
         _assert_same(expected, kb.load_domain())
         written = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
@@ -196,7 +203,16 @@ def test_reviews_are_applied_on_top_of_the_arrays(kb_path):
 
 
 def test_arrays_that_cannot_be_written_leave_the_domain_read_from_sqlite(kb_path):
-    arrays_dir(kb_path, "t").write_text("a file where the folder should be", encoding="utf-8")
+    _dir(kb_path).write_text("a file where the folder should be", encoding="utf-8")
     with KnowledgeBase(kb_path, "t") as kb:
         domain = kb.load_domain()
     _assert_same(domain, _from_sqlite(kb_path))
+
+
+def test_a_file_under_another_name_gets_no_arrays(tmp_path):
+    """A first build's temporary file (``<name>.db.building-<pid>``): a build killed there leaves no arrays."""
+    path = tmp_path / "t.db.building-1"
+    with KnowledgeBase(path, "t") as kb:
+        write_domain(kb, _data())
+        kb.load_domain()
+    assert arrays_dir(path, "t") is None and not (tmp_path / "t.arrays").exists()
