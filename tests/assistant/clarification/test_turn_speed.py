@@ -108,3 +108,29 @@ def test_a_large_domains_gains_over_its_likely_labels_choose_the_question_of_eve
         exact = _exact_gains(model, probs)
         assert np.abs(gains - exact).max() < 1e-2 * max(1.0, exact.max())
         assert int(np.argmax(gains)) == int(np.argmax(exact))
+
+
+def _p_hat_in_float64(domain, alpha: float) -> np.ndarray:
+    """p_hat as computed before issue 42 (float64 temporaries, cast to float32 at the end)."""
+    mask = domain.option_mask[:, :, None]
+    smoothed = np.where(mask, domain.counts + alpha, 0.0)
+    total = smoothed.sum(axis=1, keepdims=True)
+    uniform = mask / domain.option_counts[:, None, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dist = np.where(total > 0, smoothed / np.where(total > 0, total, 1.0), uniform)
+    return dist.astype(np.float32)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.5, 0.0])
+def test_p_hat_in_float32_keeps_every_bit(alpha):
+    from assistant.store import Domain, Label, Question
+
+    rng = np.random.default_rng(4)
+    questions = [Question(f"q{i}", "?", "choice", f"q{i}", tuple(f"o{r}" for r in range(2 + i % 6))) for i in range(30)]
+    counts = rng.gamma(0.3, 2.0, size=(30, 7, 50)) * (rng.random((30, 7, 50)) < 0.3)
+    counts[:5] = 0.0  # questions nobody annotated: the uniform rows
+    counts *= np.arange(7)[None, :, None] < np.array([len(q.options) for q in questions])[:, None, None]
+    domain = Domain("d", "d", [Label(f"l{i}", f"l{i}") for i in range(50)], questions, counts)
+    new = domain.p_hat(alpha)
+    assert new.dtype == np.float32
+    assert new.tobytes() == _p_hat_in_float64(domain, alpha).tobytes()
