@@ -10,8 +10,8 @@ Readers never wait: the file is in WAL mode.
 A file is checked with ``PRAGMA quick_check`` when it is opened (once while the file is unchanged: the stamp
 of the last check passed is kept beside it, so that a new process, such as each `clarify ask`, does not read a
 large FAQ's hundreds of MB again; while the domain's array files stand for its annotation, held-out and query
-tables, only its other tables: a saved session changes the file, issue 42), and a damaged one is refused with a message that says what to do, before anything reads
-or writes it. SQLite's own errors (disk full, read-only folder, damaged pages) become ``StoreError``s
+tables, only its other tables, since a saved session changes the file: issue 42), and a damaged one is refused
+with a message that says what to do, before anything reads or writes it. SQLite's own errors (disk full, read-only folder, damaged pages) become ``StoreError``s
 with a message for the person.
 """
 
