@@ -127,8 +127,9 @@ def open_database(
     """A checked connection to ``path``: foreign keys on, WAL mode, busy timeout, ``quick_check`` passed.
 
     ``arrays_current`` says whether the domain's array files stand for the file's array tables now
-    (``assistant.store.arrays``): then those tables, whose pages nothing reads while the arrays serve, are left
-    out of the check, and the check of a large FAQ reads kilobytes instead of hundreds of MB. A reader that
+    (``assistant.store.arrays``): then those tables are left out of the check (while the arrays serve, only the
+    stamp's path to their largest row ids is read; damage met there makes the stamp differ, and the whole file is
+    checked), and the check of a large FAQ reads kilobytes instead of hundreds of MB. A reader that
     needs them after all checks the whole file first (``check_integrity`` without ``left_out``)."""
     if path.exists() and not path.is_file():
         raise StoreError(f"{path} is not a file: move it away so that Clarify can keep the {name!r} knowledge base")

@@ -216,3 +216,27 @@ def test_a_file_under_another_name_gets_no_arrays(tmp_path):
         write_domain(kb, _data())
         kb.load_domain()
     assert arrays_dir(path, "t") is None and not (tmp_path / "t.arrays").exists()
+
+
+def _damage_root_page(path: Path, table: str) -> None:
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (page,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", [table]).fetchone()
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with path.open("r+b") as handle:
+        handle.seek((page - 1) * page_size)
+        handle.write(bytes([0x0D, 0xFF, 0xFF, 0x00, 0x07]) + b"\xa5" * 200)
+
+
+def test_damage_in_a_table_that_changes_is_refused_on_opening_while_the_arrays_serve(kb_path):
+    from assistant.errors import StoreError
+
+    with KnowledgeBase(kb_path, "t") as kb:
+        kb.load_domain()
+        SessionLog(kb).create("a red one", {}, entries=[("query", {"text": "a red one"})])
+    _damage_root_page(kb_path, "turns")
+    with pytest.raises(StoreError, match="is damaged"):
+        KnowledgeBase(kb_path, "t")
