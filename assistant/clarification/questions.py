@@ -14,6 +14,11 @@ query) and ``RandomQuestions``.
 
 The same formula serves one belief in numpy (a conversation) and a batch of beliefs in torch (policy
 training, ``batch_information_gain``): ``information_gain_from`` is their one source.
+
+At thousands of labels a conversation's gains are computed over the labels that can still matter
+(``likely_labels``: the fewest that hold all but ``NEGLIGIBLE_MASS`` of the belief, renormalised), so that a
+turn costs what it costs at the size of that set (issue 42). Below ``FLOOR_MIN_LABELS`` labels, and where the
+floor would keep most of them, the gains are the exact ones over every label, as before.
 """
 
 from __future__ import annotations
@@ -42,6 +47,32 @@ def _plogp(p: np.ndarray) -> np.ndarray:
     return np.multiply(p, out, out=out)
 
 
+# The belief mass a conversation's gains may leave out: the gains of a belief that gives the left-out labels
+# together less than this differ from the exact ones by about as much (the entropies move by O(mass log mass)).
+NEGLIGIBLE_MASS = 1e-4
+# The floor pays only where the product over every label costs something (and the bundled domains, with at most
+# 200 labels, keep their exact gains and figures).
+FLOOR_MIN_LABELS = 500
+
+
+def likely_labels(probs: np.ndarray, negligible: float = NEGLIGIBLE_MASS) -> np.ndarray:
+    """[Y] bool: the labels a belief holds likely: every label but the least likely ones whose mass together stays
+    below ``negligible`` (ties at the cut are kept)."""
+    probs = np.asarray(probs)
+    order = np.argsort(probs, kind="stable")
+    below = np.cumsum(probs[order], dtype=np.float64) < negligible
+    cut = probs[order[np.count_nonzero(below)]] if not below.all() else np.inf
+    return probs >= cut
+
+
+def _floored(probs: np.ndarray) -> np.ndarray | None:
+    """The labels to compute a conversation's gains over, or None for all of them (small domains, flat beliefs)."""
+    if probs.ndim != 1 or probs.shape[0] < FLOOR_MIN_LABELS:
+        return None
+    keep = np.flatnonzero(likely_labels(probs))
+    return keep if 0 < len(keep) <= probs.shape[0] // 2 else None  # the rows' gather costs about their product
+
+
 # The gains of the last belief asked about: a turn reads them for the stop rule's features, the question
 # choice and the answer-list comparison. Only a read-only belief is remembered (``Belief.probs``: one array per
 # state, never changed in place), held by reference so that its identity cannot be reused while it is here.
@@ -57,7 +88,13 @@ def information_gain(model: AnswerModel, probs: np.ndarray) -> np.ndarray:
     if last is not None and last[0] is model and last[1] is gain_matrix and last[2] is probs:
         return last[3]
     q, r, _ = model.shape
-    both = np.asarray(probs, dtype=np.float32) @ gain_matrix
+    belief = np.asarray(probs, dtype=np.float32)
+    keep = _floored(belief)
+    if keep is None:
+        both = belief @ gain_matrix
+    else:  # the likely labels' rows only, their belief renormalised (the module docstring)
+        kept = belief[keep]
+        both = (kept / kept.sum()) @ gain_matrix[keep]
     slots = model.gain_slots
     if slots is None:
         answer_probs = both[: q * r].reshape(q, r)  # P(r|q)

@@ -6,6 +6,8 @@
   lock taken up front, waits with a timeout, ``StoreBusyError``);
 - ``knowledge_base``: opening, migrating, reading a whole ``Domain``, writing labels/questions/annotations;
 - ``loading``: reading a whole ``Domain`` into arrays;
+- ``arrays``: the domain's arrays stored as numpy files beside the knowledge base, never trusted when stale or
+  damaged (issue 42);
 - ``building``: writing a bundled data set's ``DomainData`` in one transaction;
 - ``session_log``: the session log (sessions and their entries), with its vocabulary (``EntryKind``,
   ``SessionKind``, ``SessionStatus``);

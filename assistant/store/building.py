@@ -22,6 +22,7 @@ from pathlib import Path
 
 from assistant import paths
 from assistant.errors import ConfigError
+from assistant.store.arrays import mark_changed
 from assistant.store.domain import Label, Question
 from assistant.store.knowledge_base import KnowledgeBase, utc_now
 from models.files import fsync_folder
@@ -108,6 +109,7 @@ def write_domain(kb: KnowledgeBase, data: DomainData) -> None:
     """Write ``data`` into ``kb`` in one transaction (see the module docstring for what is kept)."""
     check_domain_data(data)
     with kb.transaction():
+        mark_changed(kb.db)  # its own deletes and updates below, beside the KnowledgeBase methods that mark theirs
         if data.exact_labels:
             wanted_keys = {label.key for label in data.labels}
             kb.db.conn.executemany(  # labels of other sources (made from the inbox) stay

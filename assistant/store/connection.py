@@ -9,8 +9,9 @@ Readers never wait: the file is in WAL mode.
 
 A file is checked with ``PRAGMA quick_check`` when it is opened (once while the file is unchanged: the stamp
 of the last check passed is kept beside it, so that a new process, such as each `clarify ask`, does not read a
-large FAQ's hundreds of MB again), and a damaged one is refused with a message that says what to do, before anything reads
-or writes it. SQLite's own errors (disk full, read-only folder, damaged pages) become ``StoreError``s
+large FAQ's hundreds of MB again; while the domain's array files stand for its annotation, held-out and query
+tables, only its other tables, since a saved session changes the file: issue 42), and a damaged one is refused
+with a message that says what to do, before anything reads or writes it. SQLite's own errors (disk full, read-only folder, damaged pages) become ``StoreError``s
 with a message for the person.
 """
 
@@ -38,6 +39,10 @@ BusyListener = Callable[[str], None]
 # (device, inode, size, mtime) of files that passed quick_check in this process: checking a 20 MB file
 # takes ~0.2 s, and a session opens its domain's file several times.
 _checked: dict[str, tuple[int, int, int, int]] = {}
+# the same for files whose tables other than the array tables passed (``check_integrity``'s ``left_out``)
+_partly_checked: dict[str, tuple[int, int, int, int]] = {}
+# the tables a domain's array files stand for (assistant.store.arrays.ARRAY_TABLES)
+ARRAY_TABLES = ("annotations", "heldout_answers", "queries")
 
 
 def _stamp(path: Path) -> tuple[int, int, int, int] | None:
@@ -116,8 +121,16 @@ def translated_errors(path: Path, name: str) -> Iterator[None]:
         raise store_error(exc, path, name) from exc
 
 
-def open_database(path: Path, name: str) -> sqlite_utils.Database:
-    """A checked connection to ``path``: foreign keys on, WAL mode, busy timeout, ``quick_check`` passed."""
+def open_database(
+    path: Path, name: str, arrays_current: Callable[[sqlite_utils.Database], bool] | None = None
+) -> sqlite_utils.Database:
+    """A checked connection to ``path``: foreign keys on, WAL mode, busy timeout, ``quick_check`` passed.
+
+    ``arrays_current`` says whether the domain's array files stand for the file's array tables now
+    (``assistant.store.arrays``): then those tables are left out of the check (while the arrays serve, only the
+    stamp's path to their largest row ids is read; damage met there makes the stamp differ, and the whole file is
+    checked), and the check of a large FAQ reads kilobytes instead of hundreds of MB. A reader that
+    needs them after all checks the whole file first (``check_integrity`` without ``left_out``)."""
     if path.exists() and not path.is_file():
         raise StoreError(f"{path} is not a file: move it away so that Clarify can keep the {name!r} knowledge base")
     db = None
@@ -125,7 +138,8 @@ def open_database(path: Path, name: str) -> sqlite_utils.Database:
         db = sqlite_utils.Database(path)
         db.execute("PRAGMA foreign_keys = ON")
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        check_integrity(db, path, name)
+        current = arrays_current is not None and arrays_current(db)
+        check_integrity(db, path, name, ARRAY_TABLES if current else ())
         _enable_wal(db)
     except sqlite3.DatabaseError as exc:
         if db is not None:
@@ -172,14 +186,18 @@ def _remember_checked(path: Path, stamp: tuple[int, int, int, int]) -> None:
         _checked_path(path).write_text(" ".join(map(str, stamp)), encoding="ascii")
 
 
-def check_integrity(db: sqlite_utils.Database, path: Path, name: str) -> None:
-    """Raise StoreError (saying what to do) if ``PRAGMA quick_check`` finds damage."""
+def check_integrity(db: sqlite_utils.Database, path: Path, name: str, left_out: tuple[str, ...] = ()) -> None:
+    """Raise StoreError (saying what to do) if ``PRAGMA quick_check`` finds damage: in the whole file, or only in
+    its tables other than ``left_out`` (each with its indexes)."""
     stamp = _stamp(path)
     key = str(path.resolve())
     if stamp is None or stamp[2] == 0 or _checked.get(key) == stamp:
         return
     if _checked_before(path, stamp):
         _checked[key] = stamp
+        return
+    if left_out:
+        _check_tables(db, path, name, left_out, key, stamp)
         return
     rows = [row[0] for row in db.execute("PRAGMA quick_check(5)").fetchall()]
     if rows != ["ok"]:
@@ -188,6 +206,21 @@ def check_integrity(db: sqlite_utils.Database, path: Path, name: str) -> None:
         raise StoreError(damaged_message(path, name, "; ".join(map(str, rows))[:300]))
     _checked[key] = stamp
     _remember_checked(path, stamp)
+
+
+def _check_tables(
+    db: sqlite_utils.Database, path: Path, name: str, left_out: tuple[str, ...], key: str, stamp: tuple
+) -> None:
+    if _partly_checked.get(key) == stamp:
+        return
+    tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'") if t not in left_out]
+    problems = [
+        str(row[0]) for table in tables for row in db.execute(f'PRAGMA quick_check("{table}")') if row[0] != "ok"
+    ]
+    if problems:
+        _partly_checked.pop(key, None)
+        raise StoreError(damaged_message(path, name, "; ".join(problems)[:300]))
+    _partly_checked[key] = stamp
 
 
 def begin_immediate(

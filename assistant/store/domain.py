@@ -193,12 +193,14 @@ class Domain:
             raise ConfigError(f"smoothing alpha must be a finite number >= 0, got {alpha}")
         raw = self.counts if counts is None else np.asarray(counts, dtype=np.float32)
         mask = self.option_mask[:, :, None]
-        smoothed = np.where(mask, raw + alpha, 0.0)
+        smoothed = np.where(mask, raw + alpha, np.float32(0.0))  # a new float32 array: divided in place below
         total = smoothed.sum(axis=1, keepdims=True)
-        uniform = mask / self.option_counts[:, None, None]
+        # float32 throughout (the [Q, R, Y] float64 temporaries cost a large FAQ's first question 0.5 s, issue
+        # 42); the uniform rows rounded from float64 as before, so that every value keeps its bits
+        uniform = (mask / self.option_counts[:, None, None]).astype(np.float32)
         with np.errstate(invalid="ignore", divide="ignore"):
-            dist = np.where(total > 0, smoothed / np.where(total > 0, total, 1.0), uniform)
-        return dist.astype(np.float32)
+            np.divide(smoothed, np.where(total > 0, total, np.float32(1.0)), out=smoothed)
+        return np.where(total > 0, smoothed, uniform)
 
     # ---- queries -----------------------------------------------------------------------------------
     def queries(self, split: str) -> tuple[list[str], np.ndarray]:

@@ -20,11 +20,13 @@ from typing import Any
 
 from assistant import paths
 from assistant.errors import DomainNotFoundError, StoreError
-from assistant.store.connection import BusyListener, begin_immediate, open_database, translated_errors
-from assistant.store.domain import SPLITS, Domain, Label, Question
+from assistant.store.arrays import arrays_dir, data_stamp, mark_changed, stamp_matches
+from assistant.store.connection import BusyListener, begin_immediate, check_integrity, open_database, translated_errors
+from assistant.store.domain import Domain, Label, Question
 from assistant.store.loading import read_domain
 from assistant.store.reviews import QuestionReview, read_reviews, write_review
 from assistant.store.schema import MIGRATIONS, SCHEMA_VERSION
+from assistant.store.stats import knowledge_base_stats
 
 
 def utc_now() -> str:
@@ -46,7 +48,7 @@ class KnowledgeBase:
         self.path = Path(path)
         self.name = name or self.path.stem
         self.on_busy = on_busy
-        self.db = open_database(self.path, self.name)
+        self.db = open_database(self.path, self.name, self._arrays_current)
         try:
             self._migrate()
         except BaseException:
@@ -72,6 +74,15 @@ class KnowledgeBase:
 
     def close(self) -> None:
         self.db.close()
+
+    def _arrays_current(self, db: Any) -> bool:
+        return stamp_matches(arrays_dir(self.path, self.name), data_stamp(db))
+
+    def check_whole_file(self) -> None:
+        """``PRAGMA quick_check`` over the whole file (opening may have left out the tables the domain's arrays
+        stand for): before those tables are read. Once while the file is unchanged."""
+        with translated_errors(self.path, self.name):
+            check_integrity(self.db, self.path, self.name)
 
     def __enter__(self) -> KnowledgeBase:
         return self
@@ -179,6 +190,7 @@ class KnowledgeBase:
         """
         labels = list(labels)
         with self.transaction():
+            mark_changed(self.db)
             kept = {
                 key: (position, old_source)
                 for key, position, old_source in self.db.execute("SELECT key, position, source FROM labels")
@@ -215,6 +227,7 @@ class KnowledgeBase:
     def upsert_questions(self, questions: Iterable[Question], source: str) -> dict[str, int]:
         """Insert or update questions by tag; return {tag: id}. A new question goes last."""
         with self.transaction():
+            mark_changed(self.db)
             kept = dict(self.db.execute("SELECT tag, position FROM questions"))
             start = max(kept.values(), default=-1) + 1
             records: list[dict[str, Any]] = []
@@ -243,6 +256,7 @@ class KnowledgeBase:
         Returns how many rows were new. Re-adding the same rows changes nothing (idempotent).
         """
         with self.transaction():
+            mark_changed(self.db)
             before = self.db.conn.total_changes
             self.db.conn.executemany(
                 """INSERT INTO annotations (label_id, question_id, answer, count, source, worker, task, import_id)
@@ -255,6 +269,7 @@ class KnowledgeBase:
     def add_queries(self, rows: Iterable[tuple[int, str, str, str, str]], import_id: int | None = None) -> int:
         """Insert (label_id, text, split, source, worker) rows; a text already given for a label is kept."""
         with self.transaction():
+            mark_changed(self.db)
             before = self.db.conn.total_changes
             self.db.conn.executemany(
                 """INSERT INTO queries (label_id, text, split, source, worker, import_id) VALUES (?, ?, ?, ?, ?, ?)
@@ -267,6 +282,7 @@ class KnowledgeBase:
         """Delete annotations of ``source`` for the given questions; return how many rows went."""
         ids = list(question_ids)
         with self.transaction():
+            mark_changed(self.db)
             before = self.db.conn.total_changes
             self.db.conn.executemany(
                 "DELETE FROM annotations WHERE question_id = ? AND source = ?", [(i, source) for i in ids]
@@ -293,6 +309,7 @@ class KnowledgeBase:
 
     def set_question_induced(self, question_ids: Iterable[int], induced: bool) -> None:
         with self.transaction():
+            mark_changed(self.db)
             self.db.conn.executemany(
                 "UPDATE questions SET induced = ? WHERE id = ?", [(int(induced), i) for i in question_ids]
             )
@@ -304,6 +321,7 @@ class KnowledgeBase:
         """Replace every held-out answer probability with (question_id, label_id, answer, probability) rows:
         what the simulated user answers, from data the agent does not learn from (see assistant.simulation)."""
         with self.transaction():
+            mark_changed(self.db)
             self.db.execute("DELETE FROM heldout_answers")
             self.db.conn.executemany(
                 "INSERT INTO heldout_answers (question_id, label_id, answer, probability) VALUES (?, ?, ?, ?)",
@@ -369,7 +387,9 @@ class KnowledgeBase:
 
     def delete_queries(self, source: str) -> int:
         """Delete every query from ``source`` (e.g. the pseudo-labels of the last update); returns how many."""
-        return self.db.execute("DELETE FROM queries WHERE source = ?", [source]).rowcount
+        with self.transaction():
+            mark_changed(self.db)
+            return self.db.execute("DELETE FROM queries WHERE source = ?", [source]).rowcount
 
     def is_held_out_text(self, text: str) -> bool:
         """Whether ``text`` is a stored dev or test query (never to become a training query)."""
@@ -413,32 +433,7 @@ class KnowledgeBase:
 
     def stats(self) -> dict:
         """The figures `clarify domain stats` prints."""
-        kinds = dict.fromkeys(("binary", "choice"), 0)
-        for kind, n in self.db.execute("SELECT kind, COUNT(*) FROM questions GROUP BY kind"):
-            kinds[kind] = int(n)
-        splits = dict.fromkeys(SPLITS, 0)
-        for split, n in self.db.execute("SELECT split, COUNT(*) FROM queries GROUP BY split"):
-            splits[split] = int(n)
-        sources = {
-            src: int(n) for src, n in self.db.execute("SELECT source, COUNT(*) FROM annotations GROUP BY source")
-        }
-        counts = self.counts()
-        meta = self.get_meta()
-        return {
-            "name": self.name,
-            "title": meta.get("title", self.name),
-            "labels": counts["labels"],
-            "questions": kinds,
-            "induced_questions": int(self.db.execute("SELECT COUNT(*) FROM questions WHERE induced = 1").fetchone()[0]),
-            "queries": splits,
-            "annotations": counts["annotations"],
-            "annotations_by_source": sources,
-            "label_answers": int(self.db.execute("SELECT COUNT(*) FROM label_answers").fetchone()[0]),
-            "imports": counts["imports"],
-            "sessions": counts["sessions"],
-            "schema_version": self.schema_version,
-            "path": str(self.path),
-        }
+        return knowledge_base_stats(self)
 
 
 def built_domains() -> list[str]:

@@ -6,11 +6,12 @@ Each migration takes the schema from version (n - 1) to n. Add new ones at the e
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 _SCHEMA_V1 = [
@@ -192,6 +193,20 @@ def _migrate_to_6(db: sqlite_utils.Database) -> None:
     )
 
 
+def _migrate_to_7(db: sqlite_utils.Database) -> None:
+    # The domain's arrays stored as arrays (issue 42, assistant.store.arrays): this file's data identity (new
+    # for each file, so that arrays of a file that was replaced are stale) and a revision that every write of a
+    # table a Domain is read from moves on. The arrays of a file migrated here are written on its first read.
+    db.execute(
+        """CREATE TABLE domain_data (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            identity TEXT NOT NULL,
+            revision INTEGER NOT NULL
+        )"""
+    )
+    db.execute("INSERT INTO domain_data (id, identity, revision) VALUES (1, ?, 0)", [secrets.token_hex(8)])
+
+
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _migrate_to_1,
     2: _migrate_to_2,
@@ -199,5 +214,6 @@ MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     4: _migrate_to_4,
     5: _migrate_to_5,
     6: _migrate_to_6,
+    7: _migrate_to_7,
 }
 assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))
