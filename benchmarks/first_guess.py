@@ -204,7 +204,8 @@ def reliability_with_intervals(top: np.ndarray, right: np.ndarray, seed: int) ->
     rows, ece = reliability(top, right)
     rng = np.random.default_rng(seed)
     bins = bin_ids(top)
-    eces, accs = [], {r["bin"]: [] for r in rows}
+    eces: list[float] = []
+    accs: dict[str, list[float]] = {r["bin"]: [] for r in rows}
     for _ in range(BOOTSTRAP):
         pick = rng.integers(0, len(top), len(top))
         eces.append(reliability(top[pick], right[pick])[1])

@@ -132,13 +132,15 @@ class DeskTexts:
     def of(cls, agent: Domain) -> DeskTexts:
         documents = [entry_document(label) for label in agent.labels]
         answers = [" ".join(label.answers) or label.name for label in agent.labels]
-        sentences, sentence_entry = [], []
+        sentences: list[str] = []
+        sentence_entry: list[int] = []
         for y, label in enumerate(agent.labels):
             for answer in label.answers:
                 for sentence in split_sentences(answer):
                     sentences.append(sentence)
                     sentence_entry.append(y)
-        queries, query_entry = [], []
+        queries: list[str] = []
+        query_entry: list[int] = []
         for split in ("train", "dev"):
             texts, labels = agent.queries(split)
             queries.extend(texts)
