@@ -10,8 +10,9 @@ it only copies what the session already says: every probability comes from the s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from assistant.app.session.events import Back, More, SessionEvent, Unreadable
 from assistant.app.session.phases import Phase, SessionStatus
 
 if TYPE_CHECKING:  # the session's modules load with the models, in the session thread (the window opens first)
@@ -85,7 +86,7 @@ class SessionSnapshot:
     can_undo: bool
     can_ask_more: bool
     can_add_words: bool
-    transcript: tuple[dict[str, Any], ...] = field(default=())  # the log's entries (JSON objects) as events
+    transcript: tuple[SessionEvent | Unreadable, ...] = field(default=())  # the log's entries, typed
     candidate_titles: dict[str, str] = field(default_factory=dict)  # candidate ids and label keys -> names
     decided_reason: str | None = None
     rejected: FinalAnswer | None = None
@@ -127,17 +128,16 @@ def _shortlist(session: Session, view: SessionView) -> tuple[ShortlistRow, ...]:
     )
 
 
-def _transcript(session: Session) -> tuple[tuple[dict[str, Any], ...], dict[str, str]]:
-    """The session's log without what ``stop`` entries keep for a replay (the compared labels, older logs'
-    whole ranking snapshot), and the names of everything the log names by id: the candidates of the
+def _transcript(session: Session) -> tuple[tuple[SessionEvent | Unreadable, ...], dict[str, str]]:
+    """The session's log as events, and the names of everything the log names by id: the candidates of the
     comparisons, and the labels that "ask me more" and "none of those fits" set aside."""
-    events = session.transcript()
-    titles = session.candidate_titles(events)
-    for event in events:
-        for key in event.get("exclude") or ():
-            titles.setdefault(str(key), _label_name(session, str(key)))
-    bulky = ("ranking", "labels", "candidates")
-    return tuple({k: v for k, v in event.items() if k not in bulky} for event in events), titles
+    logged = session.transcript()
+    titles = session.candidate_titles(logged)
+    for entry in logged:
+        if isinstance(entry.event, More | Back):
+            for key in entry.event.exclude:
+                titles.setdefault(key, _label_name(session, key))
+    return tuple(entry.event for entry in logged), titles
 
 
 def take_snapshot(session: Session, domain: str) -> SessionSnapshot:

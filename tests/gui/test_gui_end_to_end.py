@@ -65,8 +65,8 @@ def ensure_question(qtbot, window):
     assert window.tabs.currentWidget() is window.ask_page
 
 
-def last_answer(window) -> dict:
-    return [e for e in window.controller.snapshot.transcript if e["kind"] == "answer"][-1]
+def last_answer(window):
+    return [e for e in window.controller.snapshot.transcript if e.kind == "answer"][-1]
 
 
 def answer_and_check_posterior(qtbot, window, text):
@@ -130,7 +130,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     answer_and_check_posterior(qtbot, window, toward(window, "strikethrough"))
     if window.controller.snapshot.phase == "clarifying":
         click(qtbot, window, QPushButton, "notSureButton")
-        assert last_answer(window)["answer"] == "not_sure" and window.controller.snapshot.questions_answered == 2
+        assert last_answer(window).answer == "not_sure" and window.controller.snapshot.questions_answered == 2
         while window.controller.snapshot.questions_answered == 2:  # Ctrl+Z until "not sure" is taken back
             window.undo_action.trigger()  # Edit > Undo (Ctrl+Z)
             wait_idle(qtbot, window)
@@ -170,7 +170,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     assert snap.phase == "finished"
     label = window.registries["faq"].domain.labels[window.registries["faq"].domain.label_index(snap.final.label_key)]
     assert snap.final.text in label.answers  # an FAQ answer text
-    assert [e["kind"] for e in snap.transcript].count("compare") == snap.comparisons
+    assert [e.kind for e in snap.transcript].count("compare") == snap.comparisons
     with KnowledgeBase.open("faq") as kb:
         assert Session.saved(kb)[0].status == "finished"
 
@@ -187,7 +187,7 @@ def test_birds_with_not_visible_resume_and_reject(qtbot, use_trained_home, real_
         ensure_question(qtbot, window)
     assert named(window, QPushButton, "notVisibleButton").isVisible()
     click(qtbot, window, QPushButton, "notVisibleButton")
-    assert last_answer(window)["answer"] == "not_visible"
+    assert last_answer(window).answer == "not_visible"
     ensure_question(qtbot, window)
     answer_and_check_posterior(qtbot, window, option_buttons(window)[0].text())
     saved = window.controller.snapshot

@@ -42,7 +42,7 @@ def many_window(qtbot, settings):
 
 
 def answers(window) -> list[str]:
-    return [e["option_text"] for e in window.controller.snapshot.transcript if e["kind"] == "answer"]
+    return [e.option_text for e in window.controller.snapshot.transcript if e.kind == "answer"]
 
 
 def press(qtbot, window, widget: QWidget, key: Qt.Key) -> None:
@@ -112,7 +112,7 @@ def test_compare_keys_after_clicking_a_candidate(qtbot, many_window):
     qtbot.waitUntil(lambda: QApplication.focusWidget() is text)
     qtbot.keyClick(text, Qt.Key.Key_R)
     wait_idle(qtbot, window)
-    compares = [e["preferred"] for e in window.controller.snapshot.transcript if e["kind"] == "compare"]
+    compares = [e.preferred for e in window.controller.snapshot.transcript if e.kind == "compare"]
     assert compares == ["right"]
 
 

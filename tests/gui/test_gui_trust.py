@@ -165,12 +165,12 @@ def test_the_arrow_keys_compare(qtbot, tiny_window):
     left, right = window.controller.snapshot.pair
     qtbot.keyClick(page.prefer_left, Qt.Key.Key_Left)
     wait_idle(qtbot, window)
-    [first] = [e for e in window.controller.snapshot.transcript if e["kind"] == "compare"]
-    assert (first["left"], first["right"], first["preferred"]) == (left.id, right.id, "left")
+    [first] = [e for e in window.controller.snapshot.transcript if e.kind == "compare"]
+    assert (first.left, first.right, first.preferred) == (left.id, right.id, "left")
     if window.controller.snapshot.phase == "comparing":
         qtbot.keyClick(page.prefer_left, Qt.Key.Key_Right)
         wait_idle(qtbot, window)
-        compares = [e["preferred"] for e in window.controller.snapshot.transcript if e["kind"] == "compare"]
+        compares = [e.preferred for e in window.controller.snapshot.transcript if e.kind == "compare"]
         assert compares == ["left", "right"]
     window.show_help()
     assert "L or ←" in window.help_dialog.findChild(QWidget, "helpText").toPlainText()  # what F1 promises
