@@ -180,11 +180,11 @@ def transcript_html(snapshot: SessionSnapshot | None) -> str:
 def status_line(snapshot: SessionSnapshot) -> str:
     """The status bar's line about a session."""
     if snapshot.phase == Phase.CLARIFYING and snapshot.question is not None:
-        top = snapshot.posterior[0] if snapshot.posterior else None
+        top = snapshot.view.entries[0] if snapshot.view.entries else None
         best = f"; most likely: {top.name} ({percent(top.probability)})" if top else ""
         message = f"Session {snapshot.session_id} · question {snapshot.question.number}{best}"
     elif snapshot.phase == Phase.COMPARING:
-        proposal = snapshot.view.proposal if snapshot.view is not None else None
+        proposal = snapshot.view.proposal
         sure = f" · Clarify is {proposal.sure}" if proposal is not None else ""
         message = f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1}{sure}"
     elif snapshot.phase == Phase.DECIDED:

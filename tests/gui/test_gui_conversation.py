@@ -43,7 +43,7 @@ def test_a_whole_conversation_through_the_widgets(qtbot, tiny_window):
     right = named(window, QWidget, "compareRight")
     assert left.title.text() and right.title.text()
     shortlist = named(window, QTableView, "shortlistView").model()
-    assert shortlist.rowCount() == len(snap.shortlist) > 1
+    assert shortlist.rowCount() == len(snap.view.answers) > 1
 
     click(qtbot, window, QPushButton, "tieButton")
     assert window.controller.snapshot.comparisons == 1
@@ -125,7 +125,7 @@ def test_resume_a_saved_session_from_the_history_page(qtbot, tiny_window):
     click(qtbot, window, QPushButton, "resumeButton")
     resumed = window.controller.snapshot
     assert resumed.session_id == saved.session_id and resumed.question == saved.question
-    assert [p.probability for p in resumed.posterior] == [p.probability for p in saved.posterior]
+    assert [p.probability for p in resumed.view.entries] == [p.probability for p in saved.view.entries]
     assert window.tabs.currentWidget() is window.ask_page
     click_option(qtbot, window, option_buttons(window)[0].text())
     assert window.controller.snapshot.questions_answered == 2

@@ -70,14 +70,14 @@ def last_answer(window):
 
 
 def answer_and_check_posterior(qtbot, window, text):
-    before = [p.probability for p in window.controller.snapshot.posterior]
+    before = [p.probability for p in window.controller.snapshot.view.entries]
     [button] = [b for b in option_buttons(window) if b.text() == text]
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     after = window.controller.snapshot
-    assert [p.probability for p in after.posterior] != before, "the belief must move after an answer"
+    assert [p.probability for p in after.view.entries] != before, "the belief must move after an answer"
     shown = posterior(window)  # the view shows the snapshot's belief, as rounded for a person
-    assert [name for name, _ in shown] == [p.name for p in after.posterior][: len(shown)]
+    assert [name for name, _ in shown] == [p.name for p in after.view.entries][: len(shown)]
 
 
 def compare_until_decided(qtbot, window, first="tie"):
@@ -158,7 +158,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     chances = {view.model().index(r, column.index("Best of compared")).data() for r in range(view.model().rowCount())}
     assert chances == {"not compared"}
     click(qtbot, window, QPushButton, "rejectButton")
-    alternatives = window.controller.snapshot.alternatives
+    alternatives = window.controller.snapshot.view.alternatives
     # one answer was rejected, not the question: the page says which answer
     assert "You rejected answer " in named(window, QLabel, "rejectedStatus").text()
     assert alternatives and all("answer" in a.title and snap.proposed.label_name in a.title for a in alternatives)
@@ -200,8 +200,8 @@ def test_birds_with_not_visible_resume_and_reject(qtbot, use_trained_home, real_
     click(qtbot, window, QPushButton, "resumeButton")
     resumed = window.controller.snapshot
     assert resumed.session_id == saved.session_id and resumed.question == saved.question
-    assert [p.probability for p in resumed.posterior] == pytest.approx([p.probability for p in saved.posterior])
-    assert resumed.phase == saved.phase and resumed.pair == saved.pair
+    assert [p.probability for p in resumed.view.entries] == pytest.approx([p.probability for p in saved.view.entries])
+    assert resumed.phase == saved.phase and resumed.view.pair == saved.view.pair
     page = window.ask_page if resumed.phase == "clarifying" else window.compare_page
     assert window.tabs.currentWidget() is page
     if resumed.phase == "clarifying":

@@ -106,7 +106,7 @@ def test_compare_keys_after_clicking_a_candidate(qtbot, many_window):
     ask(qtbot, window, "share things")
     click(qtbot, window, QPushButton, "skipButton")
     page = window.compare_page
-    assert window.controller.snapshot.pair is not None
+    assert window.controller.snapshot.view.pair is not None
     text = page.right.text
     qtbot.mouseClick(text.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(10, 10))
     qtbot.waitUntil(lambda: QApplication.focusWidget() is text)

@@ -7,11 +7,13 @@ import math
 
 from assistant.app.desk.crowd import ImportReport
 from assistant.app.session.events import SessionEvent, Unreadable, read_event
-from assistant.app.session.session import EntryKind, FinalAnswer
+from assistant.app.session.session import EntryKind, FinalAnswer, Session, SessionConfig
+from assistant.app.session.view import session_view
 from gui.import_wizard import guess_format, report_html
 from gui.rich_text import candidate_html, explanation_html
 from gui.snapshot import SessionSnapshot
 from gui.transcript import event_html, transcript_html
+from tests.support.tiny import TinyAgents
 
 # a payload with every field an entry of any kind requires (each event reads its own)
 EVERY_FIELD = {"left": "a", "right": "b", "preferred": "left", "candidate": "a", "text": "t", "question": 0}
@@ -24,6 +26,8 @@ def event(entry: dict) -> SessionEvent | Unreadable:
 
 
 def snapshot(**changes) -> SessionSnapshot:
+    agents = TinyAgents()
+    session = Session.start(agents, "cross out text", SessionConfig(shortlist_size=3))
     base = dict(
         session_id=3,
         domain="faq",
@@ -32,14 +36,11 @@ def snapshot(**changes) -> SessionSnapshot:
         status="finished",
         questions_answered=1,
         question=None,
-        posterior=(),
         explanation=None,
-        pair=None,
         confidence=0.95,
         threshold=0.9,
         comparisons=1,
         budget=8,
-        shortlist=(),
         proposed=None,
         final=FinalAnswer("faq-004", "Strikethrough in Gmail", "Use the toolbar.", 0.8, 1),
         stop_reason="policy",
@@ -47,6 +48,7 @@ def snapshot(**changes) -> SessionSnapshot:
         can_undo=False,
         can_ask_more=False,
         can_add_words=False,
+        view=session_view(session),
         transcript=tuple(
             event(e)
             for e in (
