@@ -29,7 +29,7 @@ def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
 
 def _inner_imports(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     """Project imports in ``function``'s own body (a nested function's count as its own)."""
-    count, todo = 0, list(function.body)
+    count, todo = 0, list[ast.AST](function.body)
     while todo:
         node = todo.pop()
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
