@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
+from assistant.app.session import list_sessions
 from assistant.app.session.domain_models import DomainModels
 from assistant.app.session.events import (
     Accept,
@@ -53,7 +54,6 @@ from assistant.app.session.events import (
     read_event,
 )
 from assistant.app.session.phases import Phase, ProposalReason
-from assistant.app.session.saved import list_sessions  # no model needed: `clarify sessions` imports only that
 from assistant.app.session.session_records import (
     FinalAnswer,
     OutOfScopeView,
