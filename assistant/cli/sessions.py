@@ -17,7 +17,7 @@ from assistant.cli.common import echo
 @click.option("--json", "as_json", is_flag=True)
 def sessions_command(name: str, status: str | None, as_json: bool) -> None:
     """List the saved sessions of domain NAME (resume one with `clarify ask NAME --resume ID`)."""
-    from assistant.app.session.saved import list_sessions
+    from assistant.app.session import list_sessions
 
     rows = list_sessions(name, status)
     if as_json:

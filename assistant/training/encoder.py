@@ -17,7 +17,6 @@ of the domain (``simulation_protocol(domain, protocol_seed).agent_domain``).
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Generator
 from dataclasses import asdict, dataclass, field, replace
@@ -27,10 +26,8 @@ import torch
 
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.priors.base import centroid_applicable
-from assistant.priors.calibration import ranking_metrics
 from assistant.priors.sru import (
     EncoderPrior,
-    LabelBank,
     encoder_checkpoint_path,
     encoder_data_hash,
     load_encoder_prior,
@@ -38,15 +35,14 @@ from assistant.priors.sru import (
 )
 from assistant.progress import Progress
 from assistant.simulation.protocol import agent_view
-from assistant.simulation.queries import training_queries
 from assistant.store import Domain
 from assistant.text.label_text import LabelTextConfig
-from assistant.training.encoder_batches import PairSampler, label_subset
+from assistant.training.encoder_run import EncoderRun
 from assistant.training.encoder_tuning import calibrated_prior, fit_blend
-from assistant.training.resume import clear_resume, load_resume, resume_path, save_resume
+from assistant.training.resume import clear_resume, resume_path
 from models.checkpoint import data_hash, save_checkpoint
 from models.determinism import reproducible
-from models.sru_encoder import SRUEncoderConfig, SRUTextEncoder, resolve_vectors, word_vectors
+from models.sru_encoder import SRUEncoderConfig, resolve_vectors
 
 
 @dataclass(frozen=True)
@@ -128,40 +124,6 @@ class EncoderResult:
     checkpoint: str | None
 
 
-def _dev_metrics(
-    prior: EncoderPrior,
-    dev_ids: list[list[int]],
-    dev_labels: np.ndarray,
-    with_queries: np.ndarray,
-    vague: tuple[list[list[int]], np.ndarray] | None = None,
-) -> dict:
-    """Dev Acc@1/@3 over all labels and over the labels that have training queries (birds: captioned); with
-    ``vague`` (ids, labels of vague versions of the dev queries) the same as ``dev_vague_*``."""
-    out = {}
-    for prefix, (ids, labels) in (("dev", (dev_ids, dev_labels)), ("dev_vague", vague or ([], None))):
-        if not len(ids):
-            continue
-        assert labels is not None  # only the missing vague part has no labels
-        scores = prior.scores_from_ids(ids)
-        out.update({f"{prefix}_{k}": v for k, v in ranking_metrics(scores, labels).items()})
-        if len(with_queries) < scores.shape[1]:
-            sub = ranking_metrics(scores, labels, candidates=with_queries)
-            out.update({f"{prefix}_{k}_seen": v for k, v in sub.items()})
-    return out
-
-
-def _dev_score(metrics: dict) -> float:
-    """Early-stopping criterion: Acc@1 averaged over both candidate sets (where they differ), Acc@3 as
-    tie-break; with vague dev queries, the mean of that score on the crowd's and on the vague ones."""
-
-    def score(prefix: str) -> float:
-        acc1 = (metrics[f"{prefix}_acc1"] + metrics.get(f"{prefix}_acc1_seen", metrics[f"{prefix}_acc1"])) / 2
-        acc3 = (metrics[f"{prefix}_acc3"] + metrics.get(f"{prefix}_acc3_seen", metrics[f"{prefix}_acc3"])) / 2
-        return acc1 + 0.5 * acc3
-
-    return (score("dev") + score("dev_vague")) / 2 if "dev_vague_acc1" in metrics else score("dev")
-
-
 def train_encoder(
     domain: Domain,
     config: EncoderTrainConfig | None = None,
@@ -193,140 +155,71 @@ def train_encoder(
 def _train_encoder(
     domain: Domain, config: EncoderTrainConfig, seed: int, save: bool, start_from: dict | None, start_tag: str
 ) -> Generator[Progress, None, EncoderResult]:
+    """The training loop (``EncoderRun``: one step, one evaluation with early stopping, the point a cancelled
+    run goes on from), then the calibration, the blend and the checkpoint (``_finish``)."""
     start = time.perf_counter()
     agent = agent_view(domain, config.protocol_seed)
     p_hat = agent.p_hat()
     if agent.num_labels < 2:
         raise ConfigError(f"domain {domain.name!r} has {agent.num_labels} label(s); the prior needs at least two")
-    dev_texts, dev_labels = agent.queries("dev")
-    with_queries = agent.labels_with_queries("train")
     use_centroid = config.centroid == "on" or (config.centroid == "auto" and centroid_applicable(agent))
-
     rng = np.random.default_rng(seed)
     with torch.random.fork_rng():
         torch.manual_seed(seed)
-        vectors = word_vectors(config.model.vectors)
-        encoder = SRUTextEncoder(config.model, vectors)
-        bank = LabelBank.build(agent, p_hat, config.text, vectors, config.model.max_len)
-        sampler = PairSampler(agent, p_hat, config, rng)
-        dev_ids = vectors.token_ids(dev_texts, config.model.max_len)
-        dev_vague = None
-        if config.select_on_vague and len(dev_texts):
-            vague_texts, vague_labels, _ = training_queries(agent, seed=config.protocol_seed + 1)
-            dev_vague = (vectors.token_ids(vague_texts, config.model.max_len), vague_labels)
-        optimizer = torch.optim.AdamW(
-            [p for p in encoder.parameters() if p.requires_grad], lr=config.lr, weight_decay=config.weight_decay
-        )
-        floor = config.lr_floor
-        schedule = torch.optim.lr_scheduler.LambdaLR(
-            optimizer,
-            lambda i: floor + (1 - floor) * 0.5 * (1 + np.cos(np.pi * min(i, config.max_steps) / config.max_steps)),
-        )
-        if start_from is not None:
-            encoder.load_state_dict(start_from)
-        history: list[dict[str, float]] = []
-        best_score, best_state, best_metrics, since_best = -1.0, None, {}, 0
-        running = 0.0
-        step = 0
-        resume = resume_path(encoder_checkpoint_path(domain.name)) if save else None
-        key = data_hash([encoder_data_hash(domain, config.protocol_seed), config.to_dict(), seed, start_tag])
-        found = load_resume(resume, key) if resume is not None else None
-        if found is not None:
-            tensors, saved = found
-            encoder.load_state_dict(tensors["model"])
-            optimizer.load_state_dict(tensors["optimizer"])
-            schedule.load_state_dict(tensors["schedule"])
-            torch.set_rng_state(tensors["torch_rng"])
-            best_state = tensors.get("best")
-            rng.bit_generator.state = saved["rng"]
-            step, running, history = saved["step"], saved["running"], saved["history"]
-            best_score, best_metrics, since_best = saved["best_score"], saved["best_metrics"], saved["since_best"]
-            start -= saved["seconds"]
-            yield Progress(step, config.max_steps, f"going on from step {step} (saved when it was cancelled)")
-
-        def keep_going_point() -> None:
-            assert resume is not None  # called only where there is a resume point
-            tensors = {
-                "model": encoder.state_dict(),
-                "optimizer": optimizer.state_dict(),
-                "schedule": schedule.state_dict(),
-                "torch_rng": torch.get_rng_state(),
-                "best": best_state,
-            }
-            state = {
-                "step": step,
-                "running": running,
-                "history": history,
-                "best_score": best_score,
-                "best_metrics": best_metrics,
-                "since_best": since_best,
-                "seconds": time.perf_counter() - start,
-                "rng": rng.bit_generator.state,
-            }
-            save_resume(resume, key, tensors, state)
-
-        first = step + 1
+        run = EncoderRun(agent, p_hat, config, rng, start, start_from)
+        if save:
+            key = data_hash([encoder_data_hash(domain, config.protocol_seed), config.to_dict(), seed, start_tag])
+            if run.resume_from(resume_path(encoder_checkpoint_path(domain.name)), key):
+                yield Progress(
+                    run.step, config.max_steps, f"going on from step {run.step} (saved when it was cancelled)"
+                )
+        first = run.step + 1
         try:
             for step in range(first, config.max_steps + 1):
-                encoder.train()
-                texts, labels = sampler.batch()
-                subset = label_subset(labels, agent.num_labels, config.negatives, rng)
-                position = -np.ones(agent.num_labels, dtype=np.int64)
-                position[subset] = np.arange(len(subset))
-                queries = encoder.finish(encoder.raw_split(vectors.token_ids(texts, config.model.max_len)))  # [B, D]
-                labels_emb = bank.embed(encoder, subset)  # [L, D]
-                logits = queries @ labels_emb.T  # [B, L]
-                loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(position[labels]))
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(encoder.parameters(), 5.0)
-                optimizer.step()
-                schedule.step()
-                running = loss.item() if step == 1 else 0.95 * running + 0.05 * loss.item()
+                run.train_step(step)
                 if step % config.eval_every == 0 or step == config.max_steps:
-                    prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
-                    metrics = _dev_metrics(prior, dev_ids, dev_labels, with_queries, dev_vague) if len(dev_ids) else {}
-                    metrics = {"step": step, "loss": running, "seconds": time.perf_counter() - start, **metrics}
-                    history.append(metrics)
-                    score = _dev_score(metrics) if len(dev_ids) else -running
-                    if score > best_score:
-                        best_score, best_state, best_metrics, since_best = (
-                            score,
-                            copy.deepcopy(encoder.state_dict()),
-                            metrics,
-                            0,
-                        )
-                    else:
-                        since_best += 1
-                    if resume is not None:
-                        keep_going_point()
-                    yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", metrics)
-                    if since_best >= config.patience:
+                    metrics, patience_spent = run.evaluate(step)
+                    run.save_point()
+                    yield Progress(step, config.max_steps, f"step {step}: loss {run.running:.3f}", metrics)
+                    if patience_spent:
                         break
                 elif step % 10 == 0:
-                    yield Progress(step, config.max_steps, f"step {step}: loss {running:.3f}", {"loss": running})
+                    yield Progress(
+                        step, config.max_steps, f"step {step}: loss {run.running:.3f}", {"loss": run.running}
+                    )
         except GeneratorExit:  # cancelled: keep what was trained for the next run
-            if resume is not None:
-                keep_going_point()
+            run.save_point()
             raise
-        if best_state is not None:
-            encoder.load_state_dict(best_state)
-        encoder.eval()
+        run.keep_best()
+    return (yield from _finish(run, domain, config, seed, save, start_tag, use_centroid))
 
-    prior = EncoderPrior(agent, encoder, bank, config.to_dict(), temperature=1.0)
+
+def _finish(
+    run: EncoderRun,
+    domain: Domain,
+    config: EncoderTrainConfig,
+    seed: int,
+    save: bool,
+    start_tag: str,
+    use_centroid: bool,
+) -> Generator[Progress, None, EncoderResult]:
+    """The trained encoder as a prior: calibrated, blended, measured on dev and saved (``save``)."""
+    agent, encoder, step = run.agent, run.encoder, run.step
+    dev_ids, dev_labels = run.dev_ids, run.dev_labels
+    prior = EncoderPrior(agent, encoder, run.bank, config.to_dict(), temperature=1.0)
     centroids = (dev_ids, dev_labels) if use_centroid else None
-    prior, temperature, short_temperature = calibrated_prior(prior, agent, vectors, config, centroids)
-    final = _dev_metrics(prior, dev_ids, dev_labels, with_queries, dev_vague) if len(dev_ids) else {}
+    prior, temperature, short_temperature = calibrated_prior(prior, agent, run.vectors, config, centroids)
+    final = run.dev_metrics(prior) if len(dev_ids) else {}
     blend = None
     if config.blend and len(dev_ids):
         yield Progress(step, step, "blending in pooled MiniLM and BM25 (weights tuned on vague dev queries)")
         blend, blend_metrics = fit_blend(agent, prior, config)
         prior = prior.with_blend(blend)
         final.update(blend_metrics)
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - run.start
     metrics = {
         **final,
-        "best_step": float(best_metrics.get("step", step)),
+        "best_step": float(run.best_metrics.get("step", step)),
         "steps": float(step),
         "train_seconds": seconds,
         "temperature": temperature,
@@ -354,10 +247,9 @@ def _train_encoder(
             data=encoder_data_hash(domain, config.protocol_seed),
             metrics=metrics,
         )
-    if save:
         clear_resume(resume_path(encoder_checkpoint_path(domain.name)))
     yield Progress(step, step, f"done: dev Acc@1 {final.get('dev_acc1', float('nan')):.3f}", metrics)
-    return EncoderResult(prior, metrics, history, seconds, None if path is None else str(path))
+    return EncoderResult(prior, metrics, run.history, seconds, None if path is None else str(path))
 
 
 def data_sizes(domain: Domain) -> dict[str, int]:

@@ -72,14 +72,34 @@ class AskPage(QWidget):
         self.controller = controller
         self.snapshot: SessionSnapshot | None = None
         self.option_buttons: list[OptionButton] = []
+        self.faq_examples = False  # the bundled faq's examples ("it was in gmail") mean nothing on another desk
+        self._offered_note: tuple[int | None, str] | None = None  # the rejection note last put in "Say more about it"
+        # built in the order of the keyboard's Tab: the query, the conversation, the question, the belief
+        query_row = self._query_row()
+        left = self._conversation_column()
+        right = self._belief_column()
+        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.setObjectName("askSplitter")
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setChildrenCollapsible(False)
+        self._split = False  # the split is set at the first show, when the page knows its width
+        right.setMinimumWidth(380)
+        layout = QVBoxLayout(self)
+        layout.addLayout(query_row)
+        layout.addWidget(splitter, 1)
+        self._shortcuts()
+        controller.snapshotChanged.connect(self.render)
+        controller.busyChanged.connect(self._busy)
+        self.render(None)
 
-        # query row
+    def _query_row(self) -> QHBoxLayout:
         self.query_input = QLineEdit(self)
         self.query_input.setObjectName("queryInput")
         self.query_input.setAccessibleName("Your question")
         self.query_input.setPlaceholderText("What are you looking for?")
-        self.faq_examples = False  # the bundled faq's examples ("it was in gmail") mean nothing on another desk
-        self._offered_note: tuple[int | None, str] | None = None  # the rejection note last put in "Say more about it"
         self.query_input.setClearButtonEnabled(True)
         self.query_input.returnPressed.connect(self._ask)
         self.ask_button = QPushButton("&Ask", self)
@@ -94,8 +114,10 @@ class AskPage(QWidget):
         query_row.addWidget(query_label)
         query_row.addWidget(self.query_input, 1)
         query_row.addWidget(self.ask_button)
+        return query_row
 
-        # transcript
+    def _conversation_column(self) -> QWidget:
+        """The transcript, and below it the pending question with its answers."""
         self.transcript = QTextBrowser(self)
         self.transcript.setObjectName("transcriptView")
         self.transcript.setAccessibleName("Conversation so far")
@@ -103,8 +125,20 @@ class AskPage(QWidget):
         self.transcript.setMinimumHeight(140)
         # like a chat: whenever the conversation grows (also when its layout finishes later), show its end
         self.transcript.verticalScrollBar().rangeChanged.connect(lambda _low, high: self._follow(high))
+        self._question_card()
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        # getting the domain ready (the window opens before its models load): progress, Cancel, the kept
+        # question; in this column, which the posterior's column keeps taller anyway (the window never grows)
+        self.loading = LoadingBanner(left)
+        left_layout.addWidget(self.loading)
+        left_layout.addWidget(self.transcript, 1)
+        left_layout.addWidget(self.card)
+        return left
 
-        # the pending question
+    def _question_card(self) -> None:
+        """The pending question, its answer buttons, the other answers and ways on, and "Say more about it"."""
         self.card = Card("", self, "questionCard")
         self.question_text = QLabel("Type what you are looking for above and press Ask.", self.card)
         self.question_text.setObjectName("questionText")
@@ -158,6 +192,9 @@ class AskPage(QWidget):
         self.hand_off_button.clicked.connect(self._hand_off)
         self.compare_button = self._button("Go to &comparisons →", "goCompareButton", "Show the Compare page")
         self.compare_button.clicked.connect(self.compareRequested)
+        self._lay_out_card()
+
+    def _lay_out_card(self) -> None:
         secondary = QHBoxLayout()
         secondary.addWidget(self.probably)
         secondary.addStretch(1)
@@ -182,17 +219,8 @@ class AskPage(QWidget):
         self.card.body.addLayout(words_row)
         self.card.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
-        left = QWidget(self)
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        # getting the domain ready (the window opens before its models load): progress, Cancel, the kept
-        # question; in this column, which the posterior's column keeps taller anyway (the window never grows)
-        self.loading = LoadingBanner(left)
-        left_layout.addWidget(self.loading)
-        left_layout.addWidget(self.transcript, 1)
-        left_layout.addWidget(self.card)
-
-        # posterior and explanation
+    def _belief_column(self) -> QWidget:
+        """The most likely answers (the posterior) and why this question."""
         self.posterior_model = PosteriorModel(self)
         self.posterior_view = make_table("posteriorView", "Most likely answers", self)
         self.posterior_view.setModel(self.posterior_model)
@@ -211,25 +239,7 @@ class AskPage(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(posterior_box, 3)
         right_layout.addWidget(why_box, 2)
-
-        splitter = self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.setObjectName("askSplitter")
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setChildrenCollapsible(False)
-        self._split = False  # the split is set at the first show, when the page knows its width
-        right.setMinimumWidth(380)
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(query_row)
-        layout.addWidget(splitter, 1)
-
-        self._shortcuts()
-        controller.snapshotChanged.connect(self.render)
-        controller.busyChanged.connect(self._busy)
-        self.render(None)
+        return right
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -319,10 +329,10 @@ class AskPage(QWidget):
         self._offer_rejection_note(snapshot)
         key = None if snapshot is None else (snapshot.domain, snapshot.session_id)
         self.posterior_model.update(
-            snapshot.posterior if snapshot else (), key, snapshot.questions_answered if snapshot else None
+            snapshot.view.entries if snapshot else (), key, snapshot.questions_answered if snapshot else None
         )
         self.why.setHtml(explanation_html(snapshot.explanation if snapshot else None))
-        promise = snapshot.view.promise if snapshot is not None and snapshot.view is not None else None
+        promise = snapshot.view.promise if snapshot is not None else None
         # the conformal shortlist in words: the first rows hold the right entry at the promised rate (issue 32)
         self.posterior_box.setTitle(f"{POSTERIOR_TITLE}: {promise}" if promise else POSTERIOR_TITLE)
         if snapshot is not None and self.query_input.text().strip() != snapshot.query:

@@ -35,12 +35,13 @@ from gui.controller import SessionController
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
 from gui.rich_text import candidate_html
-from gui.snapshot import CandidateView, SessionSnapshot
+from gui.snapshot import SessionSnapshot
 from gui.widgets import Card, make_table, preference_keys, press_if_shown, stretch_column, window_shortcuts
 from gui.words import counted, decided_words
 
 if TYPE_CHECKING:
     from assistant.app.session.session_records import FinalAnswer
+    from assistant.app.session.view import CandidateView
 
 CONFIDENCE_TIP = (
     "How likely Clarify thinks its current best (★) is the best of the compared answers. It starts from "
@@ -172,7 +173,7 @@ class FinalAnswerCard(Card):
             status = f"{why} after {questions}."
             if answer is not None and answer.answer_number is not None:
                 status += f" It is answer {answer.answer_number} of {answer.answers} to this question."
-            proposal = snapshot.view.proposal if snapshot.view is not None else None
+            proposal = snapshot.view.proposal
             if proposal is not None:
                 status += f" Clarify is {proposal.sure}."
                 if proposal.best_of_compared is not None:
@@ -199,7 +200,7 @@ class FinalAnswerCard(Card):
             if best_answer
             else "Accept this answer?"
         )
-        self.summarize_button.setVisible(snapshot.answers_to_summarize is not None and answer is not None)
+        self.summarize_button.setVisible(snapshot.view.answers_to_summarize is not None and answer is not None)
         self.undo_button.setEnabled(snapshot.can_undo)
         if decided:
             self.accept_button.setFocus()
@@ -209,7 +210,7 @@ class ComparePage(QWidget):
     """See the module docstring. ``newQuestionRequested``: back to the Ask page for a new question."""
 
     newQuestionRequested = Signal()
-    summarizeAnswersRequested = Signal(object)  # (FAQ question, query, answers)
+    summarizeAnswersRequested = Signal(object)  # AnswersToSummarize
 
     def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -338,8 +339,8 @@ class ComparePage(QWidget):
         self.render(None)
 
     def _summarize_answers(self) -> None:
-        if self.snapshot is not None and self.snapshot.answers_to_summarize is not None:
-            self.summarizeAnswersRequested.emit(self.snapshot.answers_to_summarize)
+        if self.snapshot is not None and self.snapshot.view.answers_to_summarize is not None:
+            self.summarizeAnswersRequested.emit(self.snapshot.view.answers_to_summarize)
 
     def _button(self, text: str, name: str, tip: str) -> QPushButton:
         button = QPushButton(text, self)
@@ -359,7 +360,7 @@ class ComparePage(QWidget):
         """The bar: how sure Clarify is that its current best is the right answer (the one belief); beside it
         in words, once compared, the ranker's chance that it is the best of the compared (never "sure")."""
         view = snapshot.view if snapshot is not None else None
-        showing = view is not None and snapshot is not None and snapshot.phase in (Phase.COMPARING, Phase.DECIDED)
+        showing = snapshot is not None and snapshot.phase in (Phase.COMPARING, Phase.DECIDED)
         proposal = view.proposal if showing and view is not None else None
         if proposal is None or view is None:
             self.confidence.setValue(0)
@@ -378,7 +379,7 @@ class ComparePage(QWidget):
         previous = self.snapshot.session_id if self.snapshot is not None else None
         self.snapshot = snapshot
         ended_without = snapshot is not None and snapshot.phase == Phase.FAILED  # no "best" to star after giving up
-        self.shortlist_model.set_records(snapshot.shortlist if snapshot and not ended_without else ())
+        self.shortlist_model.set_records(snapshot.view.answers if snapshot and not ended_without else ())
         if snapshot is None or snapshot.session_id != previous:  # a new session starts at the top of the list
             self.shortlist_view.scrollToTop()
         query = f"Your question: “{escape(snapshot.query)}”" if snapshot else ""
@@ -391,7 +392,7 @@ class ComparePage(QWidget):
         self._show_confidence(snapshot)
         self.progress_label.setText(
             f"{snapshot.comparisons} of at most {snapshot.budget} comparisons"
-            if snapshot and snapshot.shortlist
+            if snapshot and snapshot.view.answers
             else ""
         )
         self.new_button.setVisible(snapshot is not None and not snapshot.active)
@@ -413,9 +414,9 @@ class ComparePage(QWidget):
                 )
             self.stack.setCurrentWidget(self.empty)
             return
-        if snapshot.phase == Phase.COMPARING and snapshot.pair is not None:
+        if snapshot.phase == Phase.COMPARING and snapshot.view.pair is not None:
             self.heading.setText("Which answer is better?")
-            left, right = snapshot.pair
+            left, right = snapshot.view.pair
             self.left.show_candidate(left)
             self.right.show_candidate(right)
             self.more_button.setVisible(snapshot.can_ask_more)

@@ -73,7 +73,33 @@ class SummarizePage(QWidget):
         self.worker: JobWorker | None = None
         self.folder: str | None = None
         self.pending_topic: jobs.Topic | None = None  # a FAQ's answers handed over by the Compare page
+        # built in the order of the keyboard's Tab: what to summarize, the saved sessions, then the two modes
+        top = self._documents_row()
+        saved_row = self._saved_row()
+        self.progress = ProgressPanel(self, "summaryProgress")
+        compare = self._compare_mode()
+        sentences = self._sentence_mode()
+        self.empty = QLabel(
+            "Choose documents (a bundled cluster, a folder or pasted texts), optionally a question, and press "
+            "Summarize. From the Compare page, “Summarize these answers” brings a FAQ's answers here.",
+            self,
+        )
+        self.empty.setObjectName("summaryEmpty")
+        self.empty.setWordWrap(True)
+        self.stack = QStackedWidget(self)
+        for page in (self.empty, compare, sentences):
+            self.stack.addWidget(page)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.paste)
+        layout.addLayout(saved_row)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.stack, 1)
+        self._source_changed()
+        self.render()
 
+    def _documents_row(self) -> QHBoxLayout:
+        """The documents (pasted, a folder, a bundled cluster), the question, the mode and Summarize."""
         self.source = QComboBox(self)
         self.source.setObjectName("summarySource")
         self.source.setAccessibleName("Documents")
@@ -108,6 +134,9 @@ class SummarizePage(QWidget):
         top.addWidget(self.mode_compare)
         top.addWidget(self.mode_sentences)
         top.addWidget(self.start_button)
+        return top
+
+    def _saved_row(self) -> QHBoxLayout:
         self.saved = QComboBox(self)
         self.saved.setObjectName("summarySaved")
         self.saved.setAccessibleName("Saved summary sessions")
@@ -121,9 +150,10 @@ class SummarizePage(QWidget):
         saved_row.addWidget(self.saved, 3)
         saved_row.addWidget(self.resume_button)
         saved_row.addWidget(self.saved_status, 2)
-        self.progress = ProgressPanel(self, "summaryProgress")
+        return saved_row
 
-        # ---- compare mode ------------------------------------------------------------------------------------
+    def _compare_mode(self) -> QWidget:
+        """Two summaries side by side, the preference buttons, the confidence and the best summary so far."""
         self.left = self._panel("Left", "summaryLeft")
         self.right = self._panel("Right", "summaryRight")
         sides = QHBoxLayout()
@@ -168,8 +198,10 @@ class SummarizePage(QWidget):
         # the Compare page's keys, window-wide while the pair shows (the shortcuts belong to this panel, which is
         # visible only then), except in a text field such as the question (a field claims what it can type)
         self.shortcuts = window_shortcuts(compare, preference_keys(self.prefer_left, self.prefer_right, self.tie))
+        return compare
 
-        # ---- sentence mode -------------------------------------------------------------------------------------
+    def _sentence_mode(self) -> QWidget:
+        """The learner's top-5 next sentences, a pick (or Clarify's) and the summary so far."""
         sentences = QWidget(self)
         sl = QVBoxLayout(sentences)
         sl.setContentsMargins(0, 0, 0, 0)
@@ -191,25 +223,7 @@ class SummarizePage(QWidget):
         sl.addLayout(row)
         sl.addWidget(QLabel("Summary so far:", sentences))
         sl.addWidget(self.draft, 1)
-
-        self.empty = QLabel(
-            "Choose documents (a bundled cluster, a folder or pasted texts), optionally a question, and press "
-            "Summarize. From the Compare page, “Summarize these answers” brings a FAQ's answers here.",
-            self,
-        )
-        self.empty.setObjectName("summaryEmpty")
-        self.empty.setWordWrap(True)
-        self.stack = QStackedWidget(self)
-        for page in (self.empty, compare, sentences):
-            self.stack.addWidget(page)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.paste)
-        layout.addLayout(saved_row)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.stack, 1)
-        self._source_changed()
-        self.render()
+        return sentences
 
     def _panel(self, side: str, name: str) -> SummaryCard:
         card = SummaryCard(side, self, name)

@@ -1,6 +1,6 @@
 """Which domains there are and their figures: what `clarify domain list` and `domain stats` print, without
 loading a model (issue 33). ``assistant.app.desk.domains`` re-exports them beside the jobs that use models;
-the saved sessions are the session wing's (``assistant.app.session.saved``)."""
+the saved sessions are the session wing's (``assistant.app.session.list_sessions``)."""
 
 from __future__ import annotations
 
