@@ -7,8 +7,9 @@ and that every button of the window is named here, so the two cannot drift apart
 
 HELP_HTML = """
 <h2>Clarify</h2>
-<p>Type a short question. Clarify asks you a few questions to understand it, then shows the answers it
-found, two at a time, so that you can pick the best one. Everything you do is saved as you do it.</p>
+<p>Type a short question. Clarify asks you a few questions to understand it, then proposes the answer it
+thinks fits best; when it is unsure between a few, it first lets you say which of two answers is better.
+Everything you do is saved as you do it.</p>
 
 <h3>The window</h3>
 <p>The toolbar: the <b>Domain</b> you ask about (<i>faq</i>: software FAQs, <i>birds</i>: bird species,
@@ -54,11 +55,15 @@ too work wherever you clicked in the window. The bar shows how sure Clarify is t
 (&#9733;) is the right answer (one belief for every screen: the entry's chance times the answer's share among
 its entry's answers); beside it, once you compared, the chance that it is the best of the compared answers.
 The list below shows both for each answer. What you say holds: an
-answer you preferred stays above the one it beat. <b>Done: show the best</b> stops comparing;
-<b>Ask me more</b> goes back to the questions; <b>Undo</b> takes back the last comparison.</p>
-<p>Then Clarify asks whether its answer is yours: <b>Accept this answer</b> ends the conversation; <b>Reject</b>
-(you may first say why in the field beside it) lets you <b>Use this answer</b> (another of the compared
-answers), <b>Ask more questions</b> without the rejected one, or <b>Give up</b>. When a FAQ has several
+answer you preferred stays above the one it beat. <b>Done: show the best</b> (<code>D</code>) stops
+comparing; <b>Ask me more</b> (<code>M</code>) goes back to the questions; <b>Undo</b> takes back the last
+comparison.</p>
+<p>Then Clarify asks whether its answer is yours: <b>Accept this answer</b> (<code>A</code>) ends the
+conversation; <b>Reject</b> (<code>J</code>, or <code>Enter</code> in the field beside it once you typed why)
+lets you <b>Use this answer</b> (<code>T</code> or <code>Enter</code>: another of the compared answers, picked
+with the arrow keys), <b>Ask more questions</b> (<code>M</code>) without the rejected one, <b>Hand it on to a
+person</b> (<code>P</code>) or <b>Give up</b> (<code>G</code>). <code>Tab</code> moves from control to control
+and out of every list and table. When a FAQ has several
 answers, <b>Summarize these answers</b> opens them on the Summarize page. After the end, <b>New question</b>
 starts again. <b>Undo</b> takes back every step, also an accepted answer.</p>
 

@@ -94,6 +94,9 @@ def make_table(name: str, accessible: str, parent: QWidget | None = None) -> QTa
     view.verticalHeader().setVisible(False)
     view.verticalHeader().setDefaultSectionSize(24)
     view.setWordWrap(False)
+    # Tab leaves the table for the next control (a table's own Tab walks its cells and keeps a keyboard user
+    # in it: the proposal's Reject was out of reach, issue 40); the arrow keys still move between its rows
+    view.setTabKeyNavigation(False)
     view.setItemDelegate(ProbabilityBarDelegate(view))
     header = view.horizontalHeader()
     header.setHighlightSections(False)

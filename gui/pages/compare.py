@@ -42,6 +42,8 @@ from gui.words import counted, decided_words
 if TYPE_CHECKING:
     from assistant.app.session.session_records import FinalAnswer
 
+PROPOSAL_KEYS = "Keys: A accept · J reject · Tab to move"
+COMPARE_KEYS = "Keys: L / R which is better · E equally good · N neither · D done · Tab to move"
 CONFIDENCE_TIP = (
     "How likely Clarify thinks its current best (★) is the best of the compared answers. It starts from "
     "what your answers to the questions made likely and learns from every comparison; the comparisons "
@@ -64,6 +66,7 @@ class CandidatePanel(Card):
         self.subtitle.setStyleSheet("color: #666")
         self.text = QTextBrowser(self)
         self.text.setObjectName(f"{name}Text")
+        self.text.setTabChangesFocus(True)
         self.text.setAccessibleName(f"{side} candidate")
         self.text.setOpenExternalLinks(False)
         self.body.addWidget(self.subtitle)
@@ -95,11 +98,12 @@ class FinalAnswerCard(Card):
         self.status.setWordWrap(True)
         self.text = QTextBrowser(self)
         self.text.setObjectName("finalAnswerText")
+        self.text.setTabChangesFocus(True)
         self.text.setAccessibleName("Answer text")
         self.reason = QLineEdit(self)
         self.reason.setObjectName("rejectReason")
         self.reason.setAccessibleName("Why the answer is wrong (optional)")
-        self.reason.setPlaceholderText("Optional: why is it not the answer?")
+        self.reason.setPlaceholderText("Optional: why is it not the answer? (Enter rejects it)")
         self.accept_button = QPushButton("&Accept this answer", self)
         self.accept_button.setObjectName("acceptButton")
         self.accept_button.setAccessibleName("Accept this answer")
@@ -111,6 +115,8 @@ class FinalAnswerCard(Card):
             "Not this one: then take another answer, ask more questions, hand it on to a person or give up"
         )
         self.reject_button.clicked.connect(lambda: self.controller.reject(self.reason.text().strip()))
+        # Enter in the field rejects with what was typed: the field is only for a rejection's reason
+        self.reason.returnPressed.connect(lambda: press_if_shown(self.reject_button))
         self.undo_button = QPushButton("&Undo", self)
         self.undo_button.setObjectName("finalUndoButton")
         self.undo_button.setAccessibleName("Undo the last step")
@@ -143,10 +149,19 @@ class FinalAnswerCard(Card):
         font = self.question.font()
         font.setBold(True)
         self.question.setFont(font)
+        self.keys = QLabel(PROPOSAL_KEYS, self)
+        self.keys.setObjectName("proposalKeys")
+        self.keys.setStyleSheet("color: #666")
+        question_row = QHBoxLayout()
+        question_row.addWidget(self.question)
+        question_row.addStretch(1)
+        question_row.addWidget(self.keys)
         self.body.addWidget(self.status)
         self.body.addWidget(self.text, 1)
-        self.body.addWidget(self.question)
+        self.body.addLayout(question_row)
         self.body.addLayout(row)
+        # the underlined letters work without Alt too, wherever the focus is (except in the reason field)
+        self.shortcuts = window_shortcuts(self, (("A", self.accept_button), ("J", self.reject_button)))
         self._reason_for: tuple[int, str] | None = None
 
     def show_answer(self, snapshot: SessionSnapshot) -> None:
@@ -191,7 +206,7 @@ class FinalAnswerCard(Card):
         if not decided or shown != self._reason_for:
             self.reason.clear()
         self._reason_for = shown if decided else None
-        for widget in (self.reason, self.accept_button, self.reject_button, self.question):
+        for widget in (self.reason, self.accept_button, self.reject_button, self.question, self.keys):
             widget.setVisible(decided)
         # one question left: "Did this answer it?" (its other answers come only after a no)
         self.question.setText(
@@ -288,6 +303,10 @@ class ComparePage(QWidget):
         comp_layout.addLayout(sides, 1)
         comp_layout.addLayout(choices)
         comp_layout.addLayout(extras)
+        compare_keys = QLabel(COMPARE_KEYS, comparison)
+        compare_keys.setObjectName("compareKeys")
+        compare_keys.setStyleSheet("color: #666")
+        comp_layout.addWidget(compare_keys)
 
         # the final answer, or nothing yet
         self.final = FinalAnswerCard(controller, self)
@@ -332,7 +351,12 @@ class ComparePage(QWidget):
 
         # window-wide while the pair shows (the shortcuts belong to the comparison panel, which is visible only
         # then), wherever the focus is, except in a text field (a field claims the keys it can type)
-        keys = [*preference_keys(self.prefer_left, self.prefer_right, self.tie), ("N", self.neither)]
+        keys = [
+            *preference_keys(self.prefer_left, self.prefer_right, self.tie),
+            ("N", self.neither),
+            ("D", self.done_button),
+            ("M", self.more_button),
+        ]
         self.shortcuts = window_shortcuts(comparison, keys, self._press)
         controller.snapshotChanged.connect(self.render)
         self.render(None)
