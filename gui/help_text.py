@@ -14,7 +14,7 @@ Everything you do is saved as you do it.</p>
 <h3>The window</h3>
 <p>The toolbar: the <b>Domain</b> you ask about (<i>faq</i>: software FAQs, <i>birds</i>: bird species,
 <i>banking</i>: banking requests, <i>clinc</i>: requests to a voice assistant, and any domain made from your
-own FAQ), <b>New question</b>, <b>Undo</b>, <b>Import crowd data</b> and <b>Clarify help</b>. The
+own FAQ), <b>New question</b>, <b>Undo</b>, <b>Import examples and answers</b> and <b>Clarify help</b>. The
 pages are tabs: <b>Ask</b>, <b>Compare</b>, <b>History</b>, <b>Lab</b> and <b>Summarize</b>.</p>
 
 <p>While a domain gets ready (when the window opens, or the first time a domain is prepared, which can
@@ -97,8 +97,8 @@ crowd, and <b>Update from sessions</b>. Results can be saved with <b>Export CSV<
 <b>Export JSON</b>. Hover over a choice to read what it means.</p>
 
 <h3>Menus and models</h3>
-<p><b>File</b>: <b>New question</b>, <b>Import crowd data</b> (files of crowd answers, example questions or
-answers, from MTurk, Label Studio or a plain file, checked and previewed before anything is written),
+<p><b>File</b>: <b>New question</b>, <b>Import examples and answers</b> (files of people's answers to
+Clarify's questions, example questions or answers, from MTurk, Label Studio or a plain file, checked and previewed before anything is written),
 <b>Refresh domains</b>, <b>Questions of this domain…</b> (hide or reword a question Clarify asks),
 <b>Update the models</b>, <b>New domain from my FAQ…</b> (a CSV, TSV, JSONL or Markdown FAQ, or a folder of
 help articles: previewed with its problems by line, nothing written until it is valid, then prepared from its
@@ -119,7 +119,7 @@ your comparisons.</p>
 <tr><td><code>Ctrl+Z</code></td><td>undo the last step of the conversation (in every phase)</td></tr>
 <tr><td><code>Ctrl+1</code> &hellip; <code>Ctrl+5</code></td><td>the Ask, Compare, History, Lab and Summarize
 pages</td></tr>
-<tr><td><code>Ctrl+I</code></td><td>import crowd data</td></tr>
+<tr><td><code>Ctrl+I</code></td><td>import examples and answers</td></tr>
 <tr><td><code>Ctrl+,</code></td><td>settings</td></tr>
 <tr><td><code>F1</code></td><td>this help</td></tr>
 <tr><td><code>Ctrl+Q</code></td><td>quit (<code>Ctrl+C</code> in the terminal that started Clarify does the

@@ -228,5 +228,7 @@ def _stop_explanation(session: SessionState, rows: int, entries: int, mass: floa
     if entries == 1:
         name = session.proposed.label_name if session.proposed is not None else "this entry"
         what = f"it is {percent(mass)} sure the answer is “{name}”"
-        return "Stopped asking: " + what + (f" (its {rows} answers are compared)." if rows > 1 else ".")
+        # "its 6 answers are compared" read wrong beside "0 of at most 8 comparisons": the answers are ranked,
+        # and compared only when the person asks for it
+        return "Stopped asking: " + what + (f" (one of its {rows} answers)." if rows > 1 else ".")
     return f"Stopped asking: it is {percent(mass)} sure the answer is among the {rows} compared."
