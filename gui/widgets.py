@@ -193,6 +193,14 @@ def preference_keys(
     return [("L", left), ("Left", left), ("R", right), ("Right", right), ("E", tie), ("=", tie)]
 
 
+def key_hint(text: str, parent: QWidget, name: str) -> QLabel:
+    """A grey line that says a card's keys ("Keys: A accept · J reject · Tab to move")."""
+    label = QLabel(text, parent)
+    label.setObjectName(name)
+    label.setStyleSheet("color: #666")
+    return label
+
+
 def window_shortcuts(
     owner: QWidget,
     keys: Iterable[tuple[str, QAbstractButton]],

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from gui.controller import SessionController
 from gui.snapshot import CandidateView, SessionSnapshot
-from gui.widgets import Card, window_shortcuts
+from gui.widgets import Card, key_hint, window_shortcuts
 
 REJECTED_KEYS = (
     "Keys: ↑ / ↓ pick an answer · T or Enter use it · M more questions · P hand it on to a person · G give up"
@@ -98,9 +98,7 @@ class RejectedPanel(Card):
         )
         for first, second in itertools.pairwise(chain):  # Tab runs left to right, as the row reads
             QWidget.setTabOrder(first, second)
-        self.keys = QLabel(REJECTED_KEYS, self)
-        self.keys.setObjectName("rejectedKeys")
-        self.keys.setStyleSheet("color: #666")
+        self.keys = key_hint(REJECTED_KEYS, self, "rejectedKeys")
         self.body.addWidget(self.status)
         self.body.addWidget(split, 1)
         self.body.addLayout(row)

@@ -17,12 +17,14 @@ import numpy as np
 
 from assistant.app.session.comparison import (
     answer_from_ranking,
+    best_first,
     comparison_entry,
     comparison_session,
     display_title,
     rebuild_comparisons,
 )
 from assistant.app.session.phases import Phase, ProposalReason
+from assistant.app.session.rejection import answer_shares, read_rejection_note, reject_answer
 from assistant.app.session.session_records import (
     USER_ACTIONS,
     FinalAnswer,
@@ -75,6 +77,7 @@ class SessionState:
         self.final: FinalAnswer | None = None
         self.rejected: FinalAnswer | None = None
         self.rejection_reason = ""
+        self.rejected_answers: set[str] = set()  # candidate ids the person rejected (never proposed again)
         self.ruled_out_labels: tuple[str, ...] = ()  # shortlisted labels the answers ruled out (not compared)
         self.handed_off = False
         self._pending_question: int | None = None
@@ -137,7 +140,28 @@ class SessionState:
         """The final answer, or the ranker's current best while comparing."""
         if self.final is not None:
             return self.final
-        return None if self.ranking is None else answer_from_ranking(self.ranking, self.conversation, self.domain)
+        if self.ranking is None:
+            return None
+        return answer_from_ranking(self.ranking, self.conversation, self.domain, self._best_not_rejected())
+
+    def _best_not_rejected(self) -> str | None:
+        """The ranker's best answer that the person did not reject (None: its own best, or none is left)."""
+        assert self.ranking is not None
+        if not self.rejected_answers:
+            return None
+        ids = [str(self.ranking.candidates[i].id) for i in self.ranking.ranking()]
+        return next((i for i in ids if i not in self.rejected_answers), None)
+
+    def answer_chance(self) -> dict[str, float]:
+        """{candidate id: P(its entry) x P(this answer | entry)} of the compared answers, over the in-scope
+        belief (``assistant.app.session.rejection.answer_shares``)."""
+        if self.ranking is None:
+            return {}
+        keys = [c.label_key for c in self.ranking.candidates]
+        positions = self.conversation.positions([self.domain.label_index(k) for k in keys])
+        probs = self.conversation.probs[positions]
+        shares = answer_shares(self.ranking, self.rejected_answers)
+        return {str(c.id): float(p * s) for c, p, s in zip(self.ranking.candidates, probs, shares)}
 
     @property
     def alternatives(self) -> list[Candidate]:
@@ -147,10 +171,16 @@ class SessionState:
             return []
         rejected = self.rejected.candidate_id if self.rejected is not None else None
         ruled_out = self.ranking.ruled_out  # "neither is relevant": the person said so, never offered again
+        chance = self.answer_chance()
+        # the likeliest first, by the one belief, as the table lists them (``best_first``): the next likeliest
+        # answers can be taken at once (issue 39)
+        order = best_first(self.ranking, [chance[str(c.id)] for c in self.ranking.candidates])
         return [
             self.ranking.candidates[i]
-            for i in self.ranking.ranking()
-            if self.ranking.candidates[i].id != rejected and not ruled_out[i]
+            for i in order
+            if self.ranking.candidates[i].id != rejected
+            and str(self.ranking.candidates[i].id) not in self.rejected_answers
+            and not ruled_out[i]
         ]
 
     @property
@@ -246,10 +276,15 @@ class SessionState:
             self.rejected = answer_from_ranking(ranking, self.conversation, self.domain, payload.get("candidate"))
             self.rejection_reason = payload.get("reason", "")
             self.phase = Phase.REJECTED
-            # the person's "no" is evidence now, in the one belief every screen reads (issue 32): the entry is
-            # dismissed (its share held at most at DISMISS_ERROR) but stays among the compared until the person
-            # asks for more questions without it ('more' then only takes it off the shortlist)
-            self.conversation.exclude_labels([self.rejected.label_key], leave_shortlist=False)
+            # the person's "no" is evidence now, in the one belief every screen reads (issue 32): about this
+            # answer, and a little about its entry when the entry has other answers on offer (issue 40);
+            # otherwise the entry is dismissed (its share held at most at DISMISS_ERROR) but stays among the
+            # compared until the person asks for more questions without it ('more' then only takes it off the
+            # shortlist). The note said with it is read as words (what is wanted, what is not).
+            reject_answer(
+                self.conversation, ranking, self.rejected.label_key, self.rejected.candidate_id, self.rejected_answers
+            )
+            read_rejection_note(self.conversation, self.rejection_reason)
         elif kind == EntryKind.NOTHING_LEFT:
             self.ranking, self.rejected, self.phase = None, None, Phase.REJECTED
         elif kind == EntryKind.GIVE_UP:

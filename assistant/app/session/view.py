@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assistant.app.session.comparison import best_first
 from assistant.app.session.numbers import percent
 from assistant.app.session.phases import Phase
 from assistant.app.session.session_records import explain_stop
@@ -159,24 +160,22 @@ def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance
     probs = conversation.probs
     entry = {k: in_scope * float(probs[int(p)]) for k, p in zip(unique, positions)}
     chances = ranking.chances()
-    within: dict[str, float] = {}
-    for key, c in zip(keys, chances):
-        within[key] = within.get(key, 0.0) + float(c)
+    chance = session.answer_chance()  # P(entry) x P(answer | entry): a rejected answer's share is down
     compared = session.comparisons > 0
     starred = _starred(session)
+    ruled_out = ranking.ruled_out
+    order = best_first(ranking, [chance[str(c.id)] for c in ranking.candidates])
     rows = []
-    for rank, i in enumerate(ranking.ranking()):
-        key = keys[i]
-        share = float(chances[i]) / within[key] if within[key] > 0 else 1.0 / keys.count(key)
+    for rank, i in enumerate(order):
         rows.append(
             AnswerChance(
                 rank + 1,
                 str(ranking.candidates[i].id),
-                key,
-                entry[key] * share,
+                keys[i],
+                in_scope * chance[str(ranking.candidates[i].id)],
                 float(chances[i]) if compared else None,
                 str(ranking.candidates[i].id) == starred,
-                bool(ranking.ruled_out[i]),
+                bool(ruled_out[i]),
             )
         )
     return tuple(rows), float(np.sum(list(entry.values()))), len(unique)
@@ -193,7 +192,8 @@ def _starred(session: SessionState) -> str | None:
         return str(others[0].id) if others else None
     if ranking is None:
         return None
-    return str(ranking.candidates[ranking.best_index].id)
+    proposed = session.proposed  # the ranker's best, never a rejected answer
+    return proposed.candidate_id if proposed is not None else None
 
 
 def _proposal(session: SessionState, answers: tuple[AnswerChance, ...], in_scope: float) -> ProposalView | None:
