@@ -34,6 +34,8 @@ from assistant.app.session.session_records import (
     explain_stop,
     out_of_scope_view,
 )
+from assistant.app.session.way_back import named_after_no, nothing_likely, nothing_likely_view
+from assistant.clarification.answer_list import ANSWER_LIST
 from assistant.clarification.clarifier import Clarifier, Conversation
 from assistant.clarification.comparison_plan import plan_comparisons
 from assistant.clarification.explanation import QuestionExplanation, explain
@@ -78,6 +80,8 @@ class SessionState:
         self.rejected: FinalAnswer | None = None
         self.rejection_reason = ""
         self.rejected_answers: set[str] = set()  # candidate ids the person rejected (never proposed again)
+        self._since_no: int | None = None  # questions answered since more were asked after a rejection
+        self._nothing_likely = False  # the "nothing fits" ending came after a "no" (``way_back``)
         self.ruled_out_labels: tuple[str, ...] = ()  # shortlisted labels the answers ruled out (not compared)
         self.handed_off = False
         self._pending_question: int | None = None
@@ -195,7 +199,8 @@ class SessionState:
         """The out-of-scope ending's view (None unless the session concluded that nothing fits)."""
         if self.phase != Phase.OUT_OF_SCOPE:
             return None
-        return out_of_scope_view(self.conversation, self.title, self.config.shortlist_size)
+        view = out_of_scope_view(self.conversation, self.title, self.config.shortlist_size)
+        return nothing_likely_view(view) if self._nothing_likely else view
 
     @property
     def can_ask_more(self) -> bool:
@@ -231,13 +236,7 @@ class SessionState:
             return
         self._applied.append((kind, payload))
         if kind == EntryKind.ANSWER:
-            answered = payload.get("answer", AnswerKind.OPTION)
-            if "list" in payload:  # "Which of these is it?" over the labels it names
-                indices = [self.domain.label_index(key) for key in payload["list"]]
-                self.conversation.answer_listed(indices, payload.get("option"), answered)
-            elif (question := question_index(self.domain, payload)) is not None:
-                self.conversation.answer(question, payload.get("option"), answered)
-            self._override_stop = False
+            self._answer(payload)
         elif kind == EntryKind.WORDS:
             if self.phase != Phase.CLARIFYING:
                 self._leave_comparing()
@@ -252,6 +251,7 @@ class SessionState:
         elif kind == EntryKind.OUT_OF_SCOPE:
             self.phase, self.stop_reason, self._pending_question = Phase.OUT_OF_SCOPE, StopReason.OUT_OF_SCOPE, None
             self.handed_off = False
+            self._nothing_likely = bool(payload.get("after_no"))
         elif kind == EntryKind.SHOW_CLOSEST:
             self._leave_comparing()
             self.conversation.force_stop()
@@ -259,6 +259,8 @@ class SessionState:
         elif kind == EntryKind.HAND_OFF:
             self._hand_off()
         elif kind in (EntryKind.MORE, EntryKind.BACK):
+            if kind == EntryKind.MORE and self.phase == Phase.REJECTED:
+                self._since_no = 0  # the way back starts (``way_back``)
             self.conversation.exclude_labels(payload.get("exclude", ()))
             self._leave_comparing()
             self._override_stop = True
@@ -272,25 +274,38 @@ class SessionState:
             self.final = answer_from_ranking(self._need_ranking(), self.conversation, self.domain, chosen)
             self.phase = Phase.FINISHED
         elif kind == EntryKind.REJECT:
-            ranking = self._need_ranking()
-            self.rejected = answer_from_ranking(ranking, self.conversation, self.domain, payload.get("candidate"))
-            self.rejection_reason = payload.get("reason", "")
-            self.phase = Phase.REJECTED
-            # the person's "no" is evidence now, in the one belief every screen reads (issue 32): about this
-            # answer, and a little about its entry when the entry has other answers on offer (issue 40);
-            # otherwise the entry is dismissed (its share held at most at DISMISS_ERROR) but stays among the
-            # compared until the person asks for more questions without it ('more' then only takes it off the
-            # shortlist). The note said with it is read as words (what is wanted, what is not).
-            reject_answer(
-                self.conversation, ranking, self.rejected.label_key, self.rejected.candidate_id, self.rejected_answers
-            )
-            read_rejection_note(self.conversation, self.rejection_reason)
+            self._reject(payload)
         elif kind == EntryKind.NOTHING_LEFT:
             self.ranking, self.rejected, self.phase = None, None, Phase.REJECTED
         elif kind == EntryKind.GIVE_UP:
             self.phase = Phase.FAILED
         else:  # an entry kind a conversation never logs
             raise SessionStateError(f"unknown session log entry {kind!r}")
+
+    def _answer(self, payload: dict) -> None:
+        answered = payload.get("answer", AnswerKind.OPTION)
+        if "list" in payload:  # "Which of these is it?" over the labels it names
+            indices = [self.domain.label_index(key) for key in payload["list"]]
+            self.conversation.answer_listed(indices, payload.get("option"), answered)
+        elif (question := question_index(self.domain, payload)) is not None:
+            self.conversation.answer(question, payload.get("option"), answered)
+        self._override_stop = False
+        if self._since_no is not None:
+            self._since_no += 1
+
+    def _reject(self, payload: dict) -> None:
+        """The person's "no" is evidence now, in the one belief every screen reads (issue 32): about this answer,
+        and a little about its entry when the entry has other answers on offer (issue 40); otherwise the entry
+        is dismissed (its share held at most at DISMISS_ERROR) but stays among the compared until the person
+        asks for more questions without it ('more' then only takes it off the shortlist). The note said with
+        it is read as words (what is wanted, what is not)."""
+        ranking = self._need_ranking()
+        self.rejected = answer_from_ranking(ranking, self.conversation, self.domain, payload.get("candidate"))
+        self.rejection_reason = payload.get("reason", "")
+        self.phase = Phase.REJECTED
+        rejected = self.rejected
+        reject_answer(self.conversation, ranking, rejected.label_key, rejected.candidate_id, self.rejected_answers)
+        read_rejection_note(self.conversation, self.rejection_reason)
 
     def _hand_off(self) -> None:
         self.handed_off = True
@@ -359,6 +374,16 @@ class SessionState:
 
         for _ in range(3):  # back to the questions at most once per action, then a new shortlist
             if self.phase == Phase.CLARIFYING:
+                if self._since_no is not None and nothing_likely(self.conversation, self._since_no):
+                    probability = self.conversation.out_of_scope_probability() or 0.0
+                    payload = {"reason": StopReason.OUT_OF_SCOPE, "probability": round(probability, 4)}
+                    take(EntryKind.OUT_OF_SCOPE, {**payload, "after_no": True})
+                    return decided
+                named = named_after_no(self.conversation) if self._since_no == 0 else None
+                if self._pending_question is None and named is not None:  # the likeliest left, by name
+                    self.conversation.pending_list, self._pending_question = named, ANSWER_LIST
+                    self._override_stop = False
+                    return decided
                 if self._pending_question is None:
                     self._pending_question = self.conversation.next_question(override_stop=self._override_stop)
                     self._override_stop = False

@@ -26,6 +26,8 @@ from assistant.clarification.conformal import promised_shortlist
 from assistant.clarification.records import StopReason
 
 BELIEF_ROWS = 10
+# how far below its promise the first N rows may add up and the promise still be shown beside them
+PROMISE_SLACK = 0.1
 
 
 @dataclass(frozen=True)
@@ -134,16 +136,22 @@ def session_view(session: SessionState, rows: int = BELIEF_ROWS) -> SessionView:
         best_of_compared=best,
         threshold=float(session.config.ranking_threshold),
         stop_explanation=_stop_explanation(session, len(answers), compared, mass),
-        promise=_promise(session, len(entries)),
+        promise=_promise(session, entries),
     )
 
 
-def _promise(session: SessionState, rows: int) -> str | None:
-    """The conformal shortlist's words when it fits in the ``rows`` shown (``promised_shortlist``)."""
+def _promise(session: SessionState, entries: tuple[EntryChance, ...]) -> str | None:
+    """The conformal shortlist's words when it fits in the rows shown and those rows agree with it: the first N
+    add up to about the promise (issue 39: "very likely (90%) among the first 8" over rows adding up to 42%:
+    two truths on one screen; the belief's own percentages then speak alone)."""
     if session.phase == Phase.OUT_OF_SCOPE:  # "nothing fits" speaks for itself
         return None
     promised = promised_shortlist(session.conversation)
-    if promised is None or not 0 < len(promised[0]) <= rows:
+    n = 0 if promised is None else len(promised[0])
+    if promised is None or not 0 < n <= len(entries):
+        return None
+    coverage = float(session.conversation.clarifier.prior.shortlist.coverage)
+    if sum(e.probability for e in entries[:n]) < coverage - PROMISE_SLACK:
         return None
     return promised[1]
 
