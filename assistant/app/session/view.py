@@ -150,7 +150,8 @@ def _promise(session: SessionState, entries: tuple[EntryChance, ...]) -> str | N
     n = 0 if promised is None else len(promised[0])
     if promised is None or not 0 < n <= len(entries):
         return None
-    coverage = float(session.conversation.clarifier.prior.shortlist.coverage)
+    prior = getattr(session.conversation.clarifier, "prior", None)  # a promise comes from its prior's shortlist
+    coverage = float(getattr(getattr(prior, "shortlist", None), "coverage", 0.0))
     if sum(e.probability for e in entries[:n]) < coverage - PROMISE_SLACK:
         return None
     return promised[1]
