@@ -38,6 +38,7 @@ from gui.workers import JobWorker, WorkerPool, is_running
 if TYPE_CHECKING:  # imported when the wizard first opens: most runs never import a file
     from assistant.app.desk.crowd import ImportReport
     from assistant.app.desk.domains import DomainLoader
+    from assistant.app.session.view import AnswersToSummarize
     from gui.import_wizard import ImportWizard
     from gui.pages.lab import LabPage
     from gui.pages.summarize import SummarizePage
@@ -356,11 +357,10 @@ class MainWindow(QMainWindow):
         """The first domain of this run is loading: the research stack is being imported in its worker."""
         return self.domain is None and is_running(self.opening)
 
-    def summarize_answers(self, request: tuple) -> None:
+    def summarize_answers(self, request: AnswersToSummarize) -> None:
         """The Compare page's "Summarize these answers": the FAQ's answers on the Summarize page."""
-        question, query, answers = request
         self.show_page("summarize")
-        self.summarize_page.open_answers(question, query, list(answers))
+        self.summarize_page.open_answers(request.question, request.query, list(request.answers))
 
     def _page_changed(self, index: int) -> None:
         widget = self.tabs.widget(index)

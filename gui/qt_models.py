@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from assistant.app.session.numbers import percent as chance_text
 from assistant.app.session.phases import SessionStatus
-from gui.snapshot import LabelProbability
+
+if TYPE_CHECKING:  # the view loads with the session, in the session thread
+    from assistant.app.session.view import EntryChance
+
 from gui.words import (
     PAIR_CHOICE_TIPS,
     PAIR_CHOICES,
@@ -165,7 +168,7 @@ class PosteriorModel(RecordTableModel):
         self._session: tuple[str, int] | None = None
 
     def update(
-        self, items: Sequence[LabelProbability], session: tuple[str, int] | None = None, answered: int | None = None
+        self, items: Sequence[EntryChance], session: tuple[str, int] | None = None, answered: int | None = None
     ) -> None:
         """Show ``items``, the top labels after ``answered`` answers of ``session``; the changes are relative to
         the same session's top labels one answer earlier (when the model saw them)."""

@@ -180,7 +180,7 @@ class Shooter:
             self.idle()
 
     def compare_towards(self, target: str) -> None:
-        pair = self.snapshot.pair
+        pair = self.snapshot.view.pair
         if pair is None:
             raise RuntimeError("no pair is waiting for a comparison")
         left, right = pair

@@ -10,53 +10,18 @@ it only copies what the session already says: every probability comes from the s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from assistant.app.session.events import Back, More, SessionEvent, Unreadable
 from assistant.app.session.phases import Phase, SessionStatus
 
 if TYPE_CHECKING:  # the session's modules load with the models, in the session thread (the window opens first)
     from assistant.app.session.session import Session
     from assistant.app.session.session_records import FinalAnswer, OutOfScopeView, QuestionView
-    from assistant.app.session.session_state import Candidate, QuestionExplanation
+    from assistant.app.session.session_state import QuestionExplanation
     from assistant.app.session.view import SessionView
 
 POSTERIOR_SIZE = 10
-
-
-@dataclass(frozen=True)
-class LabelProbability:
-    """One row of the live posterior panel."""
-
-    rank: int
-    key: str
-    name: str
-    probability: float
-
-
-@dataclass(frozen=True)
-class CandidateView:
-    """One comparison candidate: ``title`` is the label's name, ``text`` the answer (FAQ) or the label's
-    summary of key attributes (birds)."""
-
-    id: str
-    title: str
-    text: str
-
-
-@dataclass(frozen=True)
-class ShortlistRow:
-    """A compared candidate in the ranker's order (best first): its chance of being the right answer (the
-    one belief: P(entry) x P(this answer | entry, comparisons)), the ranker's chance that it is the best of
-    the compared (None before the first comparison) and whether the person called it not relevant."""
-
-    rank: int
-    id: str
-    title: str
-    text: str
-    chance: float
-    best: bool
-    ruled_out: bool = False
-    best_of_compared: float | None = None
 
 
 @dataclass(frozen=True)
@@ -70,14 +35,11 @@ class SessionSnapshot:
     status: SessionStatus
     questions_answered: int
     question: QuestionView | None
-    posterior: tuple[LabelProbability, ...]
     explanation: QuestionExplanation | None
-    pair: tuple[CandidateView, CandidateView] | None
     confidence: float | None
     threshold: float
     comparisons: int
     budget: int
-    shortlist: tuple[ShortlistRow, ...]
     proposed: FinalAnswer | None
     final: FinalAnswer | None
     stop_reason: str | None
@@ -85,59 +47,34 @@ class SessionSnapshot:
     can_undo: bool
     can_ask_more: bool
     can_add_words: bool
-    transcript: tuple[dict[str, Any], ...] = field(default=())  # the log's entries (JSON objects) as events
+    # every probability shown, from the one belief, and the rows, titles and texts every face renders: the
+    # posterior (``entries``), the pair, the compared answers (``answers``), the answers on offer after a
+    # rejection (``alternatives``), the answers to summarize (module docstring)
+    view: SessionView
+    transcript: tuple[SessionEvent | Unreadable, ...] = field(default=())  # the log's entries, typed
     candidate_titles: dict[str, str] = field(default_factory=dict)  # candidate ids and label keys -> names
     decided_reason: str | None = None
     rejected: FinalAnswer | None = None
     rejection_reason: str = ""
-    alternatives: tuple[CandidateView, ...] = ()
     ruled_out_labels: tuple[str, ...] = ()  # names of shortlisted labels the answers ruled out
-    # (FAQ question, query, answers) when the proposed FAQ has several answers: "Summarize these answers"
-    answers_to_summarize: tuple[str, str, tuple[str, ...]] | None = None
     nothing_fits: OutOfScopeView | None = None  # the out-of-scope ending (phase "out_of_scope")
     handed_off: bool = False
-    view: SessionView | None = None  # every probability shown, from the one belief (module docstring)
 
     @property
     def active(self) -> bool:
         return self.phase not in (Phase.FINISHED, Phase.FAILED)
 
 
-def _candidate(session: Session, candidate: Candidate) -> CandidateView:
-    return CandidateView(str(candidate.id), str(session.candidate_title(candidate)), str(candidate.text))
-
-
-def _shortlist(session: Session, view: SessionView) -> tuple[ShortlistRow, ...]:
-    ranking = session.ranking
-    if ranking is None:
-        return ()
-    by_id = {str(c.id): c for c in ranking.candidates}
-    return tuple(
-        ShortlistRow(
-            row.rank,
-            row.id,
-            str(session.candidate_title(by_id[row.id])),
-            str(by_id[row.id].text),
-            row.chance,
-            row.best,
-            row.ruled_out,
-            row.best_of_compared,
-        )
-        for row in view.answers
-    )
-
-
-def _transcript(session: Session) -> tuple[tuple[dict[str, Any], ...], dict[str, str]]:
-    """The session's log without what ``stop`` entries keep for a replay (the compared labels, older logs'
-    whole ranking snapshot), and the names of everything the log names by id: the candidates of the
+def _transcript(session: Session) -> tuple[tuple[SessionEvent | Unreadable, ...], dict[str, str]]:
+    """The session's log as events, and the names of everything the log names by id: the candidates of the
     comparisons, and the labels that "ask me more" and "none of those fits" set aside."""
-    events = session.transcript()
-    titles = session.candidate_titles(events)
-    for event in events:
-        for key in event.get("exclude") or ():
-            titles.setdefault(str(key), _label_name(session, str(key)))
-    bulky = ("ranking", "labels", "candidates")
-    return tuple({k: v for k, v in event.items() if k not in bulky} for event in events), titles
+    logged = session.transcript()
+    titles = session.candidate_titles(logged)
+    for entry in logged:
+        if isinstance(entry.event, More | Back):
+            for key in entry.event.exclude:
+                titles.setdefault(key, _label_name(session, key))
+    return tuple(entry.event for entry in logged), titles
 
 
 def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
@@ -146,8 +83,6 @@ def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
 
     question = session.question
     view = session_view(session, POSTERIOR_SIZE)
-    posterior = tuple(LabelProbability(e.rank, e.key, e.name, e.probability) for e in view.entries)
-    pair = session.pair
     config = session.config
     transcript, titles = _transcript(session)
     return SessionSnapshot(
@@ -158,14 +93,11 @@ def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
         status=session.status,
         questions_answered=int(session.conversation.turn),
         question=question,
-        posterior=posterior,
         explanation=session.explain() if question is not None else None,
-        pair=None if pair is None else (_candidate(session, pair[0]), _candidate(session, pair[1])),
         confidence=session.confidence,
         threshold=float(config.ranking_threshold),
         comparisons=int(session.comparisons),
         budget=int(config.ranking_budget),
-        shortlist=_shortlist(session, view),
         proposed=session.proposed,
         final=session.final,
         stop_reason=session.stop_reason,
@@ -173,17 +105,15 @@ def take_snapshot(session: Session, domain: str) -> SessionSnapshot:
         can_undo=session.can_undo,
         can_ask_more=session.can_ask_more,
         can_add_words=session.can_add_words,
+        view=view,
         transcript=transcript,
         candidate_titles=titles,
         decided_reason=session.decided_reason,
         rejected=session.rejected,
         rejection_reason=session.rejection_reason,
-        alternatives=tuple(_candidate(session, c) for c in session.alternatives),
         ruled_out_labels=tuple(_label_name(session, key) for key in session.ruled_out_labels),
-        answers_to_summarize=_answers_to_summarize(session),
         nothing_fits=session.nothing_fits,
         handed_off=session.handed_off,
-        view=view,
     )
 
 
@@ -192,10 +122,3 @@ def _label_name(session: Session, key: str, missing: str = "an answer no longer 
         return str(session.domain.labels[session.domain.label_index(key)].name)
     except Exception:  # a label gone since the session was logged: its key means nothing to a person
         return missing
-
-
-def _answers_to_summarize(session: Session) -> tuple[str, str, tuple[str, ...]] | None:
-    from assistant.app.research.summaries import faq_answers
-
-    found = faq_answers(session) if session.phase in (Phase.DECIDED, Phase.FINISHED, Phase.FAILED) else None
-    return None if found is None else (found[0], found[1], tuple(found[2]))

@@ -5,13 +5,34 @@ The log is append-only (an undo is an entry too), so the transcript shows what r
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from html import escape
-from typing import Any
 
+from assistant.app.session.events import (
+    Accept,
+    Answer,
+    Back,
+    Choose,
+    Compare,
+    Decided,
+    Done,
+    GiveUp,
+    HandOff,
+    More,
+    NothingLeft,
+    OutOfScope,
+    Query,
+    Reject,
+    SessionEvent,
+    ShowClosest,
+    Skip,
+    Stop,
+    Undo,
+    Unreadable,
+    Words,
+)
 from assistant.app.session.numbers import percent
-from assistant.app.session.phases import AnswerKind, EntryKind, Phase, StopReason
+from assistant.app.session.phases import AnswerKind, Phase, StopReason
 from gui.snapshot import SessionSnapshot
 from gui.words import STOP_REASONS, stop_words
 
@@ -46,93 +67,97 @@ def _table(rows: list[str]) -> str:
     )
 
 
-def _answer_text(event: dict[str, Any]) -> str:
-    kind = event.get("answer", AnswerKind.OPTION)
-    option = escape(str(event.get("option_text", "")))
-    if kind == AnswerKind.PROBABLY:
+def _answer_text(event: Answer) -> str:
+    option = escape(event.option_text or "")
+    if event.answer == AnswerKind.PROBABLY:
         return f"Probably <b>{option}</b>"
-    if kind == AnswerKind.NOT_SURE:
+    if event.answer == AnswerKind.NOT_SURE:
         return "<i>Not sure</i>"
-    if kind == AnswerKind.NOT_VISIBLE:
+    if event.answer == AnswerKind.NOT_VISIBLE:
         return "<i>Not visible</i>"
     return f"<b>{option}</b>"
 
 
 # Log entries that read the same whatever else they hold: (text, said by the person) as a bubble, or a note.
-FIXED_BUBBLES: dict[str, tuple[str, bool]] = {
-    EntryKind.SKIP: ("Skip to the shortlist, please.", True),
-    EntryKind.BACK: ("None of those answers fits: I will ask a few more questions without them.", False),
-    EntryKind.DONE: ("That is enough comparing: show me your best answer.", True),
-    EntryKind.ACCEPT: ("That answers it, thanks.", True),
-    EntryKind.GIVE_UP: ("I give up on this one.", True),
-    EntryKind.SHOW_CLOSEST: ("Show me the closest answers anyway.", True),
+FIXED_BUBBLES: dict[type[SessionEvent], tuple[str, bool]] = {
+    Skip: ("Skip to the shortlist, please.", True),
+    Back: ("None of those answers fits: I will ask a few more questions without them.", False),
+    Done: ("That is enough comparing: show me your best answer.", True),
+    Accept: ("That answers it, thanks.", True),
+    GiveUp: ("I give up on this one.", True),
+    ShowClosest: ("Show me the closest answers anyway.", True),
 }
-FIXED_NOTES: dict[str, str] = {
-    EntryKind.DECIDED: "an answer is proposed",
-    EntryKind.NOTHING_LEFT: "every answer was ruled out",
-    EntryKind.UNDO: "↶ undo: the last step was taken back",
+FIXED_NOTES: dict[type[SessionEvent], str] = {
+    Decided: "an answer is proposed",
+    NothingLeft: "every answer was ruled out",
+    Undo: "↶ undo: the last step was taken back",
 }
 
 
-def event_html(event: dict[str, Any], titles: dict[str, str]) -> str:
-    """One log entry as one or two bubbles (or a note)."""
-    kind = event.get("kind")
-    with contextlib.suppress(ValueError):
-        kind = EntryKind(kind or "")  # older logs' names read as today's
+class _Names:
+    """How a transcript names what the log names by id (an id is never shown: a person does not know it)."""
 
-    def title(cid: str) -> str:
-        """A candidate's or label's name (an id is never shown: a person does not know it)."""
-        return escape(titles.get(cid) or "an answer no longer in this domain")
+    def __init__(self, titles: dict[str, str]) -> None:
+        self.titles = titles
 
-    def answer(cid: str) -> str:
+    def title(self, cid: str | None) -> str:
+        """A candidate's or label's name."""
+        return escape(self.titles.get(cid or "") or "an answer no longer in this domain")
+
+    def answer(self, cid: str) -> str:
         """A compared candidate: "answer 2 of “How do I …”" when its FAQ has several answers (two answers of
         one FAQ read the same by title alone), else "“How do I …”"."""
         number = cid.split("#", 1)[1] if "#" in cid else ""
-        return f"answer {escape(number)} of “{title(cid)}”" if number else f"“{title(cid)}”"
+        return f"answer {escape(number)} of “{self.title(cid)}”" if number else f"“{self.title(cid)}”"
 
-    if isinstance(kind, str) and kind in FIXED_BUBBLES:
-        text, user = FIXED_BUBBLES[kind]
+
+def event_html(event: SessionEvent | Unreadable, titles: dict[str, str]) -> str:
+    """One log entry as one or two bubbles (or a note)."""
+    if isinstance(event, SessionEvent) and type(event) in FIXED_BUBBLES:
+        text, user = FIXED_BUBBLES[type(event)]
         return _bubble(text, user=user)
-    if isinstance(kind, str) and kind in FIXED_NOTES:
-        return _note(FIXED_NOTES[kind])
-    if kind == EntryKind.QUERY:
-        return _bubble(escape(event.get("text", "")), user=True)
-    if kind == EntryKind.ANSWER:
-        return _bubble(escape(event.get("text", "")), user=False) + _bubble(_answer_text(event), user=True)
-    if kind == EntryKind.WORDS:
-        return _bubble(f"More about it: {escape(event.get('text', ''))}", user=True)
-    if kind == EntryKind.STOP:
-        reason = stop_words(event.get("reason", ""))
-        if "coverage" in event and reason == STOP_REASONS[StopReason.CONFIDENT]:
-            reason += f": {percent(float(event['coverage']))} sure the answer is among the likeliest"
-        # no "Which of these is better?": a comparison may never follow (one answer left, or more questions)
-        # nor "Here is my shortlist": the screen may show one proposal, not a list
-        return _bubble(f"No more questions for now ({escape(reason)}).", user=False)
-    if kind == EntryKind.MORE:
-        without = event.get("exclude") or []
-        extra = f" (not “{title(without[0])}”)" if without else ""
-        return _bubble(f"Ask me more questions{extra}.", user=True)
-    if kind == EntryKind.COMPARE:
-        return _compare_html(event, answer)
-    if kind == EntryKind.REJECT:
-        reason = event.get("reason") or ""
-        return _bubble("Not this one." + (f" ({escape(reason)})" if reason else ""), user=True)
-    if kind == EntryKind.CHOOSE:
-        return _bubble(f"I will take “{title(event.get('candidate', ''))}” instead.", user=True)
-    if kind == EntryKind.OUT_OF_SCOPE:
-        sure = float(event.get("probability", 0.0))
-        return _bubble(
-            f"I don't have an answer for that: nothing here seems to fit ({percent(sure)} sure).", user=False
-        )
-    if kind == EntryKind.HAND_OFF:
-        note = event.get("note") or ""
-        return _bubble("Please hand it on to a person." + (f" ({escape(note)})" if note else ""), user=True)
+    if isinstance(event, SessionEvent) and type(event) in FIXED_NOTES:
+        return _note(FIXED_NOTES[type(event)])
+    names = _Names(titles)
+    match event:
+        case Query(text=text):
+            return _bubble(escape(text), user=True)
+        case Answer():
+            return _bubble(escape(event.text or ""), user=False) + _bubble(_answer_text(event), user=True)
+        case Words(text=text):
+            return _bubble(f"More about it: {escape(text)}", user=True)
+        case Stop():
+            return _stop_html(event)
+        case More(exclude=without):
+            extra = f" (not “{names.title(without[0])}”)" if without else ""
+            return _bubble(f"Ask me more questions{extra}.", user=True)
+        case Compare():
+            return _compare_html(event, names.answer)
+        case Reject(reason=reason):
+            return _bubble("Not this one." + (f" ({escape(reason)})" if reason else ""), user=True)
+        case Choose(candidate=candidate):
+            return _bubble(f"I will take “{names.title(candidate)}” instead.", user=True)
+        case OutOfScope(probability=sure):
+            return _bubble(
+                f"I don't have an answer for that: nothing here seems to fit ({percent(sure)} sure).", user=False
+            )
+        case HandOff(note=note):
+            return _bubble("Please hand it on to a person." + (f" ({escape(note)})" if note else ""), user=True)
     return _note("a step this version of Clarify does not show")
 
 
-def _compare_html(event: dict[str, Any], answer: Callable[[str], str]) -> str:
+def _stop_html(event: Stop) -> str:
+    reason = stop_words(event.reason)
+    if event.coverage is not None and reason == STOP_REASONS[StopReason.CONFIDENT]:
+        reason += f": {percent(float(event.coverage))} sure the answer is among the likeliest"
+    # no "Which of these is better?": a comparison may never follow (one answer left, or more questions);
+    # nor "Here is my shortlist": the screen may show one proposal, not a list
+    return _bubble(f"No more questions for now ({escape(reason)}).", user=False)
+
+
+def _compare_html(event: Compare, answer: Callable[[str], str]) -> str:
     """A comparison as the person said it: better, equally good, or neither relevant."""
-    left, right, preferred = event.get("left", ""), event.get("right", ""), event.get("preferred")
+    left, right, preferred = event.left, event.right, event.preferred
     if preferred == "tie":
         return _bubble(_capital(f"{answer(left)} and {answer(right)} are equally good."), user=True)
     if preferred == "neither":
@@ -156,11 +181,11 @@ def transcript_html(snapshot: SessionSnapshot | None) -> str:
 def status_line(snapshot: SessionSnapshot) -> str:
     """The status bar's line about a session."""
     if snapshot.phase == Phase.CLARIFYING and snapshot.question is not None:
-        top = snapshot.posterior[0] if snapshot.posterior else None
+        top = snapshot.view.entries[0] if snapshot.view.entries else None
         best = f"; most likely: {top.name} ({percent(top.probability)})" if top else ""
         message = f"Session {snapshot.session_id} · question {snapshot.question.number}{best}"
     elif snapshot.phase == Phase.COMPARING:
-        proposal = snapshot.view.proposal if snapshot.view is not None else None
+        proposal = snapshot.view.proposal
         sure = f" · Clarify is {proposal.sure}" if proposal is not None else ""
         message = f"Session {snapshot.session_id} · comparison {snapshot.comparisons + 1}{sure}"
     elif snapshot.phase == Phase.DECIDED:

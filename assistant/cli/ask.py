@@ -9,7 +9,7 @@ import sys
 import click
 
 from assistant.app.session.numbers import percent
-from assistant.app.session.phases import Phase, ProposalReason
+from assistant.app.session.phases import Phase
 from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, SESSION_ID, echo, run_with_progress
 from assistant.errors import ClarifyError, ConfigError
 
@@ -89,44 +89,36 @@ def ask_command(
     emit({"type": "session", "id": session.id, "query": session.query})
     for repair in session.repaired:  # a log two programs once wrote at the same time
         emit({"type": "note", "message": f"{repair} (written by two programs at once)"})
-    if _converse(session, name, no_compare, json_lines, top, emit):
-        emit(_final_event(session))
+    _converse(session, name, no_compare, json_lines, top, emit)
 
 
-def _over(session) -> bool:
-    return session.phase in (Phase.FINISHED, Phase.FAILED) or (
-        session.phase == Phase.OUT_OF_SCOPE and session.handed_off
-    )
-
-
-def _converse(session, name: str, no_compare: bool, json_lines: bool, top: int, emit) -> bool:
-    """Show the session and apply the person's answers until it ends (True) or they quit (False). Every
-    number comes from the session's one view (``assistant.app.session.view``)."""
+def _converse(session, name: str, no_compare: bool, json_lines: bool, top: int, emit) -> None:
+    """Show the session and apply the person's answers until it ends ("final") or they quit. Every event is
+    the session's one view (``assistant.app.session.view``, docs/json-lines.md)."""
     from assistant.app.session.view import session_view
 
     shown_shortlist = False
-    while not _over(session):
-        view = session_view(session, top)
+    while not (view := session_view(session, top)).over:
         stopped = session.phase not in (Phase.CLARIFYING, Phase.OUT_OF_SCOPE)
         if stopped and (not shown_shortlist or (no_compare and session.phase == Phase.COMPARING)):
-            emit(_shortlist_event(view, top))
+            emit(view.shortlist_dict())
             shown_shortlist = True
             if no_compare:
                 emit({"type": "end", "reason": f"stopped at the shortlist; continue with --resume {session.id}"})
-                return False
+                return
             continue
-        emit(_phase_event(session, view))
+        emit(view.to_dict())
         line = sys.stdin.readline()
         if not line or line.strip().lower() == "q":
             emit({"type": "end", "reason": f"saved; continue with: clarify ask {name} --resume {session.id}"})
-            return False
+            return
         if line.strip().lower() == "s" and session.phase == Phase.DECIDED:
-            _summarize_answers(session, name, json_lines, emit)
+            _summarize_answers(view, name, json_lines, emit)
             continue
         _answer_line(session, line, json_lines, emit)
         if session.phase == Phase.CLARIFYING:
             shown_shortlist = False
-    return True
+    emit(view.to_dict())  # the end: "final"
 
 
 def _answer_line(session, line: str, json_lines: bool, emit) -> None:
@@ -154,108 +146,23 @@ def _answer_line(session, line: str, json_lines: bool, emit) -> None:
         emit({"type": "error", "message": f"unknown answer {line.strip()!r}: {keys}"})
 
 
-def _shortlist_event(view, top: int) -> dict:
-    return {
-        "type": "shortlist",
-        "turns": view.turn,
-        "items": [_item(entry) for entry in view.entries[:top]],
-        "why": view.stop_explanation,
-        "nothing_fits": None if view.nothing_fits is None else _p(view.nothing_fits),
-        "promise": view.promise,
-    }
-
-
-def _phase_event(session, view) -> dict:
-    """What the person sees now (a question, a pair, a proposal, a rejection or "nothing fits")."""
-    if session.phase == Phase.OUT_OF_SCOPE:
-        ending = session.nothing_fits
-        assert ending is not None  # the out-of-scope phase always has its ending
-        return {
-            "type": "out_of_scope",
-            "message": ending.message,
-            "probability": _p(ending.probability),
-            "help_topics": list(ending.help_topics),
-            "did_you_mean": [{"label": name, "probability": _p(p)} for name, p in ending.did_you_mean],
-        }
-    if session.phase == Phase.CLARIFYING:
-        question = session.question
-        assert question is not None  # the clarifying phase always has a question waiting
-        return {
-            "type": "question",
-            "turn": question.number,
-            "text": question.text,
-            "options": list(question.options),
-            "not_visible": question.allows_not_visible,
-        }
-    if session.phase == Phase.COMPARING:
-        pair = session.pair
-        assert pair is not None  # the comparing phase always has a pair waiting
-        best = view.proposal
-        return {
-            "type": "pair",
-            "left": _candidate(session, pair[0]),
-            "right": _candidate(session, pair[1]),
-            "chance": None if best is None else _p(best.chance),
-            "best_of_compared": None if view.best_of_compared is None else _p(view.best_of_compared),
-        }
-    if session.phase == Phase.REJECTED:
-        others = [_candidate(session, c) for c in session.alternatives]
-        return {"type": "rejected", "alternatives": others, "can_ask_more": session.can_ask_more}
-    return _proposal_event(session, view)
-
-
-def _proposal_event(session, view) -> dict:
-    proposal = view.proposal
-    assert proposal is not None  # the decided phase always has its proposal
-    from assistant.app.research.summaries import faq_answers
-
-    answers = faq_answers(session)
-    return {
-        "type": "proposal",
-        "label": proposal.label_name,
-        "key": proposal.label_key,
-        "text": proposal.text,
-        "chance": _p(proposal.chance),
-        "probability": _p(proposal.entry),
-        "best_of_compared": None if proposal.best_of_compared is None else _p(proposal.best_of_compared),
-        "answers": len(answers[2]) if answers else 1,
-        "answer_number": proposal.answer_number,
-        "best_answer": session.decided_reason == ProposalReason.BEST_ANSWER,
-    }
-
-
-def _final_event(session) -> dict:
-    final = session.final
-    return {
-        "type": "final",
-        "session": session.id,
-        "status": session.status,
-        "label": final.label_name if final else None,
-        "key": final.label_key if final else None,
-        "text": final.text if final else None,
-        "questions": session.conversation.turn,
-        "comparisons": session.comparisons,
-        "handed_off": session.handed_off,
-    }
-
-
-def _summarize_answers(session, domain: str, json_lines: bool, emit) -> None:
+def _summarize_answers(view, domain: str, json_lines: bool, emit) -> None:
     """`s` at the proposal: compare summaries of the proposed FAQ's answers (query-focused), saved as a summary
     session of the same domain; then back to the proposal."""
-    from assistant.app.research.summaries import SummaryLog, answers_topic_of, faq_answers, open_session_job
+    from assistant.app.research.summaries import SummaryLog, answers_topic_of, open_session_job
     from assistant.cli.summarize import compare_loop
 
-    found = faq_answers(session)
+    found = view.answers_to_summarize
     if found is None:
         emit({"type": "error", "message": "this answer has a single text: there is nothing to summarise"})
         return
     if json_lines:
         emit({"type": "error", "message": "summaries need the terminal: run `clarify ask` without --json-lines"})
         return
-    topic = answers_topic_of(*found)
+    topic = answers_topic_of(found.question, found.query, list(found.answers))
     summary = run_with_progress(open_session_job(topic), "preparing candidate summaries")
     log = SummaryLog.start(domain, summary)
-    echo(f"Summarizing the {len(found[2])} answers of {found[0]!r} (summary session {log.id})")
+    echo(f"Summarizing the {len(found.answers)} answers of {found.question!r} (summary session {log.id})")
     compare_loop(summary)
     echo(f"saved as summary session {log.id}; back to the answer")
 
@@ -313,19 +220,6 @@ def _act(session, line: str) -> None:
         session.reject(rest.strip())
     else:
         raise ValueError(token)
-
-
-def _p(probability: float) -> float:
-    """A probability for an event: six significant digits, so that a live entry never reads as 0."""
-    return float(f"{probability:.6g}")
-
-
-def _item(entry) -> dict:
-    return {"rank": entry.rank, "label": entry.name, "key": entry.key, "probability": _p(entry.probability)}
-
-
-def _candidate(session, candidate) -> dict:
-    return {"id": candidate.id, "title": session.candidate_title(candidate), "text": candidate.text}
 
 
 def _short(text: str, width: int = 300) -> str:

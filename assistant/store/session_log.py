@@ -193,18 +193,20 @@ class SessionLog:
 
     def transcript(self, session_id: int) -> list[dict]:
         """Every entry as a dict: its payload plus ``position``, ``kind`` and ``at`` (the time it was written)."""
+        return [
+            {**payload, "position": position, "kind": kind, "at": at}
+            for position, kind, payload, at in self.timed_entries(session_id)
+        ]
+
+    def timed_entries(self, session_id: int) -> list[tuple[int, str, dict, str]]:
+        """(position, kind, payload, time written) of every entry, in order (conversations: kinds by today's names)."""
         session_kind = self._kind(session_id)
         rows = self.kb.db.execute(
             "SELECT position, kind, payload, created_at FROM turns WHERE session_id = ? ORDER BY position",
             [session_id],
         )
         return [
-            {
-                **_decoded(payload, session_id, f"entry {p + 1} ({k})"),
-                "position": p,
-                "kind": entry_kind(k, session_kind),
-                "at": at,
-            }
+            (p, entry_kind(k, session_kind), _decoded(payload, session_id, f"entry {p + 1} ({k})"), at)
             for p, k, payload, at in rows
         ]
 

@@ -319,10 +319,10 @@ class AskPage(QWidget):
         self._forget_other_sessions_words(snapshot)
         key = None if snapshot is None else (snapshot.domain, snapshot.session_id)
         self.posterior_model.update(
-            snapshot.posterior if snapshot else (), key, snapshot.questions_answered if snapshot else None
+            snapshot.view.entries if snapshot else (), key, snapshot.questions_answered if snapshot else None
         )
         self.why.setHtml(explanation_html(snapshot.explanation if snapshot else None))
-        promise = snapshot.view.promise if snapshot is not None and snapshot.view is not None else None
+        promise = snapshot.view.promise if snapshot is not None else None
         # the conformal shortlist in words: the first rows hold the right entry at the promised rate (issue 32)
         self.posterior_box.setTitle(f"{POSTERIOR_TITLE}: {promise}" if promise else POSTERIOR_TITLE)
         if snapshot is not None and self.query_input.text().strip() != snapshot.query:

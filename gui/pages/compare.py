@@ -11,6 +11,7 @@ Keys: ← / L left is better, → / R right is better, E / = equally good, N nei
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -33,7 +34,7 @@ from gui.pages.proposal import FinalAnswerCard
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
 from gui.rich_text import candidate_html
-from gui.snapshot import CandidateView, SessionSnapshot
+from gui.snapshot import SessionSnapshot
 from gui.widgets import (
     Card,
     key_hint,
@@ -43,6 +44,9 @@ from gui.widgets import (
     stretch_column,
     window_shortcuts,
 )
+
+if TYPE_CHECKING:
+    from assistant.app.session.view import CandidateView
 
 COMPARE_KEYS = "Keys: L / R which is better · E equally good · N neither · D done · Tab to move"
 CONFIDENCE_TIP = (
@@ -91,7 +95,7 @@ class ComparePage(QWidget):
     """See the module docstring. ``newQuestionRequested``: back to the Ask page for a new question."""
 
     newQuestionRequested = Signal()
-    summarizeAnswersRequested = Signal(object)  # (FAQ question, query, answers)
+    summarizeAnswersRequested = Signal(object)  # AnswersToSummarize
 
     def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -226,8 +230,8 @@ class ComparePage(QWidget):
         self.render(None)
 
     def _summarize_answers(self) -> None:
-        if self.snapshot is not None and self.snapshot.answers_to_summarize is not None:
-            self.summarizeAnswersRequested.emit(self.snapshot.answers_to_summarize)
+        if self.snapshot is not None and self.snapshot.view.answers_to_summarize is not None:
+            self.summarizeAnswersRequested.emit(self.snapshot.view.answers_to_summarize)
 
     def _button(self, text: str, name: str, tip: str) -> QPushButton:
         button = QPushButton(text, self)
@@ -247,7 +251,7 @@ class ComparePage(QWidget):
         """The bar: how sure Clarify is that its current best is the right answer (the one belief); beside it
         in words, once compared, the ranker's chance that it is the best of the compared (never "sure")."""
         view = snapshot.view if snapshot is not None else None
-        showing = view is not None and snapshot is not None and snapshot.phase in (Phase.COMPARING, Phase.DECIDED)
+        showing = snapshot is not None and snapshot.phase in (Phase.COMPARING, Phase.DECIDED)
         proposal = view.proposal if showing and view is not None else None
         if proposal is None or view is None:
             self.confidence.setValue(0)
@@ -266,7 +270,7 @@ class ComparePage(QWidget):
         previous = self.snapshot.session_id if self.snapshot is not None else None
         self.snapshot = snapshot
         ended_without = snapshot is not None and snapshot.phase == Phase.FAILED  # no "best" to star after giving up
-        self.shortlist_model.set_records(snapshot.shortlist if snapshot and not ended_without else ())
+        self.shortlist_model.set_records(snapshot.view.answers if snapshot and not ended_without else ())
         if snapshot is None or snapshot.session_id != previous:  # a new session starts at the top of the list
             self.shortlist_view.scrollToTop()
         query = f"Your question: “{escape(snapshot.query)}”" if snapshot else ""
@@ -279,7 +283,7 @@ class ComparePage(QWidget):
         self._show_confidence(snapshot)
         self.progress_label.setText(
             f"{snapshot.comparisons} of at most {snapshot.budget} comparisons"
-            if snapshot and snapshot.shortlist
+            if snapshot and snapshot.view.answers
             else ""
         )
         self.new_button.setVisible(snapshot is not None and not snapshot.active)
@@ -301,9 +305,9 @@ class ComparePage(QWidget):
                 )
             self.stack.setCurrentWidget(self.empty)
             return
-        if snapshot.phase == Phase.COMPARING and snapshot.pair is not None:
+        if snapshot.phase == Phase.COMPARING and snapshot.view.pair is not None:
             self.heading.setText("Which answer is better?")
-            left, right = snapshot.pair
+            left, right = snapshot.view.pair
             self.left.show_candidate(left)
             self.right.show_candidate(right)
             self.more_button.setVisible(snapshot.can_ask_more)

@@ -122,7 +122,7 @@ class FinalAnswerCard(Card):
             status = f"{why} after {questions}."
             if answer is not None and answer.answer_number is not None:
                 status += f" It is answer {answer.answer_number} of {answer.answers} to this question."
-            proposal = snapshot.view.proposal if snapshot.view is not None else None
+            proposal = snapshot.view.proposal
             if proposal is not None:
                 status += f" Clarify is {proposal.sure}."
                 if proposal.best_of_compared is not None:
@@ -149,7 +149,7 @@ class FinalAnswerCard(Card):
             if best_answer
             else "Accept this answer?"
         )
-        self.summarize_button.setVisible(snapshot.answers_to_summarize is not None and answer is not None)
+        self.summarize_button.setVisible(snapshot.view.answers_to_summarize is not None and answer is not None)
         self.undo_button.setEnabled(snapshot.can_undo)
         if decided:
             self.accept_button.setFocus()

@@ -1,12 +1,13 @@
 """After a rejection: the person takes another compared answer, asks more questions without the rejected
 one, hands the question on to a person (it waits in the desk's inbox, with what they typed as a note), or
-gives up; Undo takes the rejection back. Nothing here decides: it shows ``snapshot.alternatives`` (never an
+gives up; Undo takes the rejection back. Nothing here decides: it shows ``snapshot.view.alternatives`` (never an
 answer the person called not relevant) and sends the choice to the session."""
 
 from __future__ import annotations
 
 import itertools
 from html import escape
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -21,12 +22,15 @@ from PySide6.QtWidgets import (
 )
 
 from gui.controller import SessionController
-from gui.snapshot import CandidateView, SessionSnapshot
+from gui.snapshot import SessionSnapshot
 from gui.widgets import Card, key_hint, window_shortcuts
 
 REJECTED_KEYS = (
     "Keys: ↑ / ↓ pick an answer · T or Enter use it · M more questions · P hand it on to a person · G give up"
 )
+
+if TYPE_CHECKING:  # the view loads with the session, in the session thread
+    from assistant.app.session.view import CandidateView
 
 
 def _snippet(text: str, width: int = 110) -> str:
@@ -132,15 +136,15 @@ class RejectedPanel(Card):
         else:
             head = "Every shortlisted answer was ruled out."
         options = []
-        if snapshot.alternatives:
+        if snapshot.view.alternatives:
             options.append("take another of the compared answers")
         if snapshot.can_ask_more:
             options.append("answer a few more questions (without it)")
         options += ["hand it on to a person", "give up"]
         self.status.setText(f"{head} You can {', '.join(options[:-1])} or {options[-1]}.")
-        self.alternatives = snapshot.alternatives
+        self.alternatives = snapshot.view.alternatives
         self.list.clear()
-        for candidate in snapshot.alternatives:
+        for candidate in snapshot.view.alternatives:
             item = QListWidgetItem(candidate.title)
             item.setData(Qt.ItemDataRole.UserRole, candidate.id)
             item.setToolTip(_snippet(candidate.text, 500))

@@ -216,8 +216,15 @@ WINGS: dict[str, set[str]] = {
     "desk": {"session", "lifecycle"},
     "research": {"session", "lifecycle", "desk"},
 }
-# GUI pages that render a conversation: of assistant/app/ they may import the session wing only
-CONVERSATION_PAGES = ("gui.pages.ask", "gui.pages.compare", "gui.pages.history")
+# The GUI modules of a conversation (its pages, the snapshot they render, the controller that drives it): of
+# assistant/app/ they may import the session wing only
+CONVERSATION_PAGES = (
+    "gui.pages.ask",
+    "gui.pages.compare",
+    "gui.pages.history",
+    "gui.snapshot",
+    "gui.controller",
+)
 
 
 def _wing(module: str) -> str | None:

@@ -59,3 +59,22 @@ def test_the_tests_text_encoders_give_one_row_per_text():
         assert isinstance(vectors, np.ndarray)
         assert vectors.shape[0] == 3 and vectors.ndim == 2
         assert not np.allclose(vectors[0], vectors[1])
+
+
+def test_the_registry_has_every_member_of_model_context_with_its_parameters():
+    """The lifecycle's seam (issue 38: it was ``Any``): mypy checks the calls; here the members themselves."""
+    from assistant.app.lifecycle.model_context import ModelContext
+    from assistant.app.lifecycle.registry import ModelRegistry
+
+    members = _members(ModelContext)
+    assert {"encoder", "load_policy", "stop_settings", "combined_prior"} <= set(members)
+    for name, member in members.items():
+        # the registry's own attributes (name, text_prior, domain) are set in __init__
+        if name in ("name", "text_prior", "domain"):
+            assert f"self.{name} = " in inspect.getsource(ModelRegistry.__init__), f"ModelRegistry.{name}"
+            continue
+        got = inspect.getattr_static(ModelRegistry, name)
+        assert isinstance(got, property) == isinstance(member, property), f"ModelRegistry.{name}"
+        if not isinstance(member, property):
+            wanted = inspect.signature(member).parameters
+            assert list(inspect.signature(got).parameters) == list(wanted), f"ModelRegistry.{name}'s parameters"

@@ -43,7 +43,7 @@ def test_a_whole_conversation_through_the_widgets(qtbot, tiny_window):
     right = named(window, QWidget, "compareRight")
     assert left.title.text() and right.title.text()
     shortlist = named(window, QTableView, "shortlistView").model()
-    assert shortlist.rowCount() == len(snap.shortlist) > 1
+    assert shortlist.rowCount() == len(snap.view.answers) > 1
 
     click(qtbot, window, QPushButton, "tieButton")
     assert window.controller.snapshot.comparisons == 1
@@ -63,7 +63,7 @@ def test_a_whole_conversation_through_the_widgets(qtbot, tiny_window):
     with KnowledgeBase.open("tiny") as kb:
         [summary] = Session.saved(kb)
     assert summary.status == "finished" and summary.final_label == snap.final.label_key
-    kinds = [e["kind"] for e in snap.transcript]
+    kinds = [e.kind for e in snap.transcript]
     assert kinds.count("undo") == 2 and kinds[-1] == "accept"
     transcript = window.ask_page.transcript.toPlainText()
     assert "red breast" in transcript and "Not sure" in transcript
@@ -76,8 +76,8 @@ def test_probably_not_visible_skip_and_reject(qtbot, tiny_window):
     assert not_visible.isVisible()  # the tiny domain is a birds-like domain
     named(window, QWidget, "probablyCheck").setChecked(True)
     click_option(qtbot, window, option_buttons(window)[1].text())
-    answers = [e for e in window.controller.snapshot.transcript if e["kind"] == "answer"]
-    assert answers[-1]["answer"] == "probably"
+    answers = [e for e in window.controller.snapshot.transcript if e.kind == "answer"]
+    assert answers[-1].answer == "probably"
     assert not named(window, QWidget, "probablyCheck").isChecked()
     click(qtbot, window, QPushButton, "notVisibleButton")
     if window.controller.snapshot.phase == "clarifying":
@@ -101,7 +101,7 @@ def test_probably_not_visible_skip_and_reject(qtbot, tiny_window):
     named(window, QLineEdit, "rejectReason").setText("none of these")
     click(qtbot, window, QPushButton, "rejectButton")
     snap = window.controller.snapshot
-    assert snap.phase == "rejected" and snap.transcript[-1]["reason"] == "none of these"
+    assert snap.phase == "rejected" and snap.transcript[-1].reason == "none of these"
     assert named(window, QWidget, "rejectedPanel").isVisible()
     click(qtbot, window, QPushButton, "giveUpButton")
     assert window.controller.snapshot.phase == "failed"
@@ -125,7 +125,7 @@ def test_resume_a_saved_session_from_the_history_page(qtbot, tiny_window):
     click(qtbot, window, QPushButton, "resumeButton")
     resumed = window.controller.snapshot
     assert resumed.session_id == saved.session_id and resumed.question == saved.question
-    assert [p.probability for p in resumed.posterior] == [p.probability for p in saved.posterior]
+    assert [p.probability for p in resumed.view.entries] == [p.probability for p in saved.view.entries]
     assert window.tabs.currentWidget() is window.ask_page
     click_option(qtbot, window, option_buttons(window)[0].text())
     assert window.controller.snapshot.questions_answered == 2
@@ -183,7 +183,7 @@ def test_comparisons_and_the_answer_from_the_keyboard(qtbot, tiny_window):
     qtbot.keyClick(page.prefer_left, Qt.Key.Key_E)  # equally good
     wait_idle(qtbot, window)
     snap = window.controller.snapshot
-    assert [e["preferred"] for e in snap.transcript if e["kind"] == "compare"] == ["tie"]
+    assert [e.preferred for e in snap.transcript if e.kind == "compare"] == ["tie"]
     while window.controller.snapshot.phase == "comparing":
         qtbot.keyClick(page.prefer_left, Qt.Key.Key_R)  # right is better
         wait_idle(qtbot, window)

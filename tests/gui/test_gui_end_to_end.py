@@ -65,19 +65,19 @@ def ensure_question(qtbot, window):
     assert window.tabs.currentWidget() is window.ask_page
 
 
-def last_answer(window) -> dict:
-    return [e for e in window.controller.snapshot.transcript if e["kind"] == "answer"][-1]
+def last_answer(window):
+    return [e for e in window.controller.snapshot.transcript if e.kind == "answer"][-1]
 
 
 def answer_and_check_posterior(qtbot, window, text):
-    before = [p.probability for p in window.controller.snapshot.posterior]
+    before = [p.probability for p in window.controller.snapshot.view.entries]
     [button] = [b for b in option_buttons(window) if b.text() == text]
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, window)
     after = window.controller.snapshot
-    assert [p.probability for p in after.posterior] != before, "the belief must move after an answer"
+    assert [p.probability for p in after.view.entries] != before, "the belief must move after an answer"
     shown = posterior(window)  # the view shows the snapshot's belief, as rounded for a person
-    assert [name for name, _ in shown] == [p.name for p in after.posterior][: len(shown)]
+    assert [name for name, _ in shown] == [p.name for p in after.view.entries][: len(shown)]
 
 
 def compare_until_decided(qtbot, window, first="tie"):
@@ -130,7 +130,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     answer_and_check_posterior(qtbot, window, toward(window, "strikethrough"))
     if window.controller.snapshot.phase == "clarifying":
         click(qtbot, window, QPushButton, "notSureButton")
-        assert last_answer(window)["answer"] == "not_sure" and window.controller.snapshot.questions_answered == 2
+        assert last_answer(window).answer == "not_sure" and window.controller.snapshot.questions_answered == 2
         while window.controller.snapshot.questions_answered == 2:  # Ctrl+Z until "not sure" is taken back
             window.undo_action.trigger()  # Edit > Undo (Ctrl+Z)
             wait_idle(qtbot, window)
@@ -158,7 +158,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     chances = {view.model().index(r, column.index("Best of compared")).data() for r in range(view.model().rowCount())}
     assert chances == {"not compared"}
     click(qtbot, window, QPushButton, "rejectButton")
-    alternatives = window.controller.snapshot.alternatives
+    alternatives = window.controller.snapshot.view.alternatives
     # one answer was rejected, not the question: the page says which answer
     assert "You rejected answer " in named(window, QLabel, "rejectedStatus").text()
     assert alternatives and all("answer" in a.title and snap.proposed.label_name in a.title for a in alternatives)
@@ -170,7 +170,7 @@ def test_faq_from_a_query_to_an_accepted_answer(qtbot, use_trained_home, real_se
     assert snap.phase == "finished"
     label = window.registries["faq"].domain.labels[window.registries["faq"].domain.label_index(snap.final.label_key)]
     assert snap.final.text in label.answers  # an FAQ answer text
-    assert [e["kind"] for e in snap.transcript].count("compare") == snap.comparisons
+    assert [e.kind for e in snap.transcript].count("compare") == snap.comparisons
     with KnowledgeBase.open("faq") as kb:
         assert Session.saved(kb)[0].status == "finished"
 
@@ -187,7 +187,7 @@ def test_birds_with_not_visible_resume_and_reject(qtbot, use_trained_home, real_
         ensure_question(qtbot, window)
     assert named(window, QPushButton, "notVisibleButton").isVisible()
     click(qtbot, window, QPushButton, "notVisibleButton")
-    assert last_answer(window)["answer"] == "not_visible"
+    assert last_answer(window).answer == "not_visible"
     ensure_question(qtbot, window)
     answer_and_check_posterior(qtbot, window, option_buttons(window)[0].text())
     saved = window.controller.snapshot
@@ -200,8 +200,8 @@ def test_birds_with_not_visible_resume_and_reject(qtbot, use_trained_home, real_
     click(qtbot, window, QPushButton, "resumeButton")
     resumed = window.controller.snapshot
     assert resumed.session_id == saved.session_id and resumed.question == saved.question
-    assert [p.probability for p in resumed.posterior] == pytest.approx([p.probability for p in saved.posterior])
-    assert resumed.phase == saved.phase and resumed.pair == saved.pair
+    assert [p.probability for p in resumed.view.entries] == pytest.approx([p.probability for p in saved.view.entries])
+    assert resumed.phase == saved.phase and resumed.view.pair == saved.view.pair
     page = window.ask_page if resumed.phase == "clarifying" else window.compare_page
     assert window.tabs.currentWidget() is page
     if resumed.phase == "clarifying":

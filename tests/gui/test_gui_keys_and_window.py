@@ -42,7 +42,7 @@ def many_window(qtbot, settings):
 
 
 def answers(window) -> list[str]:
-    return [e["option_text"] for e in window.controller.snapshot.transcript if e["kind"] == "answer"]
+    return [e.option_text for e in window.controller.snapshot.transcript if e.kind == "answer"]
 
 
 def press(qtbot, window, widget: QWidget, key: Qt.Key) -> None:
@@ -106,13 +106,13 @@ def test_compare_keys_after_clicking_a_candidate(qtbot, many_window):
     ask(qtbot, window, "share things")
     click(qtbot, window, QPushButton, "skipButton")
     page = window.compare_page
-    assert window.controller.snapshot.pair is not None
+    assert window.controller.snapshot.view.pair is not None
     text = page.right.text
     qtbot.mouseClick(text.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(10, 10))
     qtbot.waitUntil(lambda: QApplication.focusWidget() is text)
     qtbot.keyClick(text, Qt.Key.Key_R)
     wait_idle(qtbot, window)
-    compares = [e["preferred"] for e in window.controller.snapshot.transcript if e["kind"] == "compare"]
+    compares = [e.preferred for e in window.controller.snapshot.transcript if e.kind == "compare"]
     assert compares == ["right"]
 
 

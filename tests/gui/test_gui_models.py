@@ -7,6 +7,7 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QStyleOptionViewItem, QTableView
 
 from assistant.app.session.session import SessionSummary
+from assistant.app.session.view import AnswerChance, EntryChance
 from assistant.errors import Problem
 from crowdsourcing.planning import PreviewRow
 from gui.qt_models import (
@@ -21,7 +22,6 @@ from gui.qt_models import (
     SessionListModel,
     ShortlistModel,
 )
-from gui.snapshot import LabelProbability, ShortlistRow
 from gui.widgets import ProbabilityBarDelegate
 
 DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -32,7 +32,7 @@ def cells(model, role=DISPLAY):
 
 
 def top(*pairs):
-    return [LabelProbability(i + 1, key, key.title(), p) for i, (key, p) in enumerate(pairs)]
+    return [EntryChance(i + 1, key, key.title(), p) for i, (key, p) in enumerate(pairs)]
 
 
 def test_posterior_model_shows_probabilities_bars_and_changes(qtbot):
@@ -66,8 +66,8 @@ def test_shortlist_and_results_models():
     shortlist = ShortlistModel()
     shortlist.set_records(
         [
-            ShortlistRow(1, "k1", "Cardinal", "bright red crest " * 20, 0.734, True),
-            ShortlistRow(2, "k2", "Robin", "", 0.266, False),
+            AnswerChance(1, "k1", "k1", 0.734, None, True, False, "Cardinal", "bright red crest " * 20),
+            AnswerChance(2, "k2", "k2", 0.266, None, False, False, "Robin", ""),
         ]
     )
     rows = cells(shortlist)

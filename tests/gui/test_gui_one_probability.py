@@ -10,7 +10,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from assistant.app.session.numbers import percent
 from assistant.app.session.session import Session, SessionConfig
 from assistant.app.session.view import session_view
-from assistant.cli.ask import _phase_event, _render, _shortlist_event
+from assistant.cli.ask import _render
 from gui.snapshot import take_snapshot
 from tests.support.tiny import TinyAgents
 
@@ -46,7 +46,7 @@ def screen_text(window) -> str:
 
 
 def terminal_text(session, view) -> str:
-    return "\n".join([_render(_shortlist_event(view, 5)), _render(_phase_event(session, view))])
+    return "\n".join([_render(view.shortlist_dict()), _render(view.to_dict())])
 
 
 def check_one_source(window, session) -> None:

@@ -6,14 +6,28 @@ import dataclasses
 import math
 
 from assistant.app.desk.crowd import ImportReport
-from assistant.app.session.session import EntryKind, FinalAnswer
+from assistant.app.session.events import SessionEvent, Unreadable, read_event
+from assistant.app.session.session import EntryKind, FinalAnswer, Session, SessionConfig
+from assistant.app.session.view import session_view
 from gui.import_wizard import guess_format, report_html
 from gui.rich_text import candidate_html, explanation_html
 from gui.snapshot import SessionSnapshot
 from gui.transcript import event_html, transcript_html
+from tests.support.tiny import TinyAgents
+
+# a payload with every field an entry of any kind requires (each event reads its own)
+EVERY_FIELD = {"left": "a", "right": "b", "preferred": "left", "candidate": "a", "text": "t", "question": 0}
+EVERY_FIELD |= {"option": None, "exclude": []}
+
+
+def event(entry: dict) -> SessionEvent | Unreadable:
+    """A transcript entry as the log's row {kind, payload...} reads."""
+    return read_event(entry["kind"], {k: v for k, v in entry.items() if k != "kind"})
 
 
 def snapshot(**changes) -> SessionSnapshot:
+    agents = TinyAgents()
+    session = Session.start(agents, "cross out text", SessionConfig(shortlist_size=3))
     base = dict(
         session_id=3,
         domain="faq",
@@ -22,14 +36,11 @@ def snapshot(**changes) -> SessionSnapshot:
         status="finished",
         questions_answered=1,
         question=None,
-        posterior=(),
         explanation=None,
-        pair=None,
         confidence=0.95,
         threshold=0.9,
         comparisons=1,
         budget=8,
-        shortlist=(),
         proposed=None,
         final=FinalAnswer("faq-004", "Strikethrough in Gmail", "Use the toolbar.", 0.8, 1),
         stop_reason="policy",
@@ -37,17 +48,28 @@ def snapshot(**changes) -> SessionSnapshot:
         can_undo=False,
         can_ask_more=False,
         can_add_words=False,
-        transcript=(
-            {"kind": "query", "text": "cross out <text>"},
-            {"kind": "answer", "text": "Is it about gmail?", "answer": "option", "option_text": "yes"},
-            {"kind": "answer", "text": "Is it about dropbox?", "answer": "not_sure"},
-            {"kind": "undo", "phase": "clarifying"},
-            {"kind": "answer", "text": "Is it about fonts?", "answer": "probably", "option_text": "no"},
-            {"kind": "stop", "reason": "policy"},
-            {"kind": "compare", "left": "faq-004#1", "right": "faq-009", "preferred": "right"},
-            {"kind": "compare", "left": "faq-004#1", "right": "faq-009", "preferred": "tie"},
-            {"kind": "decided", "reason": "confident"},
-            {"kind": "accept", "label": "faq-004"},
+        view=session_view(session),
+        transcript=tuple(
+            event(e)
+            for e in (
+                {"kind": "query", "text": "cross out <text>"},
+                {"kind": "answer", "question": 0, "text": "Is it about gmail?", "option": 0, "option_text": "yes"},
+                {"kind": "answer", "question": 1, "text": "Is it about dropbox?", "option": None, "answer": "not_sure"},
+                {"kind": "undo", "phase": "clarifying"},
+                {
+                    "kind": "answer",
+                    "question": 2,
+                    "text": "Is it about fonts?",
+                    "option": 1,
+                    "answer": "probably",
+                    "option_text": "no",
+                },
+                {"kind": "stop", "reason": "policy"},
+                {"kind": "compare", "left": "faq-004#1", "right": "faq-009", "preferred": "right"},
+                {"kind": "compare", "left": "faq-004#1", "right": "faq-009", "preferred": "tie"},
+                {"kind": "decided", "reason": "confident"},
+                {"kind": "accept", "label": "faq-004"},
+            )
         ),
         candidate_titles={"faq-004#1": "Strikethrough in Gmail", "faq-009": "Fonts in Gmail"},
     )
@@ -62,24 +84,28 @@ def test_the_transcript_shows_every_step_as_a_chat():
     assert "Not sure" in html and "undo" in html and "Probably <b>no</b>" in html
     assert "“Fonts in Gmail” is better than answer 1 of “Strikethrough in Gmail”" in html
     # two answers of one FAQ are told apart by their number (it read "X is better than X")
-    same = event_html({"kind": "compare", "left": "f#2", "right": "f#5", "preferred": "left"}, {"f#2": "X", "f#5": "X"})
+    same = event_html(
+        event({"kind": "compare", "left": "f#2", "right": "f#5", "preferred": "left"}), {"f#2": "X", "f#5": "X"}
+    )
     assert "Answer 2 of “X” is better than answer 5 of “X”." in same
     assert "are equally good" in html and "Answer accepted: Strikethrough in Gmail" in html
     assert "conversation will appear here" in transcript_html(None)
-    assert "Not this one. (wrong)" in event_html({"kind": "reject", "reason": "wrong"}, {})
+    assert "Not this one. (wrong)" in event_html(event({"kind": "reject", "reason": "wrong"}), {})
     # an id is never shown: a candidate (or label) the titles do not know reads as gone
-    gone = event_html({"kind": "compare", "left": "a", "right": "x", "preferred": "neither"}, {"a": "A"})
+    gone = event_html(event({"kind": "compare", "left": "a", "right": "x", "preferred": "neither"}), {"a": "A"})
     assert "Neither “A” nor “an answer no longer in this domain” is relevant" in gone
     # "ask me more" names the rejected label by its name (it once read: not "faq-042")
-    more = event_html({"kind": "more", "exclude": ["faq-042"]}, {"faq-042": "How can I measure distance?"})
+    more = event_html(event({"kind": "more", "exclude": ["faq-042"]}), {"faq-042": "How can I measure distance?"})
     assert "Ask me more questions (not “How can I measure distance?”)" in more and "faq-042" not in more
     # every entry a session logs reads as words (also under the names older logs used)
     for kind in ("done", "choose", "give_up", "back", "nothing_left", "exhausted", "show_closest", "hand_off"):
-        assert kind not in event_html({"kind": kind, "candidate": "a"}, {"a": "A"}).replace("give up", "")
-    assert "faq-1" not in event_html({"kind": "compare", "left": "faq-1#2", "right": "x", "preferred": "left"}, {})
+        assert kind not in event_html(event({"kind": kind, **EVERY_FIELD}), {"a": "A"}).replace("give up", "")
+    assert "faq-1" not in event_html(
+        event({"kind": "compare", "left": "faq-1#2", "right": "x", "preferred": "left"}), {}
+    )
     # every kind of entry has its words: none shows its internal name, nor the fallback note
     for kind in EntryKind:
-        shown = event_html({"kind": kind, "left": "a", "right": "a", "candidate": "a", "text": "t"}, {"a": "A"})
+        shown = event_html(event({"kind": kind, **EVERY_FIELD}), {"a": "A"})
         assert "does not show" not in shown, kind
         if "_" in kind:
             assert kind not in shown, kind

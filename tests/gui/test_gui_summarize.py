@@ -131,5 +131,6 @@ def test_the_answer_card_offers_to_summarize_a_faq_with_several_answers(qtbot):
     assert page.final.summarize_button.isVisibleTo(page)
     with qtbot.waitSignal(page.summarizeAnswersRequested, timeout=2000) as signal:
         page.final.summarize_button.click()
-    assert signal.args[0] == (snapshot.proposed.label_name, "red breast", answers)
+    request = signal.args[0]  # the view's AnswersToSummarize
+    assert (request.question, request.query, request.answers) == (snapshot.proposed.label_name, "red breast", answers)
     controller.shutdown()

@@ -46,7 +46,7 @@ def test_a_stated_preference_holds_in_the_list_and_no_pair_comes_back(qtbot, set
     shown, said = [], []
     taste = shortlist_order(window)[::-1]  # the person likes best what the ranker first thought worst
     while window.controller.snapshot.phase == "comparing":
-        left, right = window.controller.snapshot.pair
+        left, right = window.controller.snapshot.view.pair
         shown.append(frozenset((left.id, right.id)))
         side = "Left" if taste.index(left.id) < taste.index(right.id) else "Right"
         winner, loser = (left.id, right.id) if side == "Left" else (right.id, left.id)
@@ -64,10 +64,10 @@ def test_a_stated_preference_holds_in_the_list_and_no_pair_comes_back(qtbot, set
 def test_neither_is_relevant_and_all_ruled_out_goes_back_to_the_questions(qtbot, settings_four):
     window = make_window(qtbot, settings_four, loader=two_question_loader)
     to_comparisons(qtbot, window)
-    first = {c.id for c in window.controller.snapshot.pair}
+    first = {c.id for c in window.controller.snapshot.view.pair}
     click(qtbot, window, QPushButton, "neitherButton")
     snap = window.controller.snapshot
-    assert snap.phase == "comparing" and first.isdisjoint({c.id for c in snap.pair})
+    assert snap.phase == "comparing" and first.isdisjoint({c.id for c in snap.view.pair})
     rows = {row.id: row for row in window.compare_page.shortlist_model.records}
     assert all(rows[cid].ruled_out for cid in first)
     assert [row.id for row in window.compare_page.shortlist_model.records][-2:] == sorted(
@@ -115,11 +115,11 @@ def test_reject_then_another_answer_more_questions_or_give_up_with_undo_after_ea
     panel = named(window, QWidget, "rejectedPanel")
     assert panel.isVisible() and rejected.label_name in named(window, QLabel, "rejectedStatus").text()
     alternatives = named(window, QListWidget, "alternativesList")
-    assert alternatives.count() == len(snap.alternatives) >= 1
-    assert rejected.candidate_id not in {c.id for c in snap.alternatives}
+    assert alternatives.count() == len(snap.view.alternatives) >= 1
+    assert rejected.candidate_id not in {c.id for c in snap.view.alternatives}
     # another answer
     alternatives.setCurrentRow(alternatives.count() - 1)
-    chosen = snap.alternatives[-1]
+    chosen = snap.view.alternatives[-1]
     click(qtbot, window, QPushButton, "chooseButton")
     assert window.controller.snapshot.phase == "finished"
     assert window.controller.snapshot.final.candidate_id == chosen.id
@@ -128,7 +128,7 @@ def test_reject_then_another_answer_more_questions_or_give_up_with_undo_after_ea
     # more questions, without the rejected label
     click(qtbot, window, QPushButton, "rejectedMoreButton")
     snap = window.controller.snapshot
-    assert snap.phase == "clarifying" and rejected.label_key not in {p.key for p in snap.posterior}
+    assert snap.phase == "clarifying" and rejected.label_key not in {p.key for p in snap.view.entries}
     # the note was read when it was given (issue 40: "not a robin" lowers the robin); it is not copied into
     # "Say more about it", where its "not" was lost
     assert named(window, QLineEdit, "addWordsInput").text() == ""
@@ -167,15 +167,15 @@ def test_the_arrow_keys_compare(qtbot, tiny_window):
     to_comparisons(qtbot, window)
     page = window.compare_page
     qtbot.waitUntil(page.prefer_left.hasFocus)
-    left, right = window.controller.snapshot.pair
+    left, right = window.controller.snapshot.view.pair
     qtbot.keyClick(page.prefer_left, Qt.Key.Key_Left)
     wait_idle(qtbot, window)
-    [first] = [e for e in window.controller.snapshot.transcript if e["kind"] == "compare"]
-    assert (first["left"], first["right"], first["preferred"]) == (left.id, right.id, "left")
+    [first] = [e for e in window.controller.snapshot.transcript if e.kind == "compare"]
+    assert (first.left, first.right, first.preferred) == (left.id, right.id, "left")
     if window.controller.snapshot.phase == "comparing":
         qtbot.keyClick(page.prefer_left, Qt.Key.Key_Right)
         wait_idle(qtbot, window)
-        compares = [e["preferred"] for e in window.controller.snapshot.transcript if e["kind"] == "compare"]
+        compares = [e.preferred for e in window.controller.snapshot.transcript if e.kind == "compare"]
         assert compares == ["left", "right"]
     window.show_help()
     assert "L or ←" in window.help_dialog.findChild(QWidget, "helpText").toPlainText()  # what F1 promises

@@ -26,7 +26,7 @@ def rejected_window(qtbot, settings, size, neither: bool = False):
     assert window.controller.snapshot.phase == "comparing"
     ruled_out = set()
     if neither:
-        ruled_out = {c.id for c in window.controller.snapshot.pair}
+        ruled_out = {c.id for c in window.controller.snapshot.view.pair}
         click(qtbot, window, QPushButton, "neitherButton")
     if window.controller.snapshot.phase == "comparing":
         click(qtbot, window, QPushButton, "doneButton")
@@ -101,9 +101,9 @@ def test_the_way_out_stars_no_rejected_answer_and_reads_the_one_belief(qtbot, se
 
     window, _ = rejected_window(qtbot, settings, SIZES[0])
     snap = window.controller.snapshot
-    rows = {row.id: row for row in snap.shortlist}
+    rows = {row.id: row for row in snap.view.answers}
     assert not rows[snap.rejected.candidate_id].best
-    assert [r.id for r in snap.shortlist if r.best] == [snap.alternatives[0].id]
+    assert [r.id for r in snap.view.answers if r.best] == [snap.view.alternatives[0].id]
     assert rows[snap.rejected.candidate_id].chance <= DISMISS_ERROR + 1e-9
     model = named(window, QTableView, "shortlistView").model()
     titles = [model.index(r, 1).data() for r in range(model.rowCount())]

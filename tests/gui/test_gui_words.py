@@ -264,9 +264,10 @@ def test_help_lists_the_keys(key):
 def test_the_shortlist_bubble_promises_no_comparison():
     """Issue 34: "Here is my shortlist … Which of these is better?" with no comparison after it; issue 40: nor
     "Here is my shortlist" with no shortlist on the screen."""
+    from assistant.app.session.events import Stop
     from gui.transcript import event_html
 
-    html = event_html({"kind": "stop", "reason": "confident"}, {})
+    html = event_html(Stop("confident"), {})
     assert "No more questions for now" in html and "Which of these is better" not in html
     assert "shortlist" not in html  # issue 40: the screen may show one proposal, no list
 

@@ -44,6 +44,7 @@ from assistant import paths
 from assistant.app.desk.domains import prepare
 from assistant.app.lifecycle.model_sets import ModelSetChange, domain_lock
 from assistant.app.lifecycle.registry import PROTOCOL_SEED, ModelRegistry
+from assistant.app.session.events import Reject, read_event
 from assistant.app.session.session import Session
 from assistant.errors import ConfigError, ModelMissingError, UnknownLabelError
 from assistant.evaluation.cqa.data import DATASETS
@@ -57,7 +58,7 @@ from assistant.priors.calibration import query_temperatures, ranking_metrics
 from assistant.priors.sru import EncoderPrior, LabelBank, encoder_checkpoint_path, load_encoder_prior
 from assistant.progress import Job, Progress
 from assistant.settings import LEARN_AFTER_SESSIONS
-from assistant.store import Domain, KnowledgeBase, SessionLog, SessionStatus
+from assistant.store import Domain, EntryKind, KnowledgeBase, SessionLog, SessionStatus
 from assistant.store.agent_view import agent_view
 from assistant.store.session_log import DamagedSessionError
 from assistant.training.encoder import EncoderTrainConfig, train_encoder
@@ -114,9 +115,8 @@ def collect_sessions(kb: KnowledgeBase, domain: Domain) -> SessionData:
 
 def _rejected_labels(log: SessionLog, session_id: int, domain: Domain) -> set[int]:
     """The labels the person rejected in a session ('reject' entries; an undone one counts too: it was said)."""
-    found = (
-        _label_index(domain, payload.get("label")) for kind, payload in log.entries(session_id) if kind == "reject"
-    )
+    rejects = (read_event(kind, payload) for kind, payload in log.entries(session_id) if kind == EntryKind.REJECT)
+    found = (_label_index(domain, event.label) for event in rejects if isinstance(event, Reject))
     return {label for label in found if label is not None}
 
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from assistant import paths
+from assistant.app.lifecycle.model_context import ModelContext
 from assistant.clarification.conformal import ConformalShortlist
 from assistant.errors import ConfigError, ModelMissingError
 from assistant.evaluation.reliability import reliability, top_of
@@ -37,9 +37,6 @@ from assistant.progress import Progress
 from assistant.simulation.episodes import EpisodeSpec
 from assistant.simulation.queries import VagueQueryMix, training_queries, vague_episodes
 from models.checkpoint import read_json, write_json_atomic
-
-# A ModelRegistry (assistant.app.lifecycle.registry imports this module: no import back).
-ModelRegistry = Any
 
 CALIBRATION_SEED_OFFSET = 104_729
 DEV_COPIES = 8
@@ -54,18 +51,18 @@ OWN_FAQ_MIN_TEMPERATURE = 0.5
 CALIBRATION_FORMAT = "calibration-v2: temperatures never below 1, top map if it helps, conformal shortlist"
 
 
-def _own_faq(registry: ModelRegistry) -> bool:
+def _own_faq(registry: ModelContext) -> bool:
     """Whether the registry's domain was made from a desk's FAQ (the store's meta; the lifecycle wing does not
     reach into the desk's)."""
     return registry.domain.meta.get("own_faq") == "true"
 
 
-def calibration_path(registry: ModelRegistry) -> Path:
+def calibration_path(registry: ModelContext) -> Path:
     suffix = "" if registry.text_prior == "sru" else f"-{registry.text_prior}"
     return paths.models_dir(registry.name) / f"calibration{suffix}.json"
 
 
-def prior_identity(registry: ModelRegistry) -> str:
+def prior_identity(registry: ModelContext) -> str:
     """What the calibration was fitted on: the text prior and the mention weight."""
     try:
         return f"{registry.encoder_hash()}|beta={registry.mention_weight():.6g}"
@@ -87,7 +84,7 @@ def shortened(texts: list[str], rng: np.random.Generator, most: int = MAX_HARD_W
 
 
 def hard_queries(
-    registry: ModelRegistry,
+    registry: ModelContext,
     split: str,
     seed: int,
     copies: int = DEV_COPIES,
@@ -102,7 +99,7 @@ def hard_queries(
     return shortened([e.query for e in made], rng, most), np.array([e.target for e in made], dtype=np.int64)
 
 
-def dev_queries(registry: ModelRegistry, seed: int = 0, sharpen: bool = False) -> tuple[list[str], np.ndarray]:
+def dev_queries(registry: ModelContext, seed: int = 0, sharpen: bool = False) -> tuple[list[str], np.ndarray]:
     """The held-out dev queries the calibration is fitted on (module docstring); never the test split."""
     if _own_faq(registry) and sharpen:
         return hard_queries(registry, "dev", seed + CALIBRATION_SEED_OFFSET, mix=OWN_FAQ_MIX, most=OWN_FAQ_WORDS)
@@ -112,7 +109,7 @@ def dev_queries(registry: ModelRegistry, seed: int = 0, sharpen: bool = False) -
     return texts, labels
 
 
-def raw_log_probs(registry: ModelRegistry, texts: list[str]) -> np.ndarray:
+def raw_log_probs(registry: ModelContext, texts: list[str]) -> np.ndarray:
     """[N, Y] log-probabilities of the prior conversations use (full annotations for the mentions), uncalibrated."""
     scores = np.asarray(registry.combined_prior(registry.domain).scores(texts), dtype=np.float64)
     shifted = scores - scores.max(axis=1, keepdims=True)
@@ -120,7 +117,7 @@ def raw_log_probs(registry: ModelRegistry, texts: list[str]) -> np.ndarray:
 
 
 def fit_calibration(
-    registry: ModelRegistry, seed: int = 0, coverage: float = PROMISED_COVERAGE, sharpen: bool = False
+    registry: ModelContext, seed: int = 0, coverage: float = PROMISED_COVERAGE, sharpen: bool = False
 ) -> dict:
     """Fit the temperatures and the conformal shortlist on the dev queries; returns what ``save`` writes.
     ``sharpen``: an own FAQ whose policies are trained on this calibration next (module docstring)."""
@@ -166,7 +163,7 @@ def with_top_map_if_better(
 
 
 def fit_calibration_job(
-    registry: ModelRegistry, seed: int = 0, sharpen: bool = False
+    registry: ModelContext, seed: int = 0, sharpen: bool = False
 ) -> Generator[Progress, None, dict]:
     """Fit and save the calibration of the registry's domain (seconds: one pass of the prior over the dev
     queries); ``sharpen`` as ``fit_calibration``."""
@@ -178,7 +175,7 @@ def fit_calibration_job(
     return saved
 
 
-def _saved(registry: ModelRegistry) -> dict | None:
+def _saved(registry: ModelContext) -> dict | None:
     saved = read_json(calibration_path(registry))
     if not isinstance(saved, dict) or saved.get("format") != CALIBRATION_FORMAT:
         return None
@@ -187,11 +184,11 @@ def _saved(registry: ModelRegistry) -> dict | None:
     return saved
 
 
-def calibration_missing(registry: ModelRegistry) -> bool:
+def calibration_missing(registry: ModelContext) -> bool:
     return _saved(registry) is None
 
 
-def load_calibration(registry: ModelRegistry) -> PriorCalibration | None:
+def load_calibration(registry: ModelContext) -> PriorCalibration | None:
     """The fitted calibration of the prior the registry serves now; None when missing, stale or damaged."""
     saved = _saved(registry)
     try:
@@ -200,13 +197,13 @@ def load_calibration(registry: ModelRegistry) -> PriorCalibration | None:
         return None
 
 
-def calibrated(registry: ModelRegistry, prior):
+def calibrated(registry: ModelContext, prior):
     """``prior`` with the registry's fitted calibration (itself when there is none yet)."""
     calibration = load_calibration(registry)
     return prior if calibration is None else CalibratedPrior(prior, calibration, conformal_shortlist(registry))
 
 
-def conformal_shortlist(registry: ModelRegistry) -> ConformalShortlist | None:
+def conformal_shortlist(registry: ModelContext) -> ConformalShortlist | None:
     """The conformal shortlist fitted with the calibration (None when missing or stale)."""
     saved = _saved(registry)
     try:
@@ -215,7 +212,7 @@ def conformal_shortlist(registry: ModelRegistry) -> ConformalShortlist | None:
         return None
 
 
-def calibrate_if_missing(registry: ModelRegistry, seed: int = 0) -> Generator[Progress, None, list[str]]:
+def calibrate_if_missing(registry: ModelContext, seed: int = 0) -> Generator[Progress, None, list[str]]:
     """``prepare``'s last step: fit the calibration when the served prior has none; returns what was done."""
     if not calibration_missing(registry):
         return []

@@ -9,16 +9,15 @@ fitted settings, prior.json), ``policy-<candidates>-<variant>-<pace>``, ``covera
 (the coverage rule of a learned policy) and ``oos-<candidates>-<pace>`` (the out-of-scope hypothesis, for
 domains with out-of-scope dev queries). A model is missing when an upstream one is (the prior, the
 policies and the rules need the text prior; a rule needs its policy). The components read the registry
-they are given and import nothing of the wing (the registry imports them).
+they are given through its ``ModelContext`` (the registry imports them: they cannot import it back).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
+from assistant.app.lifecycle.model_context import ModelContext
 from assistant.errors import ModelMissingError
-
-Registry = Any  # a ModelRegistry (assistant.app.lifecycle.registry, which imports this module)
 
 
 class ModelComponent(Protocol):
@@ -26,20 +25,20 @@ class ModelComponent(Protocol):
 
     kind: str
 
-    def names(self, registry: Registry, candidate_settings: tuple[str, ...]) -> list[str]:
+    def names(self, registry: ModelContext, candidate_settings: tuple[str, ...]) -> list[str]:
         """The models of this kind the domain needs."""
         ...
 
-    def missing(self, registry: Registry, name: str, upstream_missing: list[str]) -> bool:
+    def missing(self, registry: ModelContext, name: str, upstream_missing: list[str]) -> bool:
         """Whether model ``name`` has no usable version (``upstream_missing``: what is missing before it)."""
         ...
 
-    def fingerprint(self, registry: Registry, name: str) -> str:
+    def fingerprint(self, registry: ModelContext, name: str) -> str:
         """What model ``name`` must have been fitted to (a hash; a different one: stale)."""
         ...
 
 
-def text_prior_loads(registry: Registry) -> bool:
+def text_prior_loads(registry: ModelContext) -> bool:
     """Whether the text prior loads (every other model is fitted on top of it)."""
     try:
         registry.encoder  # noqa: B018 - loading is the check
@@ -57,23 +56,23 @@ def split_name(name: str) -> tuple[str, list[str]]:
 class Encoder:
     kind = "encoder"
 
-    def names(self, registry: Registry, candidate_settings: tuple[str, ...]) -> list[str]:
+    def names(self, registry: ModelContext, candidate_settings: tuple[str, ...]) -> list[str]:
         return ["encoder"] if registry.text_prior == "sru" else []
 
-    def missing(self, registry: Registry, name: str, upstream_missing: list[str]) -> bool:
+    def missing(self, registry: ModelContext, name: str, upstream_missing: list[str]) -> bool:
         return not text_prior_loads(registry)
 
-    def fingerprint(self, registry: Registry, name: str) -> str:
+    def fingerprint(self, registry: ModelContext, name: str) -> str:
         return registry.encoder_hash()
 
 
 class PriorSettings:
     kind = "prior"
 
-    def names(self, registry: Registry, candidate_settings: tuple[str, ...]) -> list[str]:
+    def names(self, registry: ModelContext, candidate_settings: tuple[str, ...]) -> list[str]:
         return ["prior"]
 
-    def missing(self, registry: Registry, name: str, upstream_missing: list[str]) -> bool:
+    def missing(self, registry: ModelContext, name: str, upstream_missing: list[str]) -> bool:
         if not text_prior_loads(registry):
             return True
         try:
@@ -82,17 +81,17 @@ class PriorSettings:
             return True
         return False
 
-    def fingerprint(self, registry: Registry, name: str) -> str:
+    def fingerprint(self, registry: ModelContext, name: str) -> str:
         return registry.encoder_hash()  # fitted to the text prior
 
 
 class Policy:
     kind = "policy"
 
-    def names(self, registry: Registry, candidate_settings: tuple[str, ...]) -> list[str]:
+    def names(self, registry: ModelContext, candidate_settings: tuple[str, ...]) -> list[str]:
         return [f"policy-{c}-{v}-{p}" for c, v, p in registry.required_policies(candidate_settings)]
 
-    def missing(self, registry: Registry, name: str, upstream_missing: list[str]) -> bool:
+    def missing(self, registry: ModelContext, name: str, upstream_missing: list[str]) -> bool:
         if not text_prior_loads(registry):
             return True
         try:
@@ -101,7 +100,7 @@ class Policy:
             return True
         return False
 
-    def fingerprint(self, registry: Registry, name: str) -> str:
+    def fingerprint(self, registry: ModelContext, name: str) -> str:
         return registry.policy_checkpoint(*split_name(name)[1])[1]
 
 
@@ -113,13 +112,13 @@ class StopRule:
         self.kind = kind
         self.suffix = "/out_of_scope" if kind == "oos" else ""
 
-    def names(self, registry: Registry, candidate_settings: tuple[str, ...]) -> list[str]:
+    def names(self, registry: ModelContext, candidate_settings: tuple[str, ...]) -> list[str]:
         if self.kind == "oos" and not registry.has_out_of_scope_queries:
             return []
         needed = registry.required_policies(candidate_settings)
         return [f"{self.kind}-{c}-{p}" for c, v, p in needed if v == "learned"]
 
-    def missing(self, registry: Registry, name: str, upstream_missing: list[str]) -> bool:
+    def missing(self, registry: ModelContext, name: str, upstream_missing: list[str]) -> bool:
         if not text_prior_loads(registry):
             return True
         c, p = split_name(name)[1]
@@ -127,7 +126,7 @@ class StopRule:
             return True
         return self.fingerprint(registry, name) not in registry.stop_settings()
 
-    def fingerprint(self, registry: Registry, name: str) -> str:
+    def fingerprint(self, registry: ModelContext, name: str) -> str:
         c, p = split_name(name)[1]
         return registry.stop_key(c, p) + self.suffix
 
@@ -143,7 +142,7 @@ def component_of(name: str) -> ModelComponent:
     raise KeyError(f"no model kind {kind!r} (of {name!r}): use one of {', '.join(c.kind for c in COMPONENTS)}")
 
 
-def missing_models(registry: Registry, candidate_settings: tuple[str, ...]) -> list[str]:
+def missing_models(registry: ModelContext, candidate_settings: tuple[str, ...]) -> list[str]:
     """What has no usable model, in the order of ``COMPONENTS`` (the order ``prepare`` trains them in)."""
     todo: list[str] = []
     for component in COMPONENTS:

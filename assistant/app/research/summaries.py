@@ -10,7 +10,7 @@ config and replays its entries, and ``SummaryLog.attach`` continues its log.
 
 from __future__ import annotations
 
-from assistant.app.session.session import Session, open_knowledge_base
+from assistant.app.session.session import open_knowledge_base
 from assistant.errors import SessionStateError
 from assistant.evaluation.summaries.plots import plot_ndcg
 from assistant.evaluation.summaries.rating import evaluate as summaries_rating_job
@@ -92,20 +92,6 @@ def resume_job(domain: str, session_id: int, encoder=None) -> Job[SummarySession
     return session
 
 
-def faq_answers(session: Session) -> tuple[str, str, list[str]] | None:
-    """(the FAQ question, the user's query, its answers) of a conversation's proposed or final answer when that
-    FAQ has two answers or more (what "Summarize these answers" summarises), else None."""
-    answer = session.final or session.proposed
-    if answer is None:
-        return None
-    domain = session.domain
-    label = domain.labels[domain.label_index(answer.label_key)]
-    answers = [a for a in label.answers if a.strip()]
-    if len(answers) < 2:
-        return None
-    return label.text or label.name, session.query, answers
-
-
 def answers_topic_of(question: str, query: str, answers: list[str]) -> Topic:
     """The topic "Summarize these answers" opens (the answers as documents, question + query as the focus)."""
     return answers_topic(question, query, answers)
@@ -118,7 +104,6 @@ __all__ = [
     "SummarySettings",
     "answers_topic_of",
     "bundled_clusters",
-    "faq_answers",
     "list_summary_sessions",
     "load_topic",
     "open_knowledge_base",

@@ -27,11 +27,13 @@ replayed (features come from the cached text embeddings).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
+from assistant.app.session.events import Stop
 from assistant.app.session.session_records import FinalAnswer, SessionConfig
 from assistant.clarification.clarifier import Conversation
 from assistant.clarification.comparison_plan import ComparisonPlan
@@ -82,15 +84,20 @@ def comparison_session(
     )
 
 
-def comparison_entry(plan: ComparisonPlan, ranking: RankingSession) -> dict:
-    """What the session log keeps of a comparison phase: the compared labels with their probabilities (exact
-    floats, so that a replay builds the same priors), the shortlisted labels the answers ruled out, and the
-    candidates' ids with their labels (for the transcript)."""
-    return {
-        "labels": [[it.label.key, it.probability] for it in plan.items],
-        "ruled_out": [it.label.key for it in plan.ruled_out],
-        "candidates": [[c.id, c.label_key, display_title(c, plan.items)] for c in ranking.candidates],
-    }
+def comparison_entry(plan: ComparisonPlan, ranking: RankingSession, reason: str, coverage: float, top: float) -> Stop:
+    """What the session log keeps of a comparison phase (the questions stopped for ``reason``): the compared
+    labels with their probabilities (exact floats, so that a replay builds the same priors), the shortlisted
+    labels the answers ruled out, and the candidates' ids with their labels (for the transcript); ``ranking``
+    goes with the live entry, not into the log."""
+    return Stop(
+        reason,
+        coverage,
+        top,
+        labels=tuple((it.label.key, it.probability) for it in plan.items),
+        ruled_out=tuple(it.label.key for it in plan.ruled_out),
+        candidates=tuple((c.id, c.label_key, display_title(c, plan.items)) for c in ranking.candidates),
+        fitted=ranking,
+    )
 
 
 def display_title(candidate: Candidate, items: Sequence[ShortlistItem]) -> str:
@@ -105,24 +112,15 @@ def display_title(candidate: Candidate, items: Sequence[ShortlistItem]) -> str:
     return candidate.title
 
 
-def candidate_labels(payload: dict) -> dict[str, tuple[str, str | None]]:
-    """{candidate id: (label key, title shown or None)} of the candidates a logged 'stop' entry compared (older
-    logs: their whole ranking session)."""
-    if "ranking" in payload:
-        saved = payload["ranking"].get("candidates", [])
-        return {str(c.get("id")): (str(c.get("label_key") or str(c.get("id")).split("#", 1)[0]), None) for c in saved}
-    return {str(row[0]): (str(row[1]), str(row[2]) if len(row) > 2 else None) for row in payload.get("candidates", [])}
-
-
 def rebuild_comparisons(
-    payload: dict, domain: Domain, query: str, encoder: TextEncoder, config: SessionConfig
+    stop: Stop, domain: Domain, query: str, encoder: TextEncoder, config: SessionConfig
 ) -> RankingSession | None:
     """The ranking session a logged 'stop' entry started (``comparison_entry``; logs written before it kept the
     whole ranking session, features included: those are read as they are). None: none of its labels is left."""
-    if "ranking" in payload:  # a log from before the entries kept labels
-        return _legacy_ranking(payload["ranking"])
+    if stop.ranking is not None:  # a log from before the entries kept labels
+        return _legacy_ranking(stop.ranking)
     items = []
-    for key, probability in payload["labels"]:
+    for key, probability in stop.labels:
         try:
             index = domain.label_index(key)
         except UnknownLabelError:  # a label deleted since (an import): it is no longer an answer
@@ -160,6 +158,7 @@ def _by_label(candidates: list[Candidate]) -> dict[str, list[Candidate]]:
 
 def _legacy_ranking(saved: dict) -> RankingSession:
     """A ranking session saved whole by an older Clarify: its candidates' label keys were their ids up to '#'."""
+    saved = copy.deepcopy(saved)  # the entry's own record stays as stored
     for candidate in saved.get("candidates", []):
         candidate.setdefault("label_key", str(candidate.get("id", "")).split("#", 1)[0])
     return RankingSession.from_dict(saved)

@@ -28,11 +28,30 @@ The GUI and the terminal render a session and send it the person's actions; neit
 
 from __future__ import annotations
 
-import builtins
 from dataclasses import asdict, replace
 
-from assistant.app.session.comparison import candidate_labels
 from assistant.app.session.domain_models import DomainModels
+from assistant.app.session.events import (
+    Accept,
+    Answer,
+    Choose,
+    Compare,
+    Done,
+    GiveUp,
+    HandOff,
+    LoggedEvent,
+    More,
+    Query,
+    Reject,
+    SessionEvent,
+    ShowClosest,
+    Skip,
+    Stop,
+    Undo,
+    Words,
+    event_from_entry,
+    read_event,
+)
 from assistant.app.session.phases import Phase, ProposalReason
 from assistant.app.session.saved import list_sessions  # no model needed: `clarify sessions` imports only that
 from assistant.app.session.session_records import (
@@ -44,7 +63,7 @@ from assistant.app.session.session_records import (
     open_knowledge_base,
     resumable,
 )
-from assistant.app.session.session_state import Entry, SessionState
+from assistant.app.session.session_state import SessionState
 from assistant.clarification.answer_list import ANSWER_LIST
 from assistant.clarification.query_check import check_added_words
 from assistant.clarification.records import AnswerKind, ShortlistItem, StopReason
@@ -95,8 +114,8 @@ class Session(SessionState):
         config = replace(config, text_prior=registry.text_prior, pace=config.pace or registry.default_pace)
         kb = kb or KnowledgeBase.open(registry.name)
         session = cls(registry, kb, 0, query, config)  # validates the query before anything is written
-        entries = [(EntryKind.QUERY, {"text": session.query}), *session.decide()]
-        session.id = session.log.create(session.query, asdict(config), entries=entries)
+        entries = [Query(session.query), *session.decide()]
+        session.id = session.log.create(session.query, asdict(config), entries=_stored(entries))
         session._length = len(entries)
         return session
 
@@ -127,7 +146,7 @@ class Session(SessionState):
                 continue
             before = list(self._applied)
             try:
-                self.apply(kind, payload)
+                self.apply(event_from_entry(kind, payload))
             except (ClarifyError, KeyError, TypeError, ValueError) as exc:  # contradictory or damaged
                 self.replay(before)
                 self.repaired.append(f"entry {position} ({kind}) was left out: {exc}")
@@ -144,17 +163,21 @@ class Session(SessionState):
             else:
                 self._pending_question, self._override_stop = question, False
 
-    def transcript(self) -> builtins.list[dict]:  # builtins: ``list`` here is Session.list
-        """The session's log as events (for a chat-style view and for audits)."""
-        return self.log.transcript(self.id)
+    def transcript(self) -> list[LoggedEvent]:
+        """The session's log as typed events, each with its position and time (for a chat-style view and for
+        audits); an entry that is none of the events is there as ``Unreadable``."""
+        return [
+            LoggedEvent(position, at, read_event(kind, payload))
+            for position, kind, payload, at in self.log.timed_entries(self.id)
+        ]
 
-    def candidate_titles(self, transcript: builtins.list[dict] | None = None) -> dict[str, str]:
+    def candidate_titles(self, transcript: list[LoggedEvent] | None = None) -> dict[str, str]:
         """{candidate id: the name of the label it answers} for every candidate the session compared (the
         transcript's comparisons name candidates by id)."""
         titles: dict[str, str] = {}
-        for event in self.transcript() if transcript is None else transcript:
-            if event["kind"] == EntryKind.STOP:
-                for cid, (key, shown) in candidate_labels(event).items():
+        for logged in self.transcript() if transcript is None else transcript:
+            if isinstance(logged.event, Stop):
+                for cid, (key, shown) in logged.event.candidate_labels().items():
                     try:
                         titles[cid] = shown or self.domain.labels[self.domain.label_index(key)].name
                     except ClarifyError:  # a label deleted since
@@ -170,16 +193,15 @@ class Session(SessionState):
         options = view.options
         if kind.picks_an_option and (option is None or not 0 <= option < len(options)):
             raise ConfigError(f"choose one of the {len(options)} options of {view.text!r}")
-        payload = {"question": view.index, "text": view.text, "option": option, "answer": kind}
-        if view.index >= 0:
-            payload["tag"] = self.domain.questions[view.index].tag  # survives rewording and hidden questions
-        if option is not None:
-            payload["option_text"] = options[option]
+        # the tag survives rewording and hidden questions
+        tag = self.domain.questions[view.index].tag if view.index >= 0 else None
         listed = self.conversation.pending_list if view.index == ANSWER_LIST else None
+        keys = None
         if listed is not None:  # the labels it listed: a replay asks the same list
             labels, candidates = self.domain.labels, self.conversation.clarifier.candidates
-            payload["list"] = [labels[int(candidates[i])].key for i in listed.positions]
-        self._act(EntryKind.ANSWER, payload)
+            keys = tuple(labels[int(candidates[i])].key for i in listed.positions)
+        option_text = options[option] if option is not None else None
+        self._act(Answer(view.index, view.text, option, kind, tag, option_text, keys))
 
     def add_words(self, words: str) -> None:
         """The person says more about what they look for ("it was in gmail"): the prior is recomputed on the
@@ -190,12 +212,12 @@ class Session(SessionState):
         if not words or not words.strip():
             raise ConfigError("there are no words to add: type what else you can say about it")
         # the query with them must fit what the priors read (a replay of a saved log never checks again)
-        self._act(EntryKind.WORDS, {"text": check_added_words(self.query, words)})
+        self._act(Words(check_added_words(self.query, words)))
 
     def skip_to_shortlist(self) -> None:
         """Stop asking and compare the shortlist now."""
         self._need(Phase.CLARIFYING)
-        self._act(EntryKind.SKIP, {})
+        self._act(Skip())
 
     def ask_more(self) -> None:
         """More questions although the agent stopped: before the first comparison, or after a rejection (then
@@ -203,21 +225,21 @@ class Session(SessionState):
         if not self.can_ask_more:
             raise SessionStateError("more questions can be asked before the first comparison or after a rejection")
         rejected = self.rejected if self.phase == Phase.REJECTED else None
-        self._act(EntryKind.MORE, {"exclude": [rejected.label_key]} if rejected else {})
+        self._act(More((rejected.label_key,) if rejected else ()))
 
     def prefer(self, choice: str) -> None:
         """Answer the pending comparison: 'left', 'right', 'tie' or 'neither' (neither is relevant)."""
         pair = self.pair
         if pair is None:
             raise SessionStateError(f"no comparison is pending (the session is {self.phase})")
-        self._act(EntryKind.COMPARE, {"left": pair[0].id, "right": pair[1].id, "preferred": choice})
+        self._act(Compare(pair[0].id, pair[1].id, choice))
 
     def done(self) -> FinalAnswer:
         """End the comparisons now: the current best is proposed ("Accept this answer?"), not accepted."""
         if self.phase != Phase.COMPARING:
             raise SessionStateError(f"there are no comparisons to end while {self.phase}")
         answer = self._proposal()
-        self._act(EntryKind.DONE, {"label": answer.label_key, "candidate": answer.candidate_id})
+        self._act(Done(answer.label_key, answer.candidate_id))
         return answer
 
     def accept(self) -> FinalAnswer:
@@ -225,7 +247,7 @@ class Session(SessionState):
         if self.phase != Phase.DECIDED:
             raise SessionStateError(f"there is no proposed answer to accept while {self.phase}")
         answer = self._proposal()
-        self._act(EntryKind.ACCEPT, {"label": answer.label_key, "text": answer.text, "candidate": answer.candidate_id})
+        self._act(Accept(answer.label_key, answer.text, answer.candidate_id))
         return self._final()
 
     def reject(self, reason: str = "") -> None:
@@ -233,7 +255,7 @@ class Session(SessionState):
         if self.phase != Phase.DECIDED:
             raise SessionStateError(f"there is no proposed answer to reject while {self.phase}")
         answer = self._proposal()
-        self._act(EntryKind.REJECT, {"reason": reason, "label": answer.label_key, "candidate": answer.candidate_id})
+        self._act(Reject(reason, answer.label_key, answer.candidate_id))
 
     def choose(self, candidate_id: str) -> FinalAnswer:
         """After a rejection: take another compared candidate as the answer."""
@@ -242,19 +264,19 @@ class Session(SessionState):
         chosen = next((c for c in self.alternatives if c.id == candidate_id), None)
         if chosen is None:
             raise ConfigError(f"{candidate_id!r} is not one of the other shortlisted answers")
-        self._act(EntryKind.CHOOSE, {"candidate": candidate_id, "label": chosen.label_key})
+        self._act(Choose(candidate_id, chosen.label_key))
         return self._final()
 
     def give_up(self) -> None:
         """After a rejection: end without an answer (the session is logged as failed)."""
         if self.phase != Phase.REJECTED:
             raise SessionStateError(f"giving up is for after a rejection, not while {self.phase}")
-        self._act(EntryKind.GIVE_UP, {})
+        self._act(GiveUp())
 
     def show_closest(self) -> None:
         """Out of scope, but the person wants to see the closest answers anyway: compare the shortlist."""
         self._need(Phase.OUT_OF_SCOPE)
-        self._act(EntryKind.SHOW_CLOSEST, {})
+        self._act(ShowClosest())
 
     def hand_off(self, note: str = "") -> None:
         """Out of scope, or after a rejection: pass the question on to a person (it waits in the inbox; after a
@@ -268,13 +290,13 @@ class Session(SessionState):
         closest = [item.label.key for item in self.conversation.shortlist(self.config.shortlist_size)]
         if self.rejected is not None and self.phase == Phase.REJECTED:
             closest = [self.rejected.label_key, *(k for k in closest if k != self.rejected.label_key)]
-        self._act(EntryKind.HAND_OFF, {"query": self.query, "note": " ".join(note.split()), "closest": closest})
+        self._act(HandOff(self.query, " ".join(note.split()), tuple(closest)))
 
     def undo(self) -> None:
         """Take back the last action (an answer, a comparison, a decision), stepping back across phases."""
         if not self.can_undo:
             raise SessionStateError("there is nothing to undo yet")
-        self._act(EntryKind.UNDO, {"phase": self.phase})
+        self._act(Undo(self.phase))
 
     # ---- applying and logging -----------------------------------------------------------------------------
     def _proposal(self) -> FinalAnswer:
@@ -299,19 +321,19 @@ class Session(SessionState):
             raise SessionStateError("no question is pending")
         return self.question
 
-    def _act(self, kind: EntryKind, payload: dict) -> None:
+    def _act(self, event: SessionEvent) -> None:
         """A live action of the person's: applied with the decisions that follow, then logged; kept only once
         logged (see the module docstring)."""
         before = list(self._applied)
         try:
-            self.apply(kind, payload)
+            self.apply(event)
         except BaseException:
             self.replay(before)
             self.decide_pending()
             raise
-        self._commit([(kind, payload)], before)
+        self._commit([event], before)
 
-    def _commit(self, entries: builtins.list[Entry], before: builtins.list[Entry] | None = None) -> None:
+    def _commit(self, entries: list[SessionEvent], before: list[SessionEvent] | None = None) -> None:
         """Take the decisions that follow ``entries`` (applied already) and log them all in one transaction;
         when that fails, go back to the state after ``before`` (the entries applied until then)."""
         before = list(self._applied[: len(self._applied) - len(entries)]) if before is None else before
@@ -319,7 +341,8 @@ class Session(SessionState):
             entries = [*entries, *self.decide()]
             if entries:
                 final = self.final.label_key if self.final is not None else None
-                self._length = self.log.append_entries(self.id, entries, self.status, final, expected=self._length)
+                stored = _stored(entries)
+                self._length = self.log.append_entries(self.id, stored, self.status, final, expected=self._length)
         except SessionChangedError:
             self.reload()
             raise
@@ -327,3 +350,8 @@ class Session(SessionState):
             self.replay(before)
             self.decide_pending()
             raise
+
+
+def _stored(events: list[SessionEvent]) -> list[tuple[str, dict]]:
+    """(kind, payload) of ``events`` as the log stores them."""
+    return [(event.kind, event.to_json()) for event in events]

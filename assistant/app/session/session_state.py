@@ -2,10 +2,11 @@
 
 ``SessionState`` is what a ``Session`` (``assistant.app.session.session``) is at one moment: the clarifier's
 ``Conversation``, the ranking session while comparing, the phase, the answer proposed, accepted or rejected.
-``apply`` changes it for one log entry (``EntryKind``), live or replayed, and nothing else; ``decide`` takes
+``apply`` changes it for one log entry (a typed event, ``assistant.app.session.events``, whose ``apply_to`` says
+what it changes), live or replayed, and nothing else; ``decide`` takes
 the decisions that follow a person's action (the next question, or stop and compare, or propose an answer,
 or go back to the questions when every candidate was ruled out, or "nothing fits") and returns them as
-entries for the session to log. Replaying the entries of a log from the query rebuilds the state exactly:
+events for the session to log. Replaying the entries of a log from the query rebuilds the state exactly:
 that is how a session is resumed, and how an undo is taken back.
 
 It writes nothing: the log is the ``Session``'s.
@@ -23,6 +24,17 @@ from assistant.app.session.comparison import (
     display_title,
     rebuild_comparisons,
 )
+from assistant.app.session.events import (
+    Answer,
+    Back,
+    Compare,
+    Decided,
+    NothingLeft,
+    OutOfScope,
+    Reject,
+    SessionEvent,
+    Stop,
+)
 from assistant.app.session.phases import Phase, ProposalReason
 from assistant.app.session.rejection import answer_shares, read_rejection_note, reject_answer
 from assistant.app.session.session_records import (
@@ -39,13 +51,11 @@ from assistant.clarification.answer_list import ANSWER_LIST
 from assistant.clarification.clarifier import Clarifier, Conversation
 from assistant.clarification.comparison_plan import plan_comparisons
 from assistant.clarification.explanation import QuestionExplanation, explain
-from assistant.clarification.records import AnswerKind, ShortlistItem, StopReason
+from assistant.clarification.records import ShortlistItem, StopReason
 from assistant.errors import SessionStateError
 from assistant.ranking import Candidate, RankingSession, RankingStopReason
 from assistant.store import Domain, EntryKind, SessionStatus
 from assistant.text.encoder import TextEncoder
-
-Entry = tuple[EntryKind, dict]
 
 
 class SessionState:
@@ -86,7 +96,7 @@ class SessionState:
         self.handed_off = False
         self._pending_question: int | None = None
         self._override_stop = False
-        self._applied: list[Entry] = []  # every entry applied so far, undo resolved
+        self._applied: list[SessionEvent] = []  # every entry applied so far, undo resolved
 
     # ---- what the views render -------------------------------------------------------------------------
     @property
@@ -218,123 +228,91 @@ class SessionState:
     @property
     def can_undo(self) -> bool:
         """Whether there is an action of the person's to take back (in every phase)."""
-        return any(kind in USER_ACTIONS for kind, _ in self._applied)
+        return any(event.kind in USER_ACTIONS for event in self._applied)
 
-    # ---- applying entries ---------------------------------------------------------------------------------
-    def apply(self, kind: EntryKind | str, payload: dict, ranking: RankingSession | None = None) -> None:
-        """Change the state for one log entry (live or replayed); no logging, no decisions.
-
-        ``ranking``: for a live 'stop', the ranking session its entry describes (a replay builds it from the
-        entry; building it twice would fit the ranker twice)."""
-        try:
-            kind = EntryKind(kind)
-        except ValueError:
-            raise SessionStateError(f"unknown session log entry {kind!r}") from None
+    # ---- applying entries (each event's ``apply_to`` says what it changes; these are the changes) -----------
+    def apply(self, event: SessionEvent) -> None:
+        """Change the state for one log entry (live or replayed); no logging, no decisions."""
         self._pending_question = None  # every entry changes what to ask next
-        if kind == EntryKind.UNDO:
-            self._undo_step()
-            return
-        self._applied.append((kind, payload))
-        if kind == EntryKind.ANSWER:
-            self._answer(payload)
-        elif kind == EntryKind.WORDS:
-            if self.phase != Phase.CLARIFYING:
-                self._leave_comparing()
-            self.conversation.add_words(payload["text"])
-            self.query = self.conversation.query
-            self._override_stop = False
-        elif kind == EntryKind.SKIP:
-            self.conversation.force_stop()
-            self.stop_reason = StopReason.USER
-        elif kind == EntryKind.STOP:
-            self._start_comparing(payload, ranking)
-        elif kind == EntryKind.OUT_OF_SCOPE:
-            self.phase, self.stop_reason, self._pending_question = Phase.OUT_OF_SCOPE, StopReason.OUT_OF_SCOPE, None
-            self.handed_off = False
-            self._nothing_likely = bool(payload.get("after_no"))
-        elif kind == EntryKind.SHOW_CLOSEST:
-            self._leave_comparing()
-            self.conversation.force_stop()
-            self.stop_reason = StopReason.CLOSEST
-        elif kind == EntryKind.HAND_OFF:
-            self._hand_off()
-        elif kind in (EntryKind.MORE, EntryKind.BACK):
-            if kind == EntryKind.MORE and self.phase == Phase.REJECTED:
-                self._since_no = 0  # the way back starts (``way_back``)
-            self.conversation.exclude_labels(payload.get("exclude", ()))
-            self._leave_comparing()
-            self._override_stop = True
-        elif kind == EntryKind.COMPARE:
-            self._compare(payload)
-        elif kind in (EntryKind.DECIDED, EntryKind.DONE):
-            self.phase = Phase.DECIDED
-            self.decided_reason = payload.get("reason", ProposalReason.USER)
-        elif kind in (EntryKind.ACCEPT, EntryKind.CHOOSE):
-            chosen = payload.get("candidate") if kind == EntryKind.CHOOSE else None
-            self.final = answer_from_ranking(self._need_ranking(), self.conversation, self.domain, chosen)
-            self.phase = Phase.FINISHED
-        elif kind == EntryKind.REJECT:
-            self._reject(payload)
-        elif kind == EntryKind.NOTHING_LEFT:
-            self.ranking, self.rejected, self.phase = None, None, Phase.REJECTED
-        elif kind == EntryKind.GIVE_UP:
-            self.phase = Phase.FAILED
-        else:  # an entry kind a conversation never logs
-            raise SessionStateError(f"unknown session log entry {kind!r}")
+        if event.kind != EntryKind.UNDO:  # an undo takes back an entry: it is not one to take back itself
+            self._applied.append(event.as_logged())
+        event.apply_to(self)
 
-    def _answer(self, payload: dict) -> None:
-        answered = payload.get("answer", AnswerKind.OPTION)
-        if "list" in payload:  # "Which of these is it?" over the labels it names
-            indices = [self.domain.label_index(key) for key in payload["list"]]
-            self.conversation.answer_listed(indices, payload.get("option"), answered)
-        elif (question := question_index(self.domain, payload)) is not None:
-            self.conversation.answer(question, payload.get("option"), answered)
-        self._override_stop = False
-        if self._since_no is not None:
-            self._since_no += 1
-
-    def _reject(self, payload: dict) -> None:
-        """The person's "no" is evidence now, in the one belief every screen reads (issue 32): about this answer,
-        and a little about its entry when the entry has other answers on offer (issue 40); otherwise the entry
-        is dismissed (its share held at most at DISMISS_ERROR) but stays among the compared until the person
-        asks for more questions without it ('more' then only takes it off the shortlist). The note said with
-        it is read as words (what is wanted, what is not)."""
-        ranking = self._need_ranking()
-        self.rejected = answer_from_ranking(ranking, self.conversation, self.domain, payload.get("candidate"))
-        self.rejection_reason = payload.get("reason", "")
-        self.phase = Phase.REJECTED
-        rejected = self.rejected
-        reject_answer(self.conversation, ranking, rejected.label_key, rejected.candidate_id, self.rejected_answers)
-        read_rejection_note(self.conversation, self.rejection_reason)
-
-    def _hand_off(self) -> None:
-        self.handed_off = True
-        if self.phase == Phase.REJECTED:  # handed on instead of giving up: ends without an answer
-            self.phase = Phase.FAILED
-
-    def replay(self, entries: list[Entry]) -> None:
-        """The state after ``entries`` (undo resolved), from the query on."""
+    def replay(self, events: list[SessionEvent]) -> None:
+        """The state after ``events`` (undo resolved), from the query on."""
         self._reset()
-        for kind, payload in entries:
-            self.apply(kind, payload)
+        for event in events:
+            self.apply(event)
 
-    def _undo_step(self) -> None:
+    def undo_last_action(self) -> None:
         """Rebuild the state from every entry before the last action of the person's (replayed as a resume
         replays them, without taking new decisions: those that followed the earlier actions are entries too)."""
-        last = max((i for i, (kind, _) in enumerate(self._applied) if kind in USER_ACTIONS), default=None)
+        last = max((i for i, event in enumerate(self._applied) if event.kind in USER_ACTIONS), default=None)
         if last is None:
             raise SessionStateError("there is nothing to undo yet")
         self.replay(self._applied[:last])
 
-    def _compare(self, payload: dict) -> None:
+    def apply_answer(self, answer: Answer) -> None:
+        if answer.listed is not None:  # "Which of these is it?" over the labels it names
+            indices = [self.domain.label_index(key) for key in answer.listed]
+            self.conversation.answer_listed(indices, answer.option, answer.answer)
+        elif (question := question_index(self.domain, answer)) is not None:
+            self.conversation.answer(question, answer.option, answer.answer)
+        self._override_stop = False
+        if self._since_no is not None:
+            self._since_no += 1
+
+    def add_words_to_query(self, words: str) -> None:
+        if self.phase != Phase.CLARIFYING:
+            self.leave_comparing()
+        self.conversation.add_words(words)
+        self.query = self.conversation.query
+        self._override_stop = False
+
+    def stop_asking(self, reason: StopReason) -> None:
+        self.conversation.force_stop()
+        self.stop_reason = reason
+
+    def back_to_questions(self, exclude: tuple[str, ...]) -> None:
+        """More questions (the person's 'more', or every candidate ruled out), without the labels ``exclude``."""
+        if self.phase == Phase.REJECTED:  # 'more' after a rejection: the way back starts (``way_back``)
+            self._since_no = 0
+        self.conversation.exclude_labels(exclude)
+        self.leave_comparing()
+        self._override_stop = True
+
+    def propose(self, reason: str) -> None:
+        self.phase = Phase.DECIDED
+        self.decided_reason = reason
+
+    def finish(self, candidate: str | None) -> None:
+        """The proposed answer is accepted (``candidate`` None), or another compared one is taken."""
+        self.final = answer_from_ranking(self._need_ranking(), self.conversation, self.domain, candidate)
+        self.phase = Phase.FINISHED
+
+    def reject_proposal(self, reject: Reject) -> None:
+        ranking = self._need_ranking()
+        self.rejected = answer_from_ranking(ranking, self.conversation, self.domain, reject.candidate)
+        self.rejection_reason = reject.reason
+        self.phase = Phase.REJECTED
+        # the person's "no" is evidence now, in the one belief every screen reads (issue 32): about this answer,
+        # and a little about its entry when the entry has other answers on offer (issue 40); otherwise the entry
+        # is dismissed (its share held at most at DISMISS_ERROR) but stays among the compared until the person
+        # asks for more questions without it ('more' then only takes it off the shortlist). The note said with
+        # it is read as words (what is wanted, what is not).
+        rejected = self.rejected
+        reject_answer(self.conversation, ranking, rejected.label_key, rejected.candidate_id, self.rejected_answers)
+        read_rejection_note(self.conversation, self.rejection_reason)
+
+    def compare(self, comparison: Compare) -> None:
         """One comparison; "neither is relevant" between the answers of two entries dismisses both entries
         in the belief too (issue 32: their share drops to the stated error rate and stays there; they stay
         in this comparison, ruled out, and leave the shortlist when the questions resume)."""
         ranking = self._need_ranking()
-        ranking.answer_pair(payload["left"], payload["right"], payload["preferred"])
+        ranking.answer_pair(comparison.left, comparison.right, comparison.preferred)
         label_of = {str(c.id): c.label_key for c in ranking.candidates}
-        if payload["preferred"] == "neither" and len(set(label_of.values())) > 1:
-            keys = [label_of.get(str(payload[side])) for side in ("left", "right")]
+        if comparison.preferred == "neither" and len(set(label_of.values())) > 1:
+            keys = [label_of.get(side) for side in (comparison.left, comparison.right)]
             self.conversation.exclude_labels(keys, leave_shortlist=False)
 
     def _need_ranking(self) -> RankingSession:
@@ -342,19 +320,41 @@ class SessionState:
             raise SessionStateError(f"no answers are being compared (the session is {self.phase})")
         return self.ranking
 
-    def _start_comparing(self, payload: dict, ranking: RankingSession | None) -> None:
+    def start_comparing(self, stop: Stop, ranking: RankingSession | None) -> None:
+        """``ranking``: for a live 'stop', the ranking session it describes (a replay builds it from the entry)."""
+        if stop.reason not in set(StopReason):
+            raise SessionStateError(
+                f"the log's 'stop' entry gives the reason {stop.reason!r}, which this Clarify does not know: the "
+                "session is replayed without it"
+            )
         self.conversation.force_stop()
         if ranking is None:
-            ranking = rebuild_comparisons(payload, self.domain, self.query, self.text_encoder, self.config)
+            ranking = rebuild_comparisons(stop, self.domain, self.query, self.text_encoder, self.config)
         if ranking is None:
             raise SessionStateError("none of the labels this session compared is left in the domain")
         self.ranking = ranking
-        self.stop_reason = StopReason(payload.get("reason", StopReason.CONFIDENT))
-        self.ruled_out_labels = tuple(payload.get("ruled_out", ()))
+        self.stop_reason = StopReason(stop.reason)
+        self.ruled_out_labels = stop.ruled_out
         self.phase = Phase.COMPARING
         self._pending_question = None
 
-    def _leave_comparing(self) -> None:
+    def nothing_to_compare(self) -> None:
+        self.ranking, self.rejected, self.phase = None, None, Phase.REJECTED
+
+    def end_without_answer(self) -> None:
+        self.phase = Phase.FAILED
+
+    def conclude_out_of_scope(self, after_no: bool = False) -> None:
+        self.phase, self.stop_reason = Phase.OUT_OF_SCOPE, StopReason.OUT_OF_SCOPE
+        self.handed_off = False
+        self._nothing_likely = after_no
+
+    def note_handed_off(self) -> None:
+        self.handed_off = True
+        if self.phase == Phase.REJECTED:  # handed on instead of giving up: ends without an answer
+            self.phase = Phase.FAILED
+
+    def leave_comparing(self) -> None:
         self.ranking = None
         self.stop_reason = self.decided_reason = None
         self.rejected = None
@@ -362,22 +362,21 @@ class SessionState:
         self.conversation.stopped = False
 
     # ---- the session's own decisions ----------------------------------------------------------------------
-    def decide(self) -> list[Entry]:
+    def decide(self) -> list[SessionEvent]:
         """The decisions that follow an action, applied and returned as entries to log: the next question
         (not an entry), or stop -> compare, or ranker done, or (every candidate ruled out) back to the
         questions without them, or nothing fits."""
-        decided: list[Entry] = []
+        decided: list[SessionEvent] = []
 
-        def take(kind: EntryKind, payload: dict, ranking: RankingSession | None = None) -> None:
-            self.apply(kind, payload, ranking)
-            decided.append((kind, payload))
+        def take(event: SessionEvent) -> None:
+            self.apply(event)
+            decided.append(event)
 
         for _ in range(3):  # back to the questions at most once per action, then a new shortlist
             if self.phase == Phase.CLARIFYING:
                 if self._since_no is not None and nothing_likely(self.conversation, self._since_no):
                     probability = self.conversation.out_of_scope_probability() or 0.0
-                    payload = {"reason": StopReason.OUT_OF_SCOPE, "probability": round(probability, 4)}
-                    take(EntryKind.OUT_OF_SCOPE, {**payload, "after_no": True})
+                    take(OutOfScope(StopReason.OUT_OF_SCOPE, round(probability, 4), after_no=True))
                     return decided
                 named = named_after_no(self.conversation) if self._since_no == 0 else None
                 if self._pending_question is None and named is not None:  # the likeliest left, by name
@@ -391,45 +390,37 @@ class SessionState:
                     return decided
                 if self.conversation.stop_reason == StopReason.OUT_OF_SCOPE:
                     probability = self.conversation.out_of_scope_probability() or 0.0
-                    take(
-                        EntryKind.OUT_OF_SCOPE,
-                        {"reason": StopReason.OUT_OF_SCOPE, "probability": round(probability, 4)},
-                    )
+                    take(OutOfScope(StopReason.OUT_OF_SCOPE, round(probability, 4)))
                     return decided
                 reason = self.stop_reason or self.conversation.stop_reason or StopReason.CONFIDENT
                 plan = plan_comparisons(self.conversation, self.config.shortlist_size, reason == StopReason.CLOSEST)
                 if not plan.items:  # every label is excluded: nothing is left to compare
-                    take(EntryKind.NOTHING_LEFT, {})
+                    take(NothingLeft())
                     return decided
                 ranking = comparison_session(plan.items, self.query, self.text_encoder, self.config)
-                payload = {
-                    "reason": reason,
-                    "coverage": round(self.conversation.coverage(), 4),
-                    "top": round(float(self.conversation.probs.max()), 4),
-                    **comparison_entry(plan, ranking),
-                }
-                take(EntryKind.STOP, payload, ranking)
+                coverage, top = round(self.conversation.coverage(), 4), round(float(self.conversation.probs.max()), 4)
+                take(comparison_entry(plan, ranking, reason, coverage, top))
                 if len(plan.items) == 1 and not ranking.stopped:  # one label left: its best answer first
-                    take(EntryKind.DECIDED, {"reason": ProposalReason.BEST_ANSWER})
+                    take(Decided(ProposalReason.BEST_ANSWER))
                     return decided
             comparing = self.ranking if self.phase == Phase.COMPARING else None  # the comparing phase has one
             if comparing is not None and comparing.stop_reason == RankingStopReason.ALL_RULED_OUT:
                 keys = sorted({c.label_key for c in comparing.candidates})
-                take(EntryKind.BACK, {"exclude": keys, "reason": RankingStopReason.ALL_RULED_OUT})
+                take(Back(tuple(keys), RankingStopReason.ALL_RULED_OUT))
                 continue
-            if comparing is not None and comparing.stopped:
-                take(EntryKind.DECIDED, {"reason": comparing.stop_reason})
+            if comparing is not None and comparing.stop_reason is not None:  # the ranker stopped
+                take(Decided(comparing.stop_reason))
             return decided
         return decided
 
 
-def question_index(domain: Domain, payload: dict) -> int | None:
+def question_index(domain: Domain, answer: Answer) -> int | None:
     """The question a logged answer refers to: by its tag (logged since issue 26), else by its index, or by
     its text when the domain's questions changed since (an import); None when it no longer exists (hidden)."""
-    index, text = int(payload["question"]), payload.get("text")
+    index, text = answer.question, answer.text
     questions = domain.questions
-    if "tag" in payload:
-        return next((i for i, q in enumerate(questions) if q.tag == payload["tag"]), None)
+    if answer.tag is not None:
+        return next((i for i, q in enumerate(questions) if q.tag == answer.tag), None)
     if text is None or (0 <= index < len(questions) and questions[index].text == text):
         return index
     return next((i for i, q in enumerate(questions) if q.text == text), None)

@@ -8,22 +8,31 @@ chance; the ranker's own number, the chance that an answer is the best *of those
 quantity and is only ever called that. The stop explanation counts the rows a person is shown.
 
 ``SessionView`` is frozen: the GUI's snapshot (gui/snapshot.py), the terminal and ``--json-lines``
-(assistant/cli/ask.py) all render this one object, built once per action (``session_view``).
+(assistant/cli/ask.py) all render this one object, built once per action (``session_view``). It carries what
+every face shows besides the numbers (the question, the pair's titles and texts, the answers on offer after a
+rejection, the out-of-scope ending, the answers to summarize), and ``to_dict()`` is the ``--json-lines`` event
+of what the person sees now (``shortlist_dict()`` the shortlist's): docs/json-lines.md is their schema.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from assistant.app.session.comparison import best_first
 from assistant.app.session.numbers import percent
-from assistant.app.session.phases import Phase
-from assistant.app.session.session_records import explain_stop
+from assistant.app.session.phases import Phase, ProposalReason
+from assistant.app.session.session_records import FinalAnswer, OutOfScopeView, QuestionView, explain_stop
 from assistant.app.session.session_state import SessionState
 from assistant.clarification.conformal import promised_shortlist
 from assistant.clarification.records import StopReason
+from assistant.ranking import Candidate
+from assistant.store import SessionStatus
+
+if TYPE_CHECKING:
+    from assistant.app.session.session import Session
 
 BELIEF_ROWS = 10
 # how far below its promise the first N rows may add up and the promise still be shown beside them
@@ -43,6 +52,9 @@ class EntryChance:
     def percent(self) -> str:
         return percent(self.probability)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "label": self.name, "key": self.key, "probability": event_number(self.probability)}
+
 
 @dataclass(frozen=True)
 class AnswerChance:
@@ -57,6 +69,31 @@ class AnswerChance:
     best_of_compared: float | None
     best: bool
     ruled_out: bool
+    title: str  # what a person reads above it ("answer 2 of “How do I ...?”")
+    text: str
+
+
+@dataclass(frozen=True)
+class CandidateView:
+    """A compared candidate as a person reads it: ``title`` (its label's name, or "answer 2 of “name”"), ``text``
+    the answer (FAQ) or the label's summary of key attributes (birds)."""
+
+    id: str
+    title: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "text": self.text}
+
+
+@dataclass(frozen=True)
+class AnswersToSummarize:
+    """The proposed FAQ's answers when it has two or more ("Summarize these answers"): its question, the
+    person's query and the answer texts."""
+
+    question: str
+    query: str
+    answers: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -96,7 +133,25 @@ class SessionView:
     stop_explanation: str | None
     # the conformal shortlist in words ("very likely (90%) among the first 3": the first N of ``entries`` hold the
     # right entry at the promised rate on held-out queries); None without a fitted one or when N > the rows shown
-    promise: str | None = None
+    promise: str | None
+    # what the person sees besides the numbers, and what a face offers next
+    session_id: int
+    status: SessionStatus
+    comparisons: int
+    question: QuestionView | None  # the pending question (clarifying)
+    pair: tuple[CandidateView, CandidateView] | None  # the pending comparison (comparing)
+    alternatives: tuple[CandidateView, ...]  # after a rejection: the other compared answers on offer
+    ending: OutOfScopeView | None  # "nothing here fits" (out of scope)
+    final: FinalAnswer | None  # the accepted answer
+    decided_reason: str | None  # why an answer is proposed ('best_answer': one entry was left)
+    can_ask_more: bool
+    handed_off: bool
+    answers_to_summarize: AnswersToSummarize | None  # once proposed, when the FAQ has several answers
+
+    @property
+    def over(self) -> bool:
+        """Whether the conversation ended: answered, given up or handed on."""
+        return self.phase in (Phase.FINISHED, Phase.FAILED) or (self.phase == Phase.OUT_OF_SCOPE and self.handed_off)
 
     def percentages(self) -> list[str]:
         """Every percentage this view gives a person (for checking that each screen shows these)."""
@@ -109,8 +164,96 @@ class SessionView:
             shown.append(percent(self.nothing_fits))
         return shown
 
+    # ---- the --json-lines events (docs/json-lines.md) -------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The event of what the person sees now: a question, a pair, a proposal, a rejection, "nothing fits",
+        or the end of the conversation ("final")."""
+        if self.over:
+            return self._final_dict()
+        if self.phase == Phase.OUT_OF_SCOPE and self.ending is not None:
+            ending = self.ending
+            return {
+                "type": "out_of_scope",
+                "message": ending.message,
+                "probability": event_number(ending.probability),
+                "help_topics": list(ending.help_topics),
+                "did_you_mean": [{"label": name, "probability": event_number(p)} for name, p in ending.did_you_mean],
+            }
+        if self.question is not None:
+            question = self.question
+            return {
+                "type": "question",
+                "turn": question.number,
+                "text": question.text,
+                "options": list(question.options),
+                "not_visible": question.allows_not_visible,
+            }
+        if self.pair is not None:
+            return {
+                "type": "pair",
+                "left": self.pair[0].to_dict(),
+                "right": self.pair[1].to_dict(),
+                "chance": None if self.proposal is None else event_number(self.proposal.chance),
+                "best_of_compared": _event_number(self.best_of_compared),
+            }
+        if self.phase == Phase.REJECTED:
+            others = [c.to_dict() for c in self.alternatives]
+            return {"type": "rejected", "alternatives": others, "can_ask_more": self.can_ask_more}
+        return self._proposal_dict()
 
-def session_view(session: SessionState, rows: int = BELIEF_ROWS) -> SessionView:
+    def shortlist_dict(self) -> dict[str, Any]:
+        """The shortlist event: the likeliest entries once the questions stopped, and why they stopped."""
+        return {
+            "type": "shortlist",
+            "turns": self.turn,
+            "items": [entry.to_dict() for entry in self.entries],
+            "why": self.stop_explanation,
+            "nothing_fits": _event_number(self.nothing_fits),
+            "promise": self.promise,
+        }
+
+    def _proposal_dict(self) -> dict[str, Any]:
+        proposal = self.proposal
+        assert proposal is not None  # the decided phase always has its proposal
+        summarize = self.answers_to_summarize
+        return {
+            "type": "proposal",
+            "label": proposal.label_name,
+            "key": proposal.label_key,
+            "text": proposal.text,
+            "chance": event_number(proposal.chance),
+            "probability": event_number(proposal.entry),
+            "best_of_compared": _event_number(proposal.best_of_compared),
+            "answers": len(summarize.answers) if summarize else 1,
+            "answer_number": proposal.answer_number,
+            "best_answer": self.decided_reason == ProposalReason.BEST_ANSWER,
+        }
+
+    def _final_dict(self) -> dict[str, Any]:
+        final = self.final
+        return {
+            "type": "final",
+            "session": self.session_id,
+            "status": self.status,
+            "label": final.label_name if final else None,
+            "key": final.label_key if final else None,
+            "text": final.text if final else None,
+            "questions": self.turn,
+            "comparisons": self.comparisons,
+            "handed_off": self.handed_off,
+        }
+
+
+def event_number(probability: float) -> float:
+    """A probability for an event: six significant digits, so that a live entry never reads as 0."""
+    return float(f"{probability:.6g}")
+
+
+def _event_number(probability: float | None) -> float | None:
+    return None if probability is None else event_number(probability)
+
+
+def session_view(session: Session, rows: int = BELIEF_ROWS) -> SessionView:
     """The view of ``session`` now (module docstring)."""
     conversation = session.conversation
     nothing_fits = conversation.out_of_scope_probability()
@@ -137,7 +280,39 @@ def session_view(session: SessionState, rows: int = BELIEF_ROWS) -> SessionView:
         threshold=float(session.config.ranking_threshold),
         stop_explanation=_stop_explanation(session, len(answers), compared, mass),
         promise=_promise(session, entries),
+        session_id=int(session.id),
+        status=session.status,
+        comparisons=int(session.comparisons),
+        question=session.question,
+        pair=None if (pair := session.pair) is None else (_candidate(session, pair[0]), _candidate(session, pair[1])),
+        alternatives=tuple(_candidate(session, c) for c in session.alternatives),
+        ending=session.nothing_fits,
+        final=session.final,
+        decided_reason=session.decided_reason,
+        can_ask_more=session.can_ask_more,
+        handed_off=session.handed_off,
+        answers_to_summarize=answers_to_summarize(session),
     )
+
+
+def _candidate(session: SessionState, candidate: Candidate) -> CandidateView:
+    return CandidateView(str(candidate.id), str(session.candidate_title(candidate)), str(candidate.text))
+
+
+def answers_to_summarize(session: SessionState) -> AnswersToSummarize | None:
+    """The proposed (or accepted) FAQ's question, the person's query and its answers when that FAQ has two
+    answers or more and an answer was proposed (what "Summarize these answers" summarises), else None."""
+    if session.phase not in (Phase.DECIDED, Phase.FINISHED, Phase.FAILED):
+        return None
+    answer = session.final or session.proposed
+    if answer is None:
+        return None
+    domain = session.domain
+    label = domain.labels[domain.label_index(answer.label_key)]
+    answers = tuple(a for a in label.answers if a.strip())
+    if len(answers) < 2:
+        return None
+    return AnswersToSummarize(label.text or label.name, session.query, answers)
 
 
 def _promise(session: SessionState, entries: tuple[EntryChance, ...]) -> str | None:
@@ -185,6 +360,8 @@ def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance
                 float(chances[i]) if compared else None,
                 str(ranking.candidates[i].id) == starred,
                 bool(ruled_out[i]),
+                str(session.candidate_title(ranking.candidates[i])),
+                str(ranking.candidates[i].text),
             )
         )
     return tuple(rows), float(np.sum(list(entry.values()))), len(unique)

@@ -143,8 +143,9 @@ def test_a_session_asks_the_list_logs_the_labels_it_named_and_replays_them(listi
     view = session.question
     assert view.index == ANSWER_LIST and view.options[-1] == NONE_OF_THESE
     session.answer(0)
-    [entry] = [e for e in session.transcript() if e["kind"] == "answer"]
-    assert len(entry["list"]) == len(view.options) - 1 and entry["option_text"] == view.options[0]
+    [entry] = [e.event for e in session.transcript() if e.kind == "answer"]
+    assert len(entry.listed) == len(view.options) - 1 and entry.option_text == view.options[0]
+    assert len(entry.to_json()["list"]) == len(entry.listed)  # logged under its name of old
     resumed = Session.resume(listing_agents, session.id)
     assert resumed.phase == session.phase and resumed.repaired == []
     np.testing.assert_array_equal(resumed.conversation.probs, session.conversation.probs)

@@ -245,7 +245,7 @@ def test_a_session_logs_added_words_so_that_undo_and_resume_replay_them():
     session.add_words("bright red crest")
     assert session.query == "bird bright red crest"
     assert session.phase == "clarifying" and session.conversation.turn == 1
-    assert [t["kind"] for t in session.transcript()][-1] == "words"
+    assert [t.kind for t in session.transcript()][-1] == "words"
     resumed = Session.resume(agents, session.id)
     assert resumed.query == session.query
     np.testing.assert_allclose(resumed.conversation.probs, session.conversation.probs)

@@ -31,7 +31,7 @@ def test_an_answer_waits_for_another_writer_and_says_so(agents):
     assert notes == [connection.BUSY_MESSAGE]
     assert notes[0] == "the knowledge base is busy (an import is running); retrying"
     with KnowledgeBase.open("tiny") as other:
-        kinds = [entry["kind"] for entry in Session.resume(agents, session.id, other).transcript()]
+        kinds = [entry.kind for entry in Session.resume(agents, session.id, other).transcript()]
     assert kinds[:2] == ["query", "answer"]
 
 

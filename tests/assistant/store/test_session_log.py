@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 import sqlite_utils
 
-from assistant.app.research.summaries import faq_answers
 from assistant.app.session.session import Session, SessionConfig
+from assistant.app.session.view import answers_to_summarize
 from assistant.errors import SessionStateError
 from assistant.store import KnowledgeBase, SessionLog
 from assistant.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -58,14 +58,14 @@ def test_summarize_these_answers_takes_the_proposed_faq_answers():
     labels = [replace(lab, text=f"How do I help a {lab.name}?", answers=answers) for lab in agents.domain.labels]
     agents.domain = replace(agents.domain, labels=labels)
     session = Session.start(agents, "red breast", CONFIG)
-    assert faq_answers(session) is None  # nothing proposed while asking
+    assert answers_to_summarize(session) is None  # nothing proposed while asking
     while session.phase == "clarifying":
         session.answer(0)
     while session.phase == "comparing":
         session.prefer("left")
-    question, query, texts = faq_answers(session)
-    assert question == f"How do I help a {session.proposed.label_name}?" and query == "red breast"
-    assert texts == list(answers)
+    found = answers_to_summarize(session)
+    assert found.question == f"How do I help a {session.proposed.label_name}?" and found.query == "red breast"
+    assert found.answers == answers
     single = replace(agents.domain, labels=[replace(lab, answers=answers[:1]) for lab in labels])
     agents.domain = single
-    assert faq_answers(Session.start(agents, "red breast", CONFIG)) is None
+    assert answers_to_summarize(Session.start(agents, "red breast", CONFIG)) is None

@@ -41,7 +41,7 @@ def test_a_whole_session_is_logged_turn_by_turn(agents):
     final = session.accept()
     assert session.phase == "finished" and session.status == "finished"
     assert final.label_key in {lab.key for lab in agents.domain.labels}
-    kinds = [t["kind"] for t in session.transcript()]
+    kinds = [t.kind for t in session.transcript()]
     assert kinds == ["query", "answer", "answer", "stop", "compare", "compare", "decided", "accept"]
     with KnowledgeBase.open("tiny") as kb:
         [summary] = Session.saved(kb)
@@ -148,7 +148,7 @@ def test_reject_offers_another_answer_more_questions_or_giving_up_with_undo_afte
     assert session.phase == "rejected"
     with pytest.raises(ConfigError, match="not one of the other"):
         session.choose(proposal.candidate_id)
-    kinds = [t["kind"] for t in session.transcript()]
+    kinds = [t.kind for t in session.transcript()]
     assert kinds.count("undo") == 3 and {"choose", "more", "give_up", "reject", "done"} <= set(kinds)
     resumed = Session.resume(agents, session.id)  # the log replays to the same state
     assert resumed.phase == "rejected" and [c.id for c in resumed.alternatives] == others
@@ -169,7 +169,7 @@ def test_neither_rules_both_out_and_all_ruled_out_goes_back_to_the_questions(age
     remaining = session.pair
     session.prefer("neither")  # every candidate is ruled out now
     assert session.phase == "clarifying" and remaining is not None
-    assert [t["kind"] for t in session.transcript()][-1] == "back"
+    assert [t.kind for t in session.transcript()][-1] == "back"
     assert keys.isdisjoint({it.label.key for it in session.top_labels(4)})
     resumed = Session.resume(agents, session.id)
     assert resumed.phase == "clarifying" and resumed.question.index == session.question.index
@@ -224,7 +224,7 @@ def test_after_a_rejection_the_question_can_be_handed_on_to_a_person(agents):
     session.reject("not about crows")
     session.hand_off("please call me")
     assert session.status == "failed" and session.handed_off
-    assert session.transcript()[-1]["kind"] == "hand_off"
+    assert session.transcript()[-1].kind == "hand_off"
     with pytest.raises(SessionStateError, match="already handed on"):
         session.hand_off()
     session.undo()

@@ -10,7 +10,6 @@ from assistant.app.session.numbers import percent
 from assistant.app.session.session import Session, SessionConfig
 from assistant.app.session.view import session_view
 from assistant.clarification.belief import DISMISS_ERROR
-from assistant.cli.ask import _phase_event, _shortlist_event
 from tests.support.tiny import TinyAgents
 
 CONFIG = SessionConfig(shortlist_size=3, ranking_budget=2, ranking_threshold=0.999)
@@ -38,9 +37,9 @@ def test_after_a_rejection_the_view_reads_the_belief_over_the_rest():
     explanation = session.explain()
     assert explanation is not None and explanation["information_gain"] > 0.01
     # the terminal's events carry exactly the view's numbers
-    shortlist = _shortlist_event(view, 5)
+    shortlist = view.shortlist_dict()
     assert [percent(it["probability"]) for it in shortlist["items"]] == [e.percent for e in view.entries]
-    assert _phase_event(session, view)["type"] == "question"
+    assert view.to_dict()["type"] == "question"
     while session.phase == "clarifying":
         session.answer(kind="not_sure")
     assert session.proposed is None or session.proposed.label_key != rejected.label_key
@@ -71,7 +70,7 @@ def test_the_view_says_the_conformal_shortlist_in_words_when_it_fits_the_rows():
     assert session_view(session, rows=2).promise is None
     view = session_view(session)  # every entry, all shown: the rows add up to the promise
     assert view.promise == "very likely (90%) among the first 4"
-    assert _shortlist_event(view, 5)["promise"] == view.promise
+    assert view.shortlist_dict()["promise"] == view.promise
     # issue 39: no promise beside rows that add up to far less than it ("among the first 8" over 42%)
     probs = session.conversation.probs
     prior.shortlist = ConformalShortlist(0.9, threshold=float(probs.max()))  # the likeliest alone

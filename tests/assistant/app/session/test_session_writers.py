@@ -36,7 +36,7 @@ def agents():
 
 
 def kinds(session: Session) -> list[str]:
-    return [entry["kind"] for entry in session.transcript()]
+    return [entry.kind for entry in session.transcript()]
 
 
 def test_a_second_program_on_the_same_session_is_told_and_reloads(agents):
