@@ -90,7 +90,8 @@ class SessionState:
         self.rejected: FinalAnswer | None = None
         self.rejection_reason = ""
         self.rejected_answers: set[str] = set()  # candidate ids the person rejected (never proposed again)
-        self._since_no: int | None = None  # questions answered since more were asked after a rejection
+        self._since_no: int | None = None  # questions answered since a "no" (a rejection, "none of these")
+        self._name_next = False  # after a rejection: the likeliest entries left are offered by name first
         self._nothing_likely = False  # the "nothing fits" ending came after a "no" (``way_back``)
         self.ruled_out_labels: tuple[str, ...] = ()  # shortlisted labels the answers ruled out (not compared)
         self.handed_off = False
@@ -258,9 +259,11 @@ class SessionState:
             self.conversation.answer_listed(indices, answer.option, answer.answer)
         elif (question := question_index(self.domain, answer)) is not None:
             self.conversation.answer(question, answer.option, answer.answer)
-        self._override_stop = False
+        self._override_stop, self._name_next = False, False
         if self._since_no is not None:
             self._since_no += 1
+        elif answer.listed is not None and answer.option == len(answer.listed):  # "none of these" is a no too
+            self._since_no = 0
 
     def add_words_to_query(self, words: str) -> None:
         if self.phase != Phase.CLARIFYING:
@@ -276,7 +279,7 @@ class SessionState:
     def back_to_questions(self, exclude: tuple[str, ...]) -> None:
         """More questions (the person's 'more', or every candidate ruled out), without the labels ``exclude``."""
         if self.phase == Phase.REJECTED:  # 'more' after a rejection: the way back starts (``way_back``)
-            self._since_no = 0
+            self._since_no, self._name_next = 0, True
         self.conversation.exclude_labels(exclude)
         self.leave_comparing()
         self._override_stop = True
@@ -378,7 +381,8 @@ class SessionState:
                     probability = self.conversation.out_of_scope_probability() or 0.0
                     take(OutOfScope(StopReason.OUT_OF_SCOPE, round(probability, 4), after_no=True))
                     return decided
-                named = named_after_no(self.conversation) if self._since_no == 0 else None
+                named = named_after_no(self.conversation) if self._name_next else None
+                self._name_next = False
                 if self._pending_question is None and named is not None:  # the likeliest left, by name
                     self.conversation.pending_list, self._pending_question = named, ANSWER_LIST
                     self._override_stop = False

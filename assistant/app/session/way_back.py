@@ -5,7 +5,7 @@ for more questions.
   ``NAMED_AFTER_NO`` of the belief, in its order, never skipping a likelier one), where the domain's people
   know its entries' names (``ClarifierConfig.answer_lists``): the next likeliest can be taken at once.
 - When nothing is likely it says so instead of asking on: once ``QUESTIONS_AFTER_NO`` questions have been
-  answered since the "no" and no entry reaches ``LIKELY_AFTER_NO``, the session ends as "nothing here fits"
+  answered since the "no" (a rejection, or "none of these" to a list) and no entry reaches ``LIKELY_AFTER_NO``, the session ends as "nothing here fits"
   (the closest answers and the hand-on to a person stay on offer). Nine low-value questions once followed a
   rejection and ended on a proposal Clarify was 2% sure of.
 

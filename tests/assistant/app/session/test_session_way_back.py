@@ -92,3 +92,16 @@ def test_the_proposal_is_the_beliefs_first_entry_when_no_comparison_moved_it():
     session.reject()
     others = [a for a in session_view(session).answers if a.label_key != view.proposal.label_key]
     assert [c.id for c in session.alternatives] == [a.id for a in others]
+
+
+def test_none_of_these_is_a_no_too(monkeypatch):
+    """Lost photos: "none of these", and the questions went on with every entry below 2%."""
+    monkeypatch.setattr(way_back, "LIKELY_AFTER_NO", 1.01)  # no entry is ever likely enough
+    session = Session.start(NamedAgents(turns=10), "bird", CONFIG)
+    assert session.question is not None and session.question.text == "Which of these is it?"
+    session.answer(option=len(session.question.options) - 1)  # none of these
+    asked = 0
+    while session.phase == "clarifying" and asked < 10:
+        session.answer(kind="not_sure")
+        asked += 1
+    assert session.phase == "out_of_scope" and asked <= way_back.QUESTIONS_AFTER_NO
