@@ -46,7 +46,8 @@ def nothing_likely(conversation: Conversation, questions_since_no: int) -> bool:
     if questions_since_no < QUESTIONS_AFTER_NO:
         return False
     left = ~conversation.excluded
-    return not left.any() or float(conversation.probs[left].max()) < LIKELY_AFTER_NO
+    in_scope = 1.0 - (conversation.out_of_scope_probability() or 0.0)  # the shares a person reads
+    return not left.any() or in_scope * float(conversation.probs[left].max()) < LIKELY_AFTER_NO
 
 
 def nothing_likely_view(view: OutOfScopeView) -> OutOfScopeView:
