@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from assistant.app.desk.listing import DomainEntry
+from gui.words import BUNDLED_DOMAINS
 
 
 class DomainPicker(QComboBox):
@@ -26,7 +27,8 @@ class DomainPicker(QComboBox):
         self.clear()
         for entry in sorted(entries, key=lambda e: e.name):  # in order, whatever order the folder lists them in
             self.addItem(entry.name if entry.built else f"{entry.name} (not built yet)", entry.name)
-            self.setItemData(self.count() - 1, entry.description, Qt.ItemDataRole.ToolTipRole)
+            tip = BUNDLED_DOMAINS.get(entry.name, entry.description)  # a desk's own: its title
+            self.setItemData(self.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         for name in sorted(also):
             if self.findData(name) < 0:
                 self.addItem(name, name)

@@ -154,10 +154,11 @@ class InboxDialog(QDialog):
         self.entry.setCurrentIndex(-1)
         self.entry.blockSignals(False)
         self.summary.setText(
-            f"{counted(len(items), 'question')} {escape(self.domain)} could not answer (out of scope, handed on, "
-            "answers rejected). Pick one, then resolve it in a step: the models learn it at their next update."
+            f"{counted(len(items), 'question')} {escape(self.domain)} could not answer (nothing fitted, handed on "
+            "to a person, or its answers were rejected). Pick one, then resolve it in a step: Clarify learns it at "
+            "its next update."
             if items
-            else "The inbox is empty: every question so far found an answer."
+            else "The inbox is empty: no question is waiting for an answer."
         )
         self.table.clearSelection()
         self._selection_changed()

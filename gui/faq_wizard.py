@@ -37,14 +37,14 @@ from assistant.progress import Progress
 from gui.dialogs import error_text
 from gui.qt_models import Column, ProblemsModel, RecordTableModel
 from gui.widgets import make_table, stretch_column
-from gui.words import counted, desk_progress, readiness_words
+from gui.words import counted, desk_progress, faq_read_words, readiness_words
 from gui.workers import JobWorker, ProgressPanel, WorkerPool
 
 FORMAT_LABELS = {
     "auto": "tell from the file (a folder: articles)",
     "csv": "spreadsheet saved as CSV",
     "tsv": "tab-separated (TSV)",
-    "jsonl": "JSON Lines",
+    "jsonl": "one entry per line (.jsonl)",
     "markdown": "Markdown FAQ",
     "articles": "folder of help articles",
 }
@@ -79,8 +79,8 @@ class FaqSourcePage(QWizardPage):
         self.taken = set(taken)
         self.setTitle("Your FAQ")
         self.setSubTitle(
-            "A spreadsheet (CSV, TSV, JSON Lines) with a title and an answer column, a Markdown FAQ, or a folder "
-            "of help articles. No crowd data is needed."
+            "A spreadsheet (CSV or TSV) or a .jsonl file with a title and an answer column, a Markdown FAQ, or a "
+            "folder of help articles. Your FAQ is all Clarify needs."
         )
         self.path = QLineEdit(self)
         self.path.setObjectName("faqPath")
@@ -230,13 +230,13 @@ class FaqPreviewPage(QWizardPage):
         if parsed.problems:
             self.summary.setText(
                 f"<b style='color:#b3261e'>{counted(len(parsed.problems), 'problem')}.</b> Nothing was written; fix them in "
-                f"the FAQ, then go Back and Next to read it again. ({escape(parsed.describe())})"
+                f"the FAQ, then go Back and Next to read it again. ({escape(faq_read_words(parsed))})"
             )
         elif not parsed.entries:
             self.summary.setText("<b style='color:#b3261e'>The FAQ has no entries.</b>")
         else:
             self.summary.setText(
-                f"{escape(parsed.describe())}. No problems. <b>Create and prepare</b> writes the domain and prepares "
+                f"{escape(faq_read_words(parsed))}. No problems. <b>Create and prepare</b> writes the domain and prepares "
                 "it from these texts (a few minutes)."
             )
         self.completeChanged.emit()

@@ -7,13 +7,14 @@ and that every button of the window is named here, so the two cannot drift apart
 
 HELP_HTML = """
 <h2>Clarify</h2>
-<p>Type a short question. Clarify asks you a few questions to understand it, then shows the answers it
-found, two at a time, so that you can pick the best one. Everything you do is saved as you do it.</p>
+<p>Type a short question. Clarify asks you a few questions to understand it, then proposes the answer it
+thinks fits best; when it is unsure between a few, it first lets you say which of two answers is better.
+Everything you do is saved as you do it.</p>
 
 <h3>The window</h3>
 <p>The toolbar: the <b>Domain</b> you ask about (<i>faq</i>: software FAQs, <i>birds</i>: bird species,
 <i>banking</i>: banking requests, <i>clinc</i>: requests to a voice assistant, and any domain made from your
-own FAQ), <b>New question</b>, <b>Undo</b>, <b>Import crowd data</b> and <b>Clarify help</b>. The
+own FAQ), <b>New question</b>, <b>Undo</b>, <b>Import examples and answers</b> and <b>Clarify help</b>. The
 pages are tabs: <b>Ask</b>, <b>Compare</b>, <b>History</b>, <b>Lab</b> and <b>Summarize</b>.</p>
 
 <p>While a domain gets ready (when the window opens, or the first time a domain is prepared, which can
@@ -54,11 +55,15 @@ too work wherever you clicked in the window. The bar shows how sure Clarify is t
 (&#9733;) is the right answer (one belief for every screen: the entry's chance times the answer's share among
 its entry's answers); beside it, once you compared, the chance that it is the best of the compared answers.
 The list below shows both for each answer. What you say holds: an
-answer you preferred stays above the one it beat. <b>Done: show the best</b> stops comparing;
-<b>Ask me more</b> goes back to the questions; <b>Undo</b> takes back the last comparison.</p>
-<p>Then Clarify asks whether its answer is yours: <b>Accept this answer</b> ends the conversation; <b>Reject</b>
-(you may first say why in the field beside it) lets you <b>Use this answer</b> (another of the compared
-answers), <b>Ask more questions</b> without the rejected one, or <b>Give up</b>. When a FAQ has several
+answer you preferred stays above the one it beat. <b>Done: show the best</b> (<code>D</code>) stops
+comparing; <b>Ask me more</b> (<code>M</code>) goes back to the questions; <b>Undo</b> takes back the last
+comparison.</p>
+<p>Then Clarify asks whether its answer is yours: <b>Accept this answer</b> (<code>A</code>) ends the
+conversation; <b>Reject</b> (<code>J</code>, or <code>Enter</code> in the field beside it once you typed why)
+lets you <b>Use this answer</b> (<code>T</code> or <code>Enter</code>: another of the compared answers, picked
+with the arrow keys), <b>Ask more questions</b> (<code>M</code>) without the rejected one, <b>Hand it on to a
+person</b> (<code>P</code>) or <b>Give up</b> (<code>G</code>). <code>Tab</code> moves from control to control
+and out of every list and table. When a FAQ has several
 answers, <b>Summarize these answers</b> opens them on the Summarize page. After the end, <b>New question</b>
 starts again. <b>Undo</b> takes back every step, also an accepted answer.</p>
 
@@ -92,8 +97,8 @@ crowd, and <b>Update from sessions</b>. Results can be saved with <b>Export CSV<
 <b>Export JSON</b>. Hover over a choice to read what it means.</p>
 
 <h3>Menus and models</h3>
-<p><b>File</b>: <b>New question</b>, <b>Import crowd data</b> (files of crowd answers, example questions or
-answers, from MTurk, Label Studio or a plain file, checked and previewed before anything is written),
+<p><b>File</b>: <b>New question</b>, <b>Import examples and answers</b> (files of people's answers to
+Clarify's questions, example questions or answers, from MTurk, Label Studio or a plain file, checked and previewed before anything is written),
 <b>Refresh domains</b>, <b>Questions of this domain…</b> (hide or reword a question Clarify asks),
 <b>Update the models</b>, <b>New domain from my FAQ…</b> (a CSV, TSV, JSONL or Markdown FAQ, or a folder of
 help articles: previewed with its problems by line, nothing written until it is valid, then prepared from its
@@ -114,7 +119,7 @@ your comparisons.</p>
 <tr><td><code>Ctrl+Z</code></td><td>undo the last step of the conversation (in every phase)</td></tr>
 <tr><td><code>Ctrl+1</code> &hellip; <code>Ctrl+5</code></td><td>the Ask, Compare, History, Lab and Summarize
 pages</td></tr>
-<tr><td><code>Ctrl+I</code></td><td>import crowd data</td></tr>
+<tr><td><code>Ctrl+I</code></td><td>import examples and answers</td></tr>
 <tr><td><code>Ctrl+,</code></td><td>settings</td></tr>
 <tr><td><code>F1</code></td><td>this help</td></tr>
 <tr><td><code>Ctrl+Q</code></td><td>quit (<code>Ctrl+C</code> in the terminal that started Clarify does the

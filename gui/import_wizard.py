@@ -398,7 +398,7 @@ class ImportWizard(QWizard):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("importWizard")
-        self.setWindowTitle("Import crowd data")
+        self.setWindowTitle("Import examples and answers")
         self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnLastPage, True)
         self.resize(900, 640)

@@ -28,7 +28,6 @@ from gui.words import (
     RANKING_MODEL_TIPS,
     RANKING_MODELS,
     SYSTEM_TIPS,
-    status_words,
     system_words,
 )
 
@@ -295,7 +294,7 @@ class SessionListModel(RecordTableModel):
         self.columns = (
             Column("Id", lambda s: s.id, str, RIGHT),
             Column("Question", lambda s: s.query),
-            Column("Status", lambda s: status_words(s.status)),
+            Column("Status", lambda s: s.status_words),
             Column("Steps", lambda s: s.entries, str, RIGHT),
             Column("Answer", lambda s: self.label_names.get(s.final_label or "", s.final_label or "")),
             Column("Last change", lambda s: s.updated_at.replace("T", " ")[:19]),

@@ -42,11 +42,11 @@ class QuestionsModel(RecordTableModel):
     """The questions of a domain (``QuestionEntry`` records); hidden rows greyed out."""
 
     columns = (
-        Column("About", lambda e: tag_words(e.tag), tooltip=lambda e: f"tag (for the command line): {e.tag}"),
+        Column("About", lambda e: tag_words(e.tag), tooltip=lambda e: f"For the command line: {e.tag}"),
         Column("Question", lambda e: e.text),
         Column("Kind", lambda e: "yes/no" if e.kind == "binary" else "choice"),
         Column("Options", lambda e: " / ".join(e.options) if e.kind == "choice" else ""),
-        Column("Induced", lambda e: e.induced, _yes),
+        Column("Found in your entries", lambda e: e.induced, _yes),
         Column("Hidden", lambda e: e.hidden, _yes),
         Column("Reworded", lambda e: e.reworded, _yes, tooltip=lambda e: f"was: {e.original_text}"),
     )

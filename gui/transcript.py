@@ -150,8 +150,9 @@ def _stop_html(event: Stop) -> str:
     reason = stop_words(event.reason)
     if event.coverage is not None and reason == STOP_REASONS[StopReason.CONFIDENT]:
         reason += f": {percent(float(event.coverage))} sure the answer is among the likeliest"
-    # no "Which of these is better?": a comparison may never follow (one answer left, or more questions)
-    return _bubble(f"Here is my shortlist ({escape(reason)}).", user=False)
+    # no "Which of these is better?": a comparison may never follow (one answer left, or more questions);
+    # nor "Here is my shortlist": the screen may show one proposal, not a list
+    return _bubble(f"No more questions for now ({escape(reason)}).", user=False)
 
 
 def _compare_html(event: Compare, answer: Callable[[str], str]) -> str:
@@ -192,7 +193,11 @@ def status_line(snapshot: SessionSnapshot) -> str:
     elif snapshot.phase == Phase.REJECTED:
         message = f"Session {snapshot.session_id} · take another answer, ask more questions, hand it on or give up"
     elif snapshot.phase == Phase.OUT_OF_SCOPE:
-        message = f"Session {snapshot.session_id} saved as out of scope: nothing here fits"
+        message = (
+            f"Session {snapshot.session_id} handed on to a person: it waits in the desk's inbox"
+            if snapshot.handed_off
+            else f"Session {snapshot.session_id} saved: nothing here fits"
+        )
     elif snapshot.phase == Phase.FINISHED:
         message = (
             f"Session {snapshot.session_id} saved: answered with {snapshot.final.label_name if snapshot.final else '?'}"

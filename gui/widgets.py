@@ -94,6 +94,9 @@ def make_table(name: str, accessible: str, parent: QWidget | None = None) -> QTa
     view.verticalHeader().setVisible(False)
     view.verticalHeader().setDefaultSectionSize(24)
     view.setWordWrap(False)
+    # Tab leaves the table for the next control (a table's own Tab walks its cells and keeps a keyboard user
+    # in it: the proposal's Reject was out of reach, issue 40); the arrow keys still move between its rows
+    view.setTabKeyNavigation(False)
     view.setItemDelegate(ProbabilityBarDelegate(view))
     header = view.horizontalHeader()
     header.setHighlightSections(False)
@@ -188,6 +191,14 @@ def preference_keys(
     """The keys of a pair of answers, the same on the Compare and the Summarize pages: L or Left, R or Right,
     E or = (equally good)."""
     return [("L", left), ("Left", left), ("R", right), ("Right", right), ("E", tie), ("=", tie)]
+
+
+def key_hint(text: str, parent: QWidget, name: str) -> QLabel:
+    """A grey line that says a card's keys ("Keys: A accept · J reject · Tab to move")."""
+    label = QLabel(text, parent)
+    label.setObjectName(name)
+    label.setStyleSheet("color: #666")
+    return label
 
 
 def window_shortcuts(

@@ -59,9 +59,12 @@ def make_actions(window: MainWindow) -> None:
     )
     undo_tip = "Take back the last step: an answer, a comparison, a decision (Ctrl+Z)"
     window.undo_action = _action(window, "&Undo", "undoAction", QKeySequence(keys.Undo), window.undo, undo_tip)
-    import_tip = "Import crowd files (MTurk, Label Studio, CSV/TSV/JSON Lines) into a domain"
+    import_tip = (
+        "Import example questions, entries or people's answers to Clarify's questions from a file (MTurk, "
+        "Label Studio, CSV, TSV or .jsonl)"
+    )
     window.import_action = _action(
-        window, "&Import crowd data…", "importAction", "Ctrl+I", window.open_import_wizard, import_tip
+        window, "&Import examples and answers…", "importAction", "Ctrl+I", window.open_import_wizard, import_tip
     )
     preferences = _standard_key(keys.Preferences, "Ctrl+,")
     window.settings_action = _action(

@@ -12,6 +12,14 @@ from __future__ import annotations
 from assistant.app.session.phases import AnswerKind, ProposalReason, SessionStatus, StopReason
 from assistant.progress import eta_text
 
+# the bundled domains as the domain picker's tooltips say them (the registry's descriptions are for the Lab)
+BUNDLED_DOMAINS = {
+    "birds": "Bird species (CUB-200): 200 species, asked about by what a bird looks like",
+    "faq": "Software FAQs (StackFAQ): 125 questions with their answers",
+    "banking": "Banking requests (BANKING77): 77 kinds of request a bank's customers make",
+    "clinc": "Requests to a voice assistant (CLINC150): 150 kinds in 10 areas, and requests it cannot help with",
+}
+
 
 def counted(n: int, noun: str, plural: str = "") -> str:
     """'1 question', '2 questions', '0 comparisons' (never 'question(s)')."""
@@ -155,10 +163,10 @@ PAIR_CHOICES = {
 }
 PAIR_CHOICE_TIPS = {
     "imp": "The current best against the answer most likely to beat it by the most (IMP)",
-    "tp": "A random draw from the ranker's belief picks one answer, information gain its partner (TP)",
-    "eig": "The pair whose outcome would teach the ranker the most (EIG)",
-    "unpa": "The pair whose outcome the ranker can least predict (UNPA)",
-    "unc": "The two answers with the closest scores (UNC; for rankers without a measure of doubt)",
+    "tp": "A random draw from Clarify's belief picks one answer, information gain its partner (TP)",
+    "eig": "The pair whose outcome would teach Clarify the most (EIG)",
+    "unpa": "The pair whose outcome Clarify can least predict (UNPA)",
+    "unc": "The two answers with the closest scores (UNC; for models without a measure of doubt)",
     "random": "A random pair not compared before",
     "eubo": "BoTorch's expected utility of the best option (EUBO)",
     "botorch_ei": "BoTorch's expected improvement over the current best",
@@ -225,9 +233,11 @@ SUMMARY_MAKERS = {
     "mmr": "relevant sentences that do not repeat",
     "lexrank": "the most central sentences",
     "textrank": "central sentences (by links)",
-    "random": "sentences picked at random",
+    "random": "a sample of the documents' sentences",
 }
 SUMMARY_SESSIONS = {"summary": "comparing summaries", "sentences": "sentence by sentence"}
+# where a summary session's texts came from, by the engine's name of them (``assistant.summarization``)
+SUMMARY_SOURCES = {"faq-answers": "A FAQ's answers", "pasted": "Pasted texts"}
 
 
 def cluster_words(name: str) -> str:
@@ -247,7 +257,9 @@ def cluster_words(name: str) -> str:
 def summary_title(title: str, clusters: list[str] | tuple[str, ...]) -> str:
     """A saved summary session's title, with a bundled set's name in words ("<set>: <set's topic>" becomes the
     set's words alone)."""
-    head = title.split(": ", 1)[0]
+    head, _, rest = title.partition(": ")
+    if head in SUMMARY_SOURCES:  # the engine's name of where the texts came from ("faq-answers")
+        return f"{SUMMARY_SOURCES[head]}: {rest}" if rest else SUMMARY_SOURCES[head]
     return cluster_words(head) if head in clusters else title
 
 
@@ -296,7 +308,7 @@ DESK_STAGES = (
     ("embedding the answers", "Reading the answers"),
     ("inducing questions", "Finding questions to ask about your entries"),
     ("writing", "Writing your entries"),
-    ("reading", "Reading your FAQ"),
+    ("reading", "Reading the FAQ"),
     ("MiniLM", "Learning to read questions the way people write them"),
     ("SRU", "Trying a second way of reading questions (kept only if it does better)"),
     ("stop policy", "Learning when to stop asking and show the answers"),
@@ -315,10 +327,33 @@ DESK_STAGES = (
 def desk_progress(message: str, seconds_left: float | None = None) -> str:
     """A progress message of getting a desk ready, in its person's words, with the time left where the job's
     one ETA (``assistant.progress.Eta``) knows it."""
-    words = next((text for key, text in DESK_STAGES if key.casefold() in message.casefold()), "Getting your desk ready")
+    words = next((text for key, text in DESK_STAGES if key.casefold() in message.casefold()), "Getting ready")
     if words == "Ready":
         return words
     return f"{words}… ({eta_text(seconds_left)})" if seconds_left is not None else f"{words}…"
+
+
+# what each part of an entry was read as (``ParsedFaq.columns``' keys), for "the titles from “name”"
+_FAQ_PARTS = {
+    "title": "titles",
+    "key": "keys",
+    "description": "descriptions",
+    "answers": "answers",
+    "category": "categories",
+}
+
+
+def faq_read_words(parsed) -> str:
+    """What a FAQ's preview read, in a desk person's words: '43 entries (the titles from “name”, the answers from
+    “answer”)' (``ParsedFaq.describe`` writes "title <- 'name'" for the command line)."""
+    parts = [counted(len(parsed.entries), "entry", "entries")]
+    if parsed.categories:
+        parts.append(counted(len(parsed.categories), "category", "categories"))
+    several = sum(len(e.answers) > 1 for e in parsed.entries)
+    if several:
+        parts.append(f"{several} with several answers")
+    read = [f"the {_FAQ_PARTS.get(what, what)} from “{name}”" for what, name in parsed.columns.items()]
+    return ", ".join(parts) + (f" ({', '.join(read)})" if read else "")
 
 
 def readiness_words(figures: dict) -> str:

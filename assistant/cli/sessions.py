@@ -25,6 +25,6 @@ def sessions_command(name: str, status: str | None, as_json: bool) -> None:
         return
     for r in rows:
         echo(
-            f"{r.id:>5}  {SessionStatus(r.status).words:<12} {r.updated_at}  {r.entries:>3} steps  {r.query[:60]}  "
+            f"{r.id:>5}  {r.status_words:<12} {r.updated_at}  {r.entries:>3} steps  {r.query[:60]}  "
             f"-> {r.final_label or ''}"
         )

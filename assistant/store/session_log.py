@@ -132,6 +132,12 @@ class SessionSummary:
     final_label: str | None
     entries: int
     kind: str = SessionKind.CLARIFY
+    handed_on: bool = False  # ended by passing the question on to a person (a hand-off no undo took back)
+
+    @property
+    def status_words(self) -> str:
+        """The status as a person reads it: a handed-on question is "handed on to a person", not "no answer"."""
+        return "handed on to a person" if self.handed_on else SessionStatus(self.status).words
 
 
 @dataclass(frozen=True)
@@ -240,7 +246,10 @@ class SessionLog:
         """Past sessions of ``kind`` (None: every kind), newest first (optionally only one status, e.g.
         'active' to resume)."""
         sql = """SELECT s.id, s.query, s.status, s.created_at, s.updated_at, s.final_label,
-                        (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id), s.kind
+                        (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id), s.kind,
+                        EXISTS (SELECT 1 FROM turns h WHERE h.session_id = s.id AND h.kind IN ('hand_off', 'handoff')
+                                AND NOT EXISTS (SELECT 1 FROM turns u WHERE u.session_id = s.id
+                                                AND u.kind = 'undo' AND u.position > h.position))
                  FROM sessions s"""
         where, params = [], []
         if status is not None:
@@ -252,7 +261,10 @@ class SessionLog:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY s.updated_at DESC, s.id DESC"
-        return [SessionSummary(*row) for row in self.kb.db.execute(sql, params)]
+        return [
+            SessionSummary(id_, query, status, created, updated, final, entries, kind, bool(handed))
+            for id_, query, status, created, updated, final, entries, kind, handed in self.kb.db.execute(sql, params)
+        ]
 
     def _insert(self, session_id: int, position: int, entries: Sequence[tuple[str, dict]], now: str) -> None:
         self.kb.db.conn.executemany(

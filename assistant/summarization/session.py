@@ -108,7 +108,7 @@ class SummarySession:
             minilm_features=need_minilm,
             max_words=s.max_words,
         )
-        yield Progress(1, 1, "fitting the ranker")
+        yield Progress(1, 1, "weighing the summaries")
         return cls(prepared, s)
 
     # ---- the comparison loop (RankingSession's) -------------------------------------------------------------

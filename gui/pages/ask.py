@@ -73,7 +73,7 @@ class AskPage(QWidget):
         self.snapshot: SessionSnapshot | None = None
         self.option_buttons: list[OptionButton] = []
         self.faq_examples = False  # the bundled faq's examples ("it was in gmail") mean nothing on another desk
-        self._offered_note: tuple[int | None, str] | None = None  # the rejection note last put in "Say more about it"
+        self._words_session: tuple[str, int | None] | None = None  # the session "Say more about it" belongs to
         # built in the order of the keyboard's Tab: the query, the conversation, the question, the belief
         query_row = self._query_row()
         left = self._conversation_column()
@@ -326,7 +326,7 @@ class AskPage(QWidget):
         self._scroll_transcript()
         QTimer.singleShot(0, self._scroll_transcript)  # again once the new text is laid out
         self._render_question(snapshot)
-        self._offer_rejection_note(snapshot)
+        self._forget_other_sessions_words(snapshot)
         key = None if snapshot is None else (snapshot.domain, snapshot.session_id)
         self.posterior_model.update(
             snapshot.view.entries if snapshot else (), key, snapshot.questions_answered if snapshot else None
@@ -338,18 +338,14 @@ class AskPage(QWidget):
         if snapshot is not None and self.query_input.text().strip() != snapshot.query:
             self.query_input.setText(snapshot.query)
 
-    def _offer_rejection_note(self, snapshot: SessionSnapshot | None) -> None:
-        """After *Ask more questions*, the note given with the rejection ("I forgot my password") waits in "Say more
-        about it", selected: the person's own words about what they want, which the belief has not read. *Add
-        words* reads them, edited or not; typing replaces them. Offered once per rejection, never over words typed."""
-        if snapshot is None or snapshot.phase != Phase.CLARIFYING or not snapshot.rejection_reason:
-            return
-        key = (snapshot.session_id, snapshot.rejection_reason)
-        if key == self._offered_note or self.words_input.text().strip():
-            return
-        self._offered_note = key
-        self.words_input.setText(snapshot.rejection_reason)
-        self.words_input.selectAll()
+    def _forget_other_sessions_words(self, snapshot: SessionSnapshot | None) -> None:
+        """Words typed in "Say more about it" belong to their session: a new one starts with the field empty (a
+        rejection's note once waited there, selected, in the next session). The note itself is read by the
+        session when it is given (``assistant.app.session.rejection``), never copied here."""
+        session = None if snapshot is None else (snapshot.domain, snapshot.session_id)
+        if session != self._words_session:
+            self._words_session = session
+            self.words_input.clear()
 
     def _follow(self, maximum: int) -> None:
         self.transcript.verticalScrollBar().setValue(maximum)

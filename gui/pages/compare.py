@@ -1,6 +1,6 @@
 """The Compare page: two candidates side by side, the person's preference (or "neither is relevant"),
 one number for how sure Clarify is of its current best, the shortlist in its current order with each
-answer's chance of being the best, then the proposed answer ("Accept this answer?") with Accept / Reject,
+answer's chance of being the best, then the proposed answer (``gui.pages.proposal``: "Accept this answer?"),
 and after a rejection the way on (``gui.pages.rejected``).
 
 FAQ candidates are answer texts headed by their FAQ question; bird candidates are species with their key
@@ -10,7 +10,6 @@ Keys: ← / L left is better, → / R right is better, E / = equally good, N nei
 
 from __future__ import annotations
 
-import itertools
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -20,7 +19,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QProgressBar,
     QPushButton,
     QStackedWidget,
@@ -30,19 +28,27 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.app.session.numbers import percent
-from assistant.app.session.phases import Phase, ProposalReason
+from assistant.app.session.phases import Phase
 from gui.controller import SessionController
+from gui.pages.proposal import FinalAnswerCard
 from gui.pages.rejected import RejectedPanel
 from gui.qt_models import ShortlistModel
 from gui.rich_text import candidate_html
 from gui.snapshot import SessionSnapshot
-from gui.widgets import Card, make_table, preference_keys, press_if_shown, stretch_column, window_shortcuts
-from gui.words import counted, decided_words
+from gui.widgets import (
+    Card,
+    key_hint,
+    make_table,
+    preference_keys,
+    press_if_shown,
+    stretch_column,
+    window_shortcuts,
+)
 
 if TYPE_CHECKING:
-    from assistant.app.session.session_records import FinalAnswer
     from assistant.app.session.view import CandidateView
 
+COMPARE_KEYS = "Keys: L / R which is better · E equally good · N neither · D done · Tab to move"
 CONFIDENCE_TIP = (
     "How likely Clarify thinks its current best (★) is the best of the compared answers. It starts from "
     "what your answers to the questions made likely and learns from every comparison; the comparisons "
@@ -65,6 +71,7 @@ class CandidatePanel(Card):
         self.subtitle.setStyleSheet("color: #666")
         self.text = QTextBrowser(self)
         self.text.setObjectName(f"{name}Text")
+        self.text.setTabChangesFocus(True)
         self.text.setAccessibleName(f"{side} candidate")
         self.text.setOpenExternalLinks(False)
         self.body.addWidget(self.subtitle)
@@ -82,128 +89,6 @@ class CandidatePanel(Card):
         self.title.setText(candidate.title)
         self.subtitle.setText(f"{self.side}{_answer_number(candidate.id)}")
         self.text.setHtml(candidate_html(candidate.text))
-
-
-class FinalAnswerCard(Card):
-    """The proposed or final answer with Accept / Reject."""
-
-    def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
-        super().__init__("", parent, "finalAnswer")
-        self.setAccessibleName("Final answer")
-        self.controller = controller
-        self.status = QLabel(self)
-        self.status.setObjectName("finalAnswerStatus")
-        self.status.setWordWrap(True)
-        self.text = QTextBrowser(self)
-        self.text.setObjectName("finalAnswerText")
-        self.text.setAccessibleName("Answer text")
-        self.reason = QLineEdit(self)
-        self.reason.setObjectName("rejectReason")
-        self.reason.setAccessibleName("Why the answer is wrong (optional)")
-        self.reason.setPlaceholderText("Optional: why is it not the answer?")
-        self.accept_button = QPushButton("&Accept this answer", self)
-        self.accept_button.setObjectName("acceptButton")
-        self.accept_button.setAccessibleName("Accept this answer")
-        self.accept_button.clicked.connect(self.controller.accept)
-        self.reject_button = QPushButton("Re&ject", self)
-        self.reject_button.setObjectName("rejectButton")
-        self.reject_button.setAccessibleName("Reject the answer")
-        self.reject_button.setToolTip(
-            "Not this one: then take another answer, ask more questions, hand it on to a person or give up"
-        )
-        self.reject_button.clicked.connect(lambda: self.controller.reject(self.reason.text().strip()))
-        self.undo_button = QPushButton("&Undo", self)
-        self.undo_button.setObjectName("finalUndoButton")
-        self.undo_button.setAccessibleName("Undo the last step")
-        self.undo_button.clicked.connect(self.controller.undo)
-        self.summarize_button = QPushButton("&Summarize these answers", self)
-        self.summarize_button.setObjectName("summarizeAnswersButton")
-        self.summarize_button.setAccessibleName("Summarize these answers")
-        self.summarize_button.setToolTip(
-            "This FAQ has several answers: compare summaries of them on the Summarize page"
-        )
-        row = QHBoxLayout()
-        row.addWidget(self.summarize_button)
-        row.addWidget(self.reason, 1)
-        row.addWidget(self.undo_button)
-        row.addWidget(self.reject_button)
-        row.addWidget(self.accept_button)
-        # Tab runs left to right, as the row reads (creation order ran it right to left)
-        chain = (
-            self.text,
-            self.summarize_button,
-            self.reason,
-            self.undo_button,
-            self.reject_button,
-            self.accept_button,
-        )
-        for first, second in itertools.pairwise(chain):
-            QWidget.setTabOrder(first, second)
-        self.question = QLabel("Accept this answer?", self)
-        self.question.setObjectName("acceptQuestion")
-        font = self.question.font()
-        font.setBold(True)
-        self.question.setFont(font)
-        self.body.addWidget(self.status)
-        self.body.addWidget(self.text, 1)
-        self.body.addWidget(self.question)
-        self.body.addLayout(row)
-        self._reason_for: tuple[int, str] | None = None
-
-    def show_answer(self, snapshot: SessionSnapshot) -> None:
-        answer: FinalAnswer | None = snapshot.final or snapshot.proposed
-        decided = snapshot.phase == Phase.DECIDED
-        if snapshot.phase == Phase.FAILED:  # the way out ended: the rejected answer is not shown again
-            answer = None
-        if answer is None:
-            self.title.setText("Handed on to a person" if snapshot.handed_off else "No answer found")
-            self.text.setHtml(
-                "<p>Your question waits in the desk's inbox: a person will answer it.</p>"
-                if snapshot.handed_off
-                else "<p>Saved as unanswered: the desk sees it in its inbox.</p>"
-            )
-        else:
-            prefix = {Phase.DECIDED: "Proposed answer", Phase.FINISHED: "Answer"}.get(snapshot.phase, "No answer")
-            self.title.setText(f"{prefix}: {answer.label_name}")
-            self.text.setHtml(candidate_html(answer.text))
-        questions = f"{counted(snapshot.questions_answered, 'question')}, {counted(snapshot.comparisons, 'comparison')}"
-        best_answer = decided and snapshot.decided_reason == ProposalReason.BEST_ANSWER
-        if decided:
-            why = decided_words(snapshot.decided_reason)
-            status = f"{why} after {questions}."
-            if answer is not None and answer.answer_number is not None:
-                status += f" It is answer {answer.answer_number} of {answer.answers} to this question."
-            proposal = snapshot.view.proposal
-            if proposal is not None:
-                status += f" Clarify is {proposal.sure}."
-                if proposal.best_of_compared is not None:
-                    status += (
-                        f" Of the compared answers it is the best with a {percent(proposal.best_of_compared)} chance."
-                    )
-        elif snapshot.phase == Phase.FINISHED:
-            status = f"Accepted after {questions}. Saved as session {snapshot.session_id}."
-        elif snapshot.handed_off:
-            status = f"Handed on after {questions} (session {snapshot.session_id})."
-        else:
-            status = f"You gave up after {questions}: saved as unanswered (session {snapshot.session_id})."
-        self.status.setText(status)
-        # a reason typed for one proposal never carries over to another one (or to the next session)
-        shown = (snapshot.session_id, answer.candidate_id if answer is not None else "")
-        if not decided or shown != self._reason_for:
-            self.reason.clear()
-        self._reason_for = shown if decided else None
-        for widget in (self.reason, self.accept_button, self.reject_button, self.question):
-            widget.setVisible(decided)
-        # one question left: "Did this answer it?" (its other answers come only after a no)
-        self.question.setText(
-            "Did this answer it? (If not, reject it to see its other answers.)"
-            if best_answer
-            else "Accept this answer?"
-        )
-        self.summarize_button.setVisible(snapshot.view.answers_to_summarize is not None and answer is not None)
-        self.undo_button.setEnabled(snapshot.can_undo)
-        if decided:
-            self.accept_button.setFocus()
 
 
 class ComparePage(QWidget):
@@ -289,6 +174,7 @@ class ComparePage(QWidget):
         comp_layout.addLayout(sides, 1)
         comp_layout.addLayout(choices)
         comp_layout.addLayout(extras)
+        comp_layout.addWidget(key_hint(COMPARE_KEYS, comparison, "compareKeys"))
 
         # the final answer, or nothing yet
         self.final = FinalAnswerCard(controller, self)
@@ -333,7 +219,12 @@ class ComparePage(QWidget):
 
         # window-wide while the pair shows (the shortcuts belong to the comparison panel, which is visible only
         # then), wherever the focus is, except in a text field (a field claims the keys it can type)
-        keys = [*preference_keys(self.prefer_left, self.prefer_right, self.tie), ("N", self.neither)]
+        keys = [
+            *preference_keys(self.prefer_left, self.prefer_right, self.tie),
+            ("N", self.neither),
+            ("D", self.done_button),
+            ("M", self.more_button),
+        ]
         self.shortcuts = window_shortcuts(comparison, keys, self._press)
         controller.snapshotChanged.connect(self.render)
         self.render(None)

@@ -70,8 +70,10 @@ class HistoryPage(QWidget):
         wanted = self.status.currentData()
         rows = [s for s in self.sessions if wanted is None or s.status == wanted]
         self.model.set_records(rows)
-        counts = {status: sum(s.status == status for s in self.sessions) for status in SessionStatus}
-        parts = ", ".join(f"{n} {status.words}" for status, n in counts.items() if n)
+        counts: dict[str, int] = {}
+        for session in self.sessions:
+            counts[session.status_words] = counts.get(session.status_words, 0) + 1
+        parts = ", ".join(f"{n} {words}" for words, n in counts.items())
         domain = self.controller.domain or "no domain"
         self.summary.setText(f"{domain}: {len(self.sessions)} sessions" + (f" ({parts})" if parts else ""))
         if rows:

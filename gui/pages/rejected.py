@@ -23,7 +23,11 @@ from PySide6.QtWidgets import (
 
 from gui.controller import SessionController
 from gui.snapshot import SessionSnapshot
-from gui.widgets import Card
+from gui.widgets import Card, key_hint, window_shortcuts
+
+REJECTED_KEYS = (
+    "Keys: ↑ / ↓ pick an answer · T or Enter use it · M more questions · P hand it on to a person · G give up"
+)
 
 if TYPE_CHECKING:  # the view loads with the session, in the session thread
     from assistant.app.session.view import CandidateView
@@ -56,6 +60,7 @@ class RejectedPanel(Card):
         self.list.itemActivated.connect(lambda _: self.choose())
         self.preview = QTextBrowser(self)
         self.preview.setObjectName("alternativePreview")
+        self.preview.setTabChangesFocus(True)
         self.preview.setAccessibleName("The selected answer")
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.list)
@@ -97,9 +102,19 @@ class RejectedPanel(Card):
         )
         for first, second in itertools.pairwise(chain):  # Tab runs left to right, as the row reads
             QWidget.setTabOrder(first, second)
+        self.keys = key_hint(REJECTED_KEYS, self, "rejectedKeys")
         self.body.addWidget(self.status)
         self.body.addWidget(split, 1)
         self.body.addLayout(row)
+        self.body.addWidget(self.keys)
+        # the underlined letters work without Alt too, wherever the focus is; Enter in the list takes its answer
+        keys = (
+            ("T", self.choose_button),
+            ("M", self.more_button),
+            ("P", self.hand_on_button),
+            ("G", self.give_up_button),
+        )
+        self.shortcuts = window_shortcuts(self, keys)
         self.alternatives: tuple[CandidateView, ...] = ()
 
     def _button(self, text: str, name: str, tip: str) -> QPushButton:

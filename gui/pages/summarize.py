@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from assistant.app.research import summaries as jobs
 from assistant.app.research.summaries import SummarySettings, bundled_clusters
 from gui.widgets import Card, preference_keys, window_shortcuts
-from gui.words import SUMMARY_SESSIONS, cluster_words, status_words, summary_maker, summary_title
+from gui.words import SUMMARY_SESSIONS, cluster_words, counted, status_words, summary_maker, summary_title
 from gui.workers import JobWorker, ProgressPanel, WorkerPool, is_running
 
 ErrorHandler = Callable[[str, BaseException, str], None]
@@ -419,7 +419,7 @@ class SummarizePage(QWidget):
         self.accept_rl_button.setVisible(s.rl_summary is not None)
         self.accept_rl_button.setEnabled(not busy and not s.accepted)
         self.confidence.setValue(int(1000 * s.confidence))
-        self.confidence.setFormat(f"{100 * s.confidence:.0f}% after {s.comparisons} comparison(s)")
+        self.confidence.setFormat(f"{100 * s.confidence:.0f}% after {counted(s.comparisons, 'comparison')}")
         state = "accepted, " if s.accepted else ""
         self.best.title.setText(
             f"Best summary so far ({state}{summary_maker(s.kind_of(s.best_index()))}; Clarify is "

@@ -211,5 +211,5 @@ def test_desk_progress_keeps_the_time_left():
         "Trying a second way of reading questions (kept only if it does better)… (about 85 s left)"
     )
     assert "left" not in desk_progress(ENGINE_STAGES[1])  # no rate yet: no time left said
-    assert desk_progress("something new") == "Getting your desk ready…"
+    assert desk_progress("something new") == "Getting ready…"  # a bundled domain is no desk of the person's
     assert desk_progress("cold start for pool done in 212 s") == "Ready"

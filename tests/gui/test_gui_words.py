@@ -262,12 +262,14 @@ def test_help_lists_the_keys(key):
 
 
 def test_the_shortlist_bubble_promises_no_comparison():
-    """Issue 34: "Here is my shortlist … Which of these is better?" with no comparison after it."""
+    """Issue 34: "Here is my shortlist … Which of these is better?" with no comparison after it; issue 40: nor
+    "Here is my shortlist" with no shortlist on the screen."""
     from assistant.app.session.events import Stop
     from gui.transcript import event_html
 
     html = event_html(Stop("confident"), {})
-    assert "Here is my shortlist" in html and "Which of these is better" not in html
+    assert "No more questions for now" in html and "Which of these is better" not in html
+    assert "shortlist" not in html  # issue 40: the screen may show one proposal, no list
 
 
 def test_counts_read_as_words():

@@ -206,3 +206,22 @@ def answer_from_ranking(
         number,
         len(texts),
     )
+
+
+def best_first(ranking: RankingSession, chance: list[float]) -> list[int]:
+    """The compared answers "best first" by the chance the table shows (issue 40: a rejected answer stayed in
+    row 1, 1% above 2%), except where the person said otherwise: an answer preferred stays above the one it
+    beat (each row is the likeliest of those no unplaced answer was preferred to); those called not relevant
+    go last, and the ranker's order breaks ties."""
+    ruled_out = ranking.ruled_out
+    beaten_by: dict[int, set[int]] = {}
+    for winner, loser in ranking.preferences:
+        beaten_by.setdefault(loser, set()).add(winner)
+    left = list(ranking.ranking())  # the ranker's order: the tie-break
+    order: list[int] = []
+    while left:
+        free = [i for i in left if not beaten_by.get(i, set()) & set(left)] or left  # a cycle: the ranker's
+        pick = min(free, key=lambda i: (bool(ruled_out[i]), -round(chance[i], 9)))
+        order.append(pick)
+        left.remove(pick)
+    return order

@@ -89,6 +89,7 @@ _CHOICES: dict[str, type[StrEnum]] = {"AnswerKind": AnswerKind, "StopReason": St
 # what each field annotation of the events accepts: (in words, check)
 _TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
     "str": ("a text", _is_text),
+    "bool": ("true or false", lambda v: isinstance(v, bool)),
     "int": ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool)),
     "float": ("a number", _is_number),
     "dict": ("a JSON object", lambda v: isinstance(v, dict)),

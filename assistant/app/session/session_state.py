@@ -18,6 +18,7 @@ import numpy as np
 
 from assistant.app.session.comparison import (
     answer_from_ranking,
+    best_first,
     comparison_entry,
     comparison_session,
     display_title,
@@ -35,6 +36,7 @@ from assistant.app.session.events import (
     Stop,
 )
 from assistant.app.session.phases import Phase, ProposalReason
+from assistant.app.session.rejection import answer_shares, read_rejection_note, reject_answer
 from assistant.app.session.session_records import (
     USER_ACTIONS,
     FinalAnswer,
@@ -44,6 +46,8 @@ from assistant.app.session.session_records import (
     explain_stop,
     out_of_scope_view,
 )
+from assistant.app.session.way_back import named_after_no, nothing_likely, nothing_likely_view
+from assistant.clarification.answer_list import ANSWER_LIST
 from assistant.clarification.clarifier import Clarifier, Conversation
 from assistant.clarification.comparison_plan import plan_comparisons
 from assistant.clarification.explanation import QuestionExplanation, explain
@@ -85,6 +89,10 @@ class SessionState:
         self.final: FinalAnswer | None = None
         self.rejected: FinalAnswer | None = None
         self.rejection_reason = ""
+        self.rejected_answers: set[str] = set()  # candidate ids the person rejected (never proposed again)
+        self._since_no: int | None = None  # questions answered since a "no" (a rejection, "none of these")
+        self._name_next = False  # after a rejection: the likeliest entries left are offered by name first
+        self._nothing_likely = False  # the "nothing fits" ending came after a "no" (``way_back``)
         self.ruled_out_labels: tuple[str, ...] = ()  # shortlisted labels the answers ruled out (not compared)
         self.handed_off = False
         self._pending_question: int | None = None
@@ -147,7 +155,28 @@ class SessionState:
         """The final answer, or the ranker's current best while comparing."""
         if self.final is not None:
             return self.final
-        return None if self.ranking is None else answer_from_ranking(self.ranking, self.conversation, self.domain)
+        if self.ranking is None:
+            return None
+        return answer_from_ranking(self.ranking, self.conversation, self.domain, self._best_not_rejected())
+
+    def _best_not_rejected(self) -> str | None:
+        """The ranker's best answer that the person did not reject (None: its own best, or none is left)."""
+        assert self.ranking is not None
+        if not self.rejected_answers:
+            return None
+        ids = [str(self.ranking.candidates[i].id) for i in self.ranking.ranking()]
+        return next((i for i in ids if i not in self.rejected_answers), None)
+
+    def answer_chance(self) -> dict[str, float]:
+        """{candidate id: P(its entry) x P(this answer | entry)} of the compared answers, over the in-scope
+        belief (``assistant.app.session.rejection.answer_shares``)."""
+        if self.ranking is None:
+            return {}
+        keys = [c.label_key for c in self.ranking.candidates]
+        positions = self.conversation.positions([self.domain.label_index(k) for k in keys])
+        probs = self.conversation.probs[positions]
+        shares = answer_shares(self.ranking, self.rejected_answers)
+        return {str(c.id): float(p * s) for c, p, s in zip(self.ranking.candidates, probs, shares)}
 
     @property
     def alternatives(self) -> list[Candidate]:
@@ -157,10 +186,16 @@ class SessionState:
             return []
         rejected = self.rejected.candidate_id if self.rejected is not None else None
         ruled_out = self.ranking.ruled_out  # "neither is relevant": the person said so, never offered again
+        chance = self.answer_chance()
+        # the likeliest first, by the one belief, as the table lists them (``best_first``): the next likeliest
+        # answers can be taken at once (issue 39)
+        order = best_first(self.ranking, [chance[str(c.id)] for c in self.ranking.candidates])
         return [
             self.ranking.candidates[i]
-            for i in self.ranking.ranking()
-            if self.ranking.candidates[i].id != rejected and not ruled_out[i]
+            for i in order
+            if self.ranking.candidates[i].id != rejected
+            and str(self.ranking.candidates[i].id) not in self.rejected_answers
+            and not ruled_out[i]
         ]
 
     @property
@@ -175,7 +210,8 @@ class SessionState:
         """The out-of-scope ending's view (None unless the session concluded that nothing fits)."""
         if self.phase != Phase.OUT_OF_SCOPE:
             return None
-        return out_of_scope_view(self.conversation, self.title, self.config.shortlist_size)
+        view = out_of_scope_view(self.conversation, self.title, self.config.shortlist_size)
+        return nothing_likely_view(view) if self._nothing_likely else view
 
     @property
     def can_ask_more(self) -> bool:
@@ -223,7 +259,11 @@ class SessionState:
             self.conversation.answer_listed(indices, answer.option, answer.answer)
         elif (question := question_index(self.domain, answer)) is not None:
             self.conversation.answer(question, answer.option, answer.answer)
-        self._override_stop = False
+        self._override_stop, self._name_next = False, False
+        if self._since_no is not None:
+            self._since_no += 1
+        elif answer.listed is not None and answer.option == len(answer.listed):  # "none of these" is a no too
+            self._since_no = 0
 
     def add_words_to_query(self, words: str) -> None:
         if self.phase != Phase.CLARIFYING:
@@ -238,6 +278,8 @@ class SessionState:
 
     def back_to_questions(self, exclude: tuple[str, ...]) -> None:
         """More questions (the person's 'more', or every candidate ruled out), without the labels ``exclude``."""
+        if self.phase == Phase.REJECTED:  # 'more' after a rejection: the way back starts (``way_back``)
+            self._since_no, self._name_next = 0, True
         self.conversation.exclude_labels(exclude)
         self.leave_comparing()
         self._override_stop = True
@@ -256,10 +298,14 @@ class SessionState:
         self.rejected = answer_from_ranking(ranking, self.conversation, self.domain, reject.candidate)
         self.rejection_reason = reject.reason
         self.phase = Phase.REJECTED
-        # the person's "no" is evidence now, in the one belief every screen reads (issue 32): the entry is
-        # dismissed (its share held at most at DISMISS_ERROR) but stays among the compared until the person
-        # asks for more questions without it ('more' then only takes it off the shortlist)
-        self.conversation.exclude_labels([self.rejected.label_key], leave_shortlist=False)
+        # the person's "no" is evidence now, in the one belief every screen reads (issue 32): about this answer,
+        # and a little about its entry when the entry has other answers on offer (issue 40); otherwise the entry
+        # is dismissed (its share held at most at DISMISS_ERROR) but stays among the compared until the person
+        # asks for more questions without it ('more' then only takes it off the shortlist). The note said with
+        # it is read as words (what is wanted, what is not).
+        rejected = self.rejected
+        reject_answer(self.conversation, ranking, rejected.label_key, rejected.candidate_id, self.rejected_answers)
+        read_rejection_note(self.conversation, self.rejection_reason)
 
     def compare(self, comparison: Compare) -> None:
         """One comparison; "neither is relevant" between the answers of two entries dismisses both entries
@@ -301,9 +347,10 @@ class SessionState:
     def end_without_answer(self) -> None:
         self.phase = Phase.FAILED
 
-    def conclude_out_of_scope(self) -> None:
+    def conclude_out_of_scope(self, after_no: bool = False) -> None:
         self.phase, self.stop_reason = Phase.OUT_OF_SCOPE, StopReason.OUT_OF_SCOPE
         self.handed_off = False
+        self._nothing_likely = after_no
 
     def note_handed_off(self) -> None:
         self.handed_off = True
@@ -330,6 +377,16 @@ class SessionState:
 
         for _ in range(3):  # back to the questions at most once per action, then a new shortlist
             if self.phase == Phase.CLARIFYING:
+                if self._since_no is not None and nothing_likely(self.conversation, self._since_no):
+                    probability = self.conversation.out_of_scope_probability() or 0.0
+                    take(OutOfScope(StopReason.OUT_OF_SCOPE, round(probability, 4), after_no=True))
+                    return decided
+                named = named_after_no(self.conversation) if self._name_next else None
+                self._name_next = False
+                if self._pending_question is None and named is not None:  # the likeliest left, by name
+                    self.conversation.pending_list, self._pending_question = named, ANSWER_LIST
+                    self._override_stop = False
+                    return decided
                 if self._pending_question is None:
                     self._pending_question = self.conversation.next_question(override_stop=self._override_stop)
                     self._override_stop = False

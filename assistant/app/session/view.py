@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from assistant.app.session.comparison import best_first
 from assistant.app.session.numbers import percent
 from assistant.app.session.phases import Phase, ProposalReason
 from assistant.app.session.session_records import FinalAnswer, OutOfScopeView, QuestionView, explain_stop
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from assistant.app.session.session import Session
 
 BELIEF_ROWS = 10
+# how far below its promise the first N rows may add up and the promise still be shown beside them
+PROMISE_SLACK = 0.1
 
 
 @dataclass(frozen=True)
@@ -276,7 +279,7 @@ def session_view(session: Session, rows: int = BELIEF_ROWS) -> SessionView:
         best_of_compared=best,
         threshold=float(session.config.ranking_threshold),
         stop_explanation=_stop_explanation(session, len(answers), compared, mass),
-        promise=_promise(session, len(entries)),
+        promise=_promise(session, entries),
         session_id=int(session.id),
         status=session.status,
         comparisons=int(session.comparisons),
@@ -312,12 +315,19 @@ def answers_to_summarize(session: SessionState) -> AnswersToSummarize | None:
     return AnswersToSummarize(label.text or label.name, session.query, answers)
 
 
-def _promise(session: SessionState, rows: int) -> str | None:
-    """The conformal shortlist's words when it fits in the ``rows`` shown (``promised_shortlist``)."""
+def _promise(session: SessionState, entries: tuple[EntryChance, ...]) -> str | None:
+    """The conformal shortlist's words when it fits in the rows shown and those rows agree with it: the first N
+    add up to about the promise (issue 39: "very likely (90%) among the first 8" over rows adding up to 42%:
+    two truths on one screen; the belief's own percentages then speak alone)."""
     if session.phase == Phase.OUT_OF_SCOPE:  # "nothing fits" speaks for itself
         return None
     promised = promised_shortlist(session.conversation)
-    if promised is None or not 0 < len(promised[0]) <= rows:
+    n = 0 if promised is None else len(promised[0])
+    if promised is None or not 0 < n <= len(entries):
+        return None
+    prior = getattr(session.conversation.clarifier, "prior", None)  # a promise comes from its prior's shortlist
+    coverage = float(getattr(getattr(prior, "shortlist", None), "coverage", 0.0))
+    if sum(e.probability for e in entries[:n]) < coverage - PROMISE_SLACK:
         return None
     return promised[1]
 
@@ -334,24 +344,22 @@ def _answers(session: SessionState, in_scope: float) -> tuple[tuple[AnswerChance
     probs = conversation.probs
     entry = {k: in_scope * float(probs[int(p)]) for k, p in zip(unique, positions)}
     chances = ranking.chances()
-    within: dict[str, float] = {}
-    for key, c in zip(keys, chances):
-        within[key] = within.get(key, 0.0) + float(c)
+    chance = session.answer_chance()  # P(entry) x P(answer | entry): a rejected answer's share is down
     compared = session.comparisons > 0
     starred = _starred(session)
+    ruled_out = ranking.ruled_out
+    order = best_first(ranking, [chance[str(c.id)] for c in ranking.candidates])
     rows = []
-    for rank, i in enumerate(ranking.ranking()):
-        key = keys[i]
-        share = float(chances[i]) / within[key] if within[key] > 0 else 1.0 / keys.count(key)
+    for rank, i in enumerate(order):
         rows.append(
             AnswerChance(
                 rank + 1,
                 str(ranking.candidates[i].id),
-                key,
-                entry[key] * share,
+                keys[i],
+                in_scope * chance[str(ranking.candidates[i].id)],
                 float(chances[i]) if compared else None,
                 str(ranking.candidates[i].id) == starred,
-                bool(ranking.ruled_out[i]),
+                bool(ruled_out[i]),
                 str(session.candidate_title(ranking.candidates[i])),
                 str(ranking.candidates[i].text),
             )
@@ -370,7 +378,8 @@ def _starred(session: SessionState) -> str | None:
         return str(others[0].id) if others else None
     if ranking is None:
         return None
-    return str(ranking.candidates[ranking.best_index].id)
+    proposed = session.proposed  # the ranker's best, never a rejected answer
+    return proposed.candidate_id if proposed is not None else None
 
 
 def _proposal(session: SessionState, answers: tuple[AnswerChance, ...], in_scope: float) -> ProposalView | None:
@@ -405,5 +414,7 @@ def _stop_explanation(session: SessionState, rows: int, entries: int, mass: floa
     if entries == 1:
         name = session.proposed.label_name if session.proposed is not None else "this entry"
         what = f"it is {percent(mass)} sure the answer is “{name}”"
-        return "Stopped asking: " + what + (f" (its {rows} answers are compared)." if rows > 1 else ".")
+        # "its 6 answers are compared" read wrong beside "0 of at most 8 comparisons": the answers are ranked,
+        # and compared only when the person asks for it
+        return "Stopped asking: " + what + (f" (one of its {rows} answers)." if rows > 1 else ".")
     return f"Stopped asking: it is {percent(mass)} sure the answer is among the {rows} compared."

@@ -45,7 +45,7 @@ class LearningPanel(LabPanel):
         self.form.addRow(self.update_button)
         note = QLabel(
             "Suggest writes an MTurk batch of the session questions whose answers would help most; import its "
-            "results with File > Import crowd data (contents: example questions). Update retrains the text model "
+            "results with File > Import examples and answers (contents: example questions). Update retrains the text model "
             "on the stored questions plus accepted and pseudo-labelled session questions, and keeps it only if it "
             "is better on the development questions.",
             self,

@@ -68,12 +68,18 @@ def test_the_view_says_the_conformal_shortlist_in_words_when_it_fits_the_rows():
     prior = session.conversation.clarifier.prior
     prior.shortlist = ConformalShortlist(0.9, threshold=0.0)  # every entry: more than the rows shown
     assert session_view(session, rows=2).promise is None
-    probs = session.conversation.probs
-    prior.shortlist = ConformalShortlist(0.9, threshold=float(probs.max()))  # the likeliest (and any tied)
-    n = int((probs >= probs.max()).sum())
-    view = session_view(session)
-    assert view.promise == ("very likely (90%) the first one" if n == 1 else f"very likely (90%) among the first {n}")
+    view = session_view(session)  # every entry, all shown: the rows add up to the promise
+    assert view.promise == "very likely (90%) among the first 4"
     assert view.shortlist_dict()["promise"] == view.promise
+    # issue 39: no promise beside rows that add up to far less than it ("among the first 8" over 42%)
+    probs = session.conversation.probs
+    prior.shortlist = ConformalShortlist(0.9, threshold=float(probs.max()))  # the likeliest alone
+    assert probs.max() < 0.8 and session_view(session).promise is None
+    prior.shortlist = ConformalShortlist(0.2, threshold=float(probs.max()))  # a promise the first row keeps
+    n = int((probs >= probs.max()).sum())
+    assert session_view(session).promise == (
+        "very likely (20%) the first one" if n == 1 else f"very likely (20%) among the first {n}"
+    )
 
 
 def test_a_rejection_is_folded_into_the_sessions_belief_and_replays_on_undo_and_resume():
