@@ -2,7 +2,7 @@
 
 Each bench run folder (``clarify bench run --out DIR``) holds ``run.json`` (commit, seed, machine and load,
 package versions, each benchmark's settings and summary) and ``tables/BENCH.TABLE.json``; ``results_page``
-renders every benchmark of every given run with that stamp, its tables in the order it wrote them, and
+renders each benchmark from the last of the given runs that has it, with that run's stamp, its tables in the order it wrote them, and
 where the run's settings differ from the benchmark's full ones (``full``: name -> settings, from the
 registered benchmarks) a line saying so, so that a reduced figure never passes for a full one.
 """
@@ -22,7 +22,8 @@ INTRO = (
     "figure is a bench table, stamped with the commit, seed, load and package versions of the run that measured "
     "it. Do not edit this page; run the bench and regenerate it. Intervals are 95% bootstrap intervals over the "
     'queries (and simulator seeds where a table says so); a paired comparison says "tie" where its interval '
-    "holds 0 (`assistant/evaluation/intervals.py`)."
+    "holds 0 (`assistant/evaluation/intervals.py`). The tables measured at older commits, before this page was "
+    "generated, are kept in [results-history.md](results-history.md)."
 )
 
 
@@ -86,6 +87,7 @@ def stamp(run: Mapping[str, Any]) -> list[str]:
         f"(1 min) at start / end {machine.get('load_average_1min_at_start')} / {env.get('load_average_1min_now')}; "
         f"Python {env.get('python')}",
         f"- packages: {packages}",
+        *([f"- command: `{env['command']}`"] if env.get("command") else []),
     ]
 
 
@@ -119,15 +121,21 @@ def _benchmark_section(run: Mapping[str, Any], bench: Mapping[str, Any], full: M
 
 
 def results_page(runs: Sequence[Mapping[str, Any]], full: Mapping[str, Mapping[str, Any]] | None = None) -> str:
-    """The Markdown of docs/results.md for ``runs`` (``read_run``), benchmarks in run order."""
+    """The Markdown of docs/results.md for ``runs`` (``read_run``, oldest first): each benchmark from the last
+    run that has it, in the order the runs first ran them, under the stamps of the runs that are used."""
     if not runs:
         raise ConfigError("give at least one bench run folder (the --out of `clarify bench run`)")
-    lines = [TITLE, "", INTRO, "", "## The runs", ""]
-    for run in runs:
-        lines += [*stamp(run), ""]
+    latest: dict[str, tuple[Mapping[str, Any], Mapping[str, Any]]] = {}
     for run in runs:
         for bench in run.get("benchmarks", []):
-            lines += _benchmark_section(run, bench, (full or {}).get(bench["name"]))
+            latest[bench["name"]] = (run, bench)
+    used = [run for run in runs if any(r is run for r, _ in latest.values())]
+    lines = [TITLE, "", INTRO, "", "## The runs", ""]
+    for run in used:
+        names = ", ".join(name for name, (r, _) in latest.items() if r is run)
+        lines += [*stamp(run), f"- benchmarks shown from this run: {names}", ""]
+    for name, (run, bench) in latest.items():
+        lines += _benchmark_section(run, bench, (full or {}).get(name))
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -45,3 +45,11 @@ def test_a_folder_without_a_run_says_what_to_pass(tmp_path):
         read_run(tmp_path)
     with pytest.raises(ConfigError, match="at least one"):
         results_page([])
+
+
+def test_a_later_run_of_a_benchmark_replaces_the_earlier_one(tmp_path):
+    run_job(run_bench([TOY], tmp_path / "old", quick=True, seed=1))
+    run_job(run_bench([TOY], tmp_path / "new", quick=False, seed=2))
+    page = results_page([read_run(tmp_path / "old"), read_run(tmp_path / "new")], {"toy": dict(TOY.full)})
+    assert page.count("## toy") == 1 and "> toy with n = 1000" in page and "n = 10 " not in page
+    assert "run `" + str(tmp_path / "new") in page and str(tmp_path / "old") not in page
