@@ -137,7 +137,8 @@ def run(context: BenchContext) -> BenchJob:
                     f"{name}, {kind} test queries: CICC's protocol (seed {context.seed})",
                     rows,
                     note=f"{rows[0]['queries']} test queries x {rows[0]['seeds']} simulator seeds; intervals: 95% "
-                    "bootstrap over queries and seeds; vs_cicc: ours - baseline, paired",
+                    "bootstrap over queries and seeds; vs_cicc: ours - baseline, paired (for actions, 'ours higher' "
+                    "means ours asked more)",
                 )
             )
             targets += target_rows(name, kind, at_level)
