@@ -50,14 +50,16 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--interactions", type=int, default=20)
     parser.add_argument("--data-dir", default=os.environ.get("CLARIFY_SHARED_DATA", "../shared/data"))
     parser.add_argument("--only", action="append", default=None, choices=list(VARIANTS))
+    parser.add_argument("--strategies", default="imp,unc,random", help="comma-separated (imp - unc needs both)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    strategies = [x.strip() for x in args.strategies.split(",") if x.strip()]
     out: dict = {"dataset": args.dataset, "topics": args.topics, "seed": args.seed, "variants": {}}
     for name in args.only or list(VARIANTS):
         result = run_job(
             evaluate(
                 args.dataset,
                 args.interactions,
-                ["imp", "unc", "random"],
+                strategies,
                 seed=args.seed,
                 max_topics=args.topics,
                 data_dir=str(Path(args.data_dir)),
@@ -67,18 +69,19 @@ def main(argv: list[str] | None = None) -> dict:
         )
         users = result["per_user_ndcg1pct"]
         last = args.interactions
-        imp, unc = np.array(users[f"imp@{last}"]), np.array(users[f"unc@{last}"])
         out["variants"][name] = {
             "settings": result["settings"],
             "prior": round(float(np.mean(users["none@0"])), 4),
-            **{s: bootstrap_interval(users[f"{s}@{last}"]).text() for s in ("imp", "unc", "random")},
-            "imp_minus_unc": paired_difference(unc, imp, names=("BT+UNC", "GPPL+IMP")),
+            **{s: bootstrap_interval(users[f"{s}@{last}"]).text() for s in strategies},
         }
+        if {"imp", "unc"} <= set(strategies):
+            imp, unc = np.array(users[f"imp@{last}"]), np.array(users[f"unc@{last}"])
+            out["variants"][name]["imp_minus_unc"] = paired_difference(unc, imp, names=("BT+UNC", "GPPL+IMP"))
         print(json.dumps({name: out["variants"][name]}), flush=True)
     print(json.dumps(out, indent=2))
     print(
         "duc_orderings: "
-        + "; ".join(f"{n}: IMP - UNC {v['imp_minus_unc']['difference']:+.3f}" for n, v in out["variants"].items())
+        + "; ".join(f"{n}: " + ", ".join(f"{s} {v[s]}" for s in strategies) for n, v in out["variants"].items())
     )
     return out
 
