@@ -26,7 +26,7 @@ from assistant.app.research.research import evaluate_job
 from assistant.clarification.stopping import default_pace
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.progress import Progress, run_job
-from benchmarks.common import HELP, comma_list, run_command
+from benchmarks.common import HELP, comma_list, interval_columns, run_command
 from models.checkpoint import read_sidecar
 
 SETTINGS = {"birds": ("captioned", "all"), "faq": ("all",), "banking": ("all",)}
@@ -111,6 +111,7 @@ def run(context: BenchContext) -> BenchJob:
                     "acc1": round(r["acc1"], 4),
                     "acc3": round(r["acc3"], 4),
                     "mean_turns": round(r["mean_turns"], 2),
+                    **interval_columns(r),
                 }
                 if "vs_ours" in r:
                     row["mcnemar_p_vs_ours"] = r["vs_ours"].get("p_value")

@@ -33,7 +33,7 @@ from assistant.clarification.stopping import PACES
 from assistant.evaluation.bench import BenchContext, BenchJob, Benchmark, BenchOutput, Figure, Table
 from assistant.evaluation.clarifier import evaluate
 from assistant.progress import Progress, run_job
-from benchmarks.common import HELP, comma_list, run_command, run_main
+from benchmarks.common import HELP, comma_list, interval_columns, run_command, run_main
 
 SETTINGS = {"faq": ("all",), "banking": ("all",), "birds": ("captioned", "all")}
 DESK = Path(__file__).parent / "desk_queries"
@@ -101,6 +101,7 @@ def _rows(kind: str, report) -> list[dict]:
                 "acc3": round(r["acc3"], 4),
                 "mean_turns": round(r["mean_turns"], 2),
                 "early_stop_share": round(r["early_stop_share"], 4) if "early_stop_share" in r else None,
+                **interval_columns(r),
             }
         )
     return rows

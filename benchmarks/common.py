@@ -28,6 +28,18 @@ def bundled_domain(name: str) -> Domain:
     return load_domain(name)
 
 
+def interval_columns(row: dict) -> dict:
+    """A report row's 95% intervals and its paired verdicts against ours, as table columns: Acc@1 and mean
+    questions each "tie" where the paired interval holds 0 (``assistant.evaluation.intervals``)."""
+    out: dict[str, Any] = {"acc1_ci": row.get("acc1_ci"), "mean_turns_ci": row.get("mean_turns_ci")}
+    versus = row.get("vs_ours")
+    if versus and "verdict" in versus:
+        out["acc1_vs_ours"] = f"{versus['acc1_diff']:+.3f} {versus['acc1_diff_ci']} {versus['verdict']}"
+    if versus and "turns_verdict" in versus:
+        out["turns_vs_ours"] = f"{versus['turns_diff']:+.2f} {versus['turns_diff_ci']} {versus['turns_verdict']}"
+    return out
+
+
 def run_command(command: click.Command, argv: Sequence[str] | None = None) -> Any:
     """Parse ``argv`` (default: the command line) with ``command``'s options and return what its function
     returns (a benchmark's figures). --help prints the help and exits 0; a bad option prints the usage and the

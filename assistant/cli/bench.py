@@ -1,4 +1,4 @@
-"""`clarify bench run|list|sweep`: every benchmark's tables in one report, and sweeps over a grid."""
+"""`clarify bench run|list|results|sweep`: every benchmark's tables in one report, and sweeps over a grid."""
 
 from __future__ import annotations
 
@@ -60,6 +60,18 @@ def run_cmd(
     echo(f"wrote {out}/report.md")
     if any(r.status == "failed" for r in results):
         sys.exit(1)
+
+
+@bench.command("results")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--out", type=click.Path(dir_okay=False), default="docs/results.md", show_default=True)
+@click.option("--benchmarks", "benchmarks_dir", type=click.Path(file_okay=False), default=None, hidden=True)
+def results_cmd(folders: tuple[str, ...], out: str, benchmarks_dir: str | None) -> None:
+    """Regenerate OUT (docs/results.md) from the bench run FOLDERS (each the --out of `clarify bench run`):
+    every table with its run's commit, seed, load and package versions, reduced settings named."""
+    from assistant.app.research.bench import write_results
+
+    echo(f"wrote {write_results(folders, out, benchmarks_dir)}")
 
 
 @bench.command("sweep")

@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from importlib import metadata
@@ -87,6 +88,7 @@ def environment() -> dict[str, Any]:
         "branch": _git("rev-parse", "--abbrev-ref", "HEAD"),
         "uncommitted_changes": None if status is None else bool(status),
         "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "command": " ".join(sys.argv),  # what docs/results.md says was run
         "python": platform.python_version(),
         "packages": package_versions(),
         "machine": {

@@ -18,8 +18,10 @@ upper bound for any threshold rule at ours' effort (not a system one could deplo
 ["threshold_sweep"]``: every threshold's Acc@1 and mean questions, the threshold rule's whole frontier.
 
 Every system meets the same targets, queries and simulated answers (common random numbers), so
-differences between rows are paired: each row carries McNemar's exact test against ours (``vs_ours``).
-Acc@1/Acc@3 are over episodes; their standard errors are reported.
+differences between rows are paired: each row carries McNemar's exact test against ours (``vs_ours``), and
+the paired bootstrap intervals of its Acc@1 and mean-questions differences with their verdicts ("tie" where
+the interval holds 0). Acc@1/Acc@3 are over episodes; their standard errors and 95% bootstrap intervals are
+reported.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from assistant.clarification.clarifier import Clarifier, ClarifierConfig
 from assistant.clarification.questions import InformationGainQuestions, RandomQuestions, StaticInformationGainQuestions
 from assistant.clarification.stopping import MIN_INFORMATIVE_GAIN, FixedTurns, StopRule, ThresholdStop
 from assistant.errors import ConfigError
+from assistant.evaluation.intervals import paired_difference
 from assistant.evaluation.report import (
     EvaluationReport,
     accuracy_curve,
@@ -290,6 +293,7 @@ class _Run:
         self.learned = {setup.policy, lam1_policy}
         self.rows: list[dict] = []
         self.hits: list[np.ndarray] = []  # per row: Acc@1 hit of every episode, for paired tests
+        self.turns: list[np.ndarray] = []  # per row: questions of every episode, likewise
         self.curves: dict[str, dict[str, list[float]]] = {}
         self.full: list[Episode] | None = None  # the fixed-turn rollouts (every prefix of them is a stop)
 
@@ -309,6 +313,7 @@ class _Run:
     def add(self, system: str, done: Sequence[Episode], **extra) -> None:
         self.rows.append(report_row(system, done, **extra))
         self.hits.append(np.array([e.correct_at_1 for e in done], dtype=bool))
+        self.turns.append(np.array([e.turns for e in done], dtype=float))
 
     def system(self, system: str, dev_episodes: Sequence[EpisodeSpec], threshold: float | None) -> None:
         setup, max_turns = self.setup, self.max_turns
@@ -373,3 +378,6 @@ class _Run:
             for i, row in enumerate(rows):
                 if i != ours_at:
                     row["vs_ours"] = paired_test(self.hits[ours_at], self.hits[i])
+                    turns = paired_difference(self.turns[ours_at], self.turns[i])
+                    row["vs_ours"].update(turns_diff=turns["difference"], turns_diff_ci=turns["interval"])
+                    row["vs_ours"]["turns_verdict"] = turns["verdict"]

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import ConfigError
+from assistant.evaluation.intervals import bootstrap_interval, paired_difference
 from assistant.simulation.rollout import Episode
 
 
@@ -98,6 +99,9 @@ def report_row(system: str, episodes: Sequence[Episode], **extra) -> dict:
         "mean_turns": float(turns.mean()),
         "episodes": n,
         "acc1_se": float(hit1.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
+        # 95% bootstrap intervals over the episodes (assistant.evaluation.intervals)
+        "acc1_ci": bootstrap_interval(hit1).to_list(),
+        "mean_turns_ci": bootstrap_interval(turns).to_list(3),
         # information per question: mean entropy (bits) each answered question removed
         "bits_per_question": float(np.mean(removed)) if removed else None,
     }
@@ -109,8 +113,9 @@ def report_row(system: str, episodes: Sequence[Episode], **extra) -> dict:
 def paired_test(ours: np.ndarray, other: np.ndarray) -> dict:
     """McNemar's exact test of Acc@1 between two systems on the same episodes (paired by episode).
 
-    Returns the accuracy difference (other - ours) and the two-sided p-value from the episodes where
-    exactly one of the two systems was right.
+    Returns the accuracy difference (other - ours), the two-sided p-value from the episodes where exactly one
+    of the two systems was right, and the difference's 95% paired bootstrap interval with its verdict ("tie"
+    where the interval holds 0, else "ours higher" / "other higher").
     """
     from scipy.stats import binomtest
 
@@ -118,7 +123,14 @@ def paired_test(ours: np.ndarray, other: np.ndarray) -> dict:
     only_other = int(np.sum(other & ~ours))
     discordant = only_ours + only_other
     p = 1.0 if discordant == 0 else float(binomtest(min(only_ours, only_other), discordant, 0.5).pvalue)
-    return {"acc1_diff": float(other.mean() - ours.mean()), "p_value": p, "discordant": discordant}
+    paired = paired_difference(ours, other)
+    return {
+        "acc1_diff": float(other.mean() - ours.mean()),
+        "p_value": p,
+        "discordant": discordant,
+        "acc1_diff_ci": paired["interval"],
+        "verdict": paired["verdict"],
+    }
 
 
 def accuracy_curve(episodes: Sequence[Episode], max_turns: int) -> dict[str, list[float]]:

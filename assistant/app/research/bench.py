@@ -1,5 +1,5 @@
 """The research bench as jobs the CLI (and anything else) runs: every benchmark's tables in one report
-(`clarify bench run`), and sweeps over a grid of settings (`clarify bench sweep`).
+(`clarify bench run`), docs/results.md regenerated from runs (`clarify bench results`), and sweeps over a grid of settings (`clarify bench sweep`).
 
 Benchmarks live in the source checkout's benchmarks/ folder (they are not installed with the package):
 ``benchmarks_dir`` finds it beside this checkout, or takes $CLARIFY_BENCHMARKS.
@@ -69,6 +69,17 @@ def bench_run_job(
     if unknown:
         raise ConfigError(f"--set names benchmark(s) not being run: {', '.join(unknown)}")
     return (yield from run_bench(chosen, out, quick=quick, seed=seed, data_dir=data_dir, overrides=overrides))
+
+
+def write_results(
+    folders: Sequence[str | Path], out: str | Path = "docs/results.md", benchmarks: str | Path | None = None
+) -> Path:
+    """`clarify bench results DIR...`: docs/results.md regenerated from bench run folders, each benchmark's
+    reduced settings named against its registered full ones."""
+    from assistant.evaluation.results_page import write_results_page
+
+    full = {b.name: dict(b.full) for b in discover(benchmarks_dir(benchmarks)).values()}
+    return write_results_page(folders, out, full)
 
 
 def sweep_job(

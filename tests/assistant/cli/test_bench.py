@@ -54,3 +54,22 @@ def test_bench_errors_are_one_line_with_exit_code_2(tmp_path):
     result = CliRunner().invoke(main, ["bench", "sweep", str(bad)])
     assert result.exit_code == 2 and "appear in both [grid] and [fixed]" in result.output
     assert "Traceback" not in result.output
+
+
+def test_bench_results_rewrites_the_page_from_a_run_and_refuses_a_folder_without_one(tmp_path):
+    from assistant.evaluation.bench import Benchmark, BenchOutput, Table, run_bench
+    from assistant.progress import Progress, run_job
+
+    def toy(context):
+        yield Progress(0, 1, "toy")
+        return BenchOutput([Table("main", "Toy", [{"acc1": 0.5}])])
+
+    run_job(run_bench([Benchmark(name="toy", title="Toy", run=toy)], tmp_path / "run"))
+    page = tmp_path / "results.md"
+    result = CliRunner().invoke(main, ["bench", "results", str(tmp_path / "run"), "--out", str(page)])
+    assert result.exit_code == 0, result.output
+    assert "### Toy" in page.read_text() and "| 0.5 |" in page.read_text()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = CliRunner().invoke(main, ["bench", "results", str(empty), "--out", str(page)])
+    assert refused.exit_code != 0 and "run.json" in refused.output and "Traceback" not in refused.output
