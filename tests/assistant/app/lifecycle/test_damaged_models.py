@@ -110,3 +110,18 @@ def test_hostile_checkpoints_are_replaced_from_the_release_without_a_crash(prepa
     for policy in policies:
         assert policy.read_bytes() == (RELEASE_DIR / "faq" / policy.name).read_bytes()
     assert ModelRegistry("faq").missing() == []
+
+
+@pytest.mark.slow
+def test_prepare_rebuilds_a_damaged_embedding_cache_instead_of_nothing_to_train(prepared_faq):
+    """Issue 41: a truncated text-embeddings.npz broke every `ask` while `prepare` found nothing to train."""
+    from assistant.text.embeddings import CachingSentenceEncoder
+    from tests.support import HashingEncoder
+
+    cache = prepared_faq / "models" / "faq" / "text-embeddings.npz"
+    cache.write_bytes(cache.read_bytes()[:3000])
+
+    assert run_job(prepare("faq")) == ["answer embeddings"]
+
+    assert CachingSentenceEncoder(cache, HashingEncoder()).note == ""
+    assert ModelRegistry("faq").text_encoder.note == ""
