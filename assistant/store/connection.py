@@ -17,6 +17,7 @@ with a message for the person.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +29,8 @@ import sqlite_utils
 import tenacity
 
 from assistant.errors import StoreBusyError, StoreError
+from models.errors import CheckpointError
+from models.files import atomic_write
 
 BUSY_MESSAGE = "the knowledge base is busy (an import is running); retrying"
 BUSY_TIMEOUT_MS = 1000  # SQLite's own wait per attempt; then ``on_busy`` is told and the write retried
@@ -159,17 +162,26 @@ def _checked_path(path: Path) -> Path:
 
 
 def _checked_before(path: Path, stamp: tuple[int, int, int, int]) -> bool:
+    try:  # never through a link planted in the stamp's place (issue 41)
+        fd = os.open(_checked_path(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return False
     try:
-        return _checked_path(path).read_text(encoding="ascii").split() == [str(v) for v in stamp]
+        return os.read(fd, 200).decode("ascii").split() == [str(v) for v in stamp]
     except (OSError, UnicodeDecodeError):
         return False
+    finally:
+        os.close(fd)
 
 
 def _remember_checked(path: Path, stamp: tuple[int, int, int, int]) -> None:
     if time.time_ns() - stamp[3] < SETTLED_NS:
         return
-    with contextlib.suppress(OSError):  # only a shortcut: when it cannot be written, the next process checks again
-        _checked_path(path).write_text(" ".join(map(str, stamp)), encoding="ascii")
+    text = " ".join(map(str, stamp))
+    # only a shortcut: when it cannot be written, the next process checks again. Through the atomic writer:
+    # its rename replaces whatever was planted at the stamp's name (a link) instead of writing through it
+    with contextlib.suppress(OSError, CheckpointError):
+        atomic_write(_checked_path(path), lambda tmp: Path(tmp).write_text(text, encoding="ascii"))
 
 
 def check_integrity(db: sqlite_utils.Database, path: Path, name: str) -> None:

@@ -153,17 +153,18 @@ class ModelRegistry:
                 from assistant.priors.minilm import MiniLMPrior
 
                 saved = self._prior_settings()
+                # the domain's own prior needs no option (a cold start choosing sru was told `--prior minilm`)
+                fix = f"clarify prepare {self.name}" + (
+                    "" if chosen_text_prior(self.name) in (None, "minilm") else " --prior minilm"
+                )
                 if saved.get("data") != self._minilm_data_stamp() or not isinstance(saved.get("calibration"), dict):
                     raise ModelMissingError(
-                        f"the pooled MiniLM prior of domain {self.name!r} is not calibrated on its data: run "
-                        f"`clarify prepare {self.name} --prior minilm`"
+                        f"the pooled MiniLM prior of domain {self.name!r} is not calibrated on its data: run `{fix}`"
                     )
                 try:
                     prior = MiniLMPrior.build(self.agent_domain).with_calibration(saved["calibration"])
                 except (KeyError, TypeError, ValueError) as exc:
-                    raise ModelMissingError(
-                        f"{self.prior_settings_path()} is damaged ({exc}): run `clarify prepare {self.name} --prior minilm`"
-                    ) from exc
+                    raise ModelMissingError(f"{self.prior_settings_path()} is damaged ({exc}): run `{fix}`") from exc
                 import models.pretrained
                 from assistant.text.embeddings import MiniLMSentenceEncoder
                 from models.numpy_forward import minilm_sentence_vectors
