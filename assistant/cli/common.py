@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import sys
 import time
 from collections.abc import Generator
@@ -25,6 +24,7 @@ from typing import TextIO, TypeVar
 import click
 from tqdm import tqdm
 
+from assistant.app.choices import printable_text
 from assistant.errors import ConfigError
 from assistant.paths import check_output_file, write_output_file
 from assistant.progress import Eta, Progress, eta_text, run_job
@@ -35,24 +35,11 @@ T = TypeVar("T")
 LOG_EVERY_SECONDS = 10.0
 LOG_AFTER_SECONDS = 2.0
 
-# Escape sequences (ECMA-48), 7-bit and 8-bit: CSI (ESC [ or 0x9b) with its parameters and final byte; the
-# string commands OSC, DCS, SOS, PM and APC up to their terminator (BEL, ESC \\ or ST 0x9c; without one, up to
-# the end of the line: one hostile label must not hide the lines after it); any other ESC with its
-# intermediate and final bytes.
-_ESCAPE_SEQUENCE = re.compile(
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
-    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c|(?=\n)|\Z)"
-    r"|\x1b[ -/]*[0-~]?",
-    re.DOTALL,
-)
-# What is left of the C0 controls but tab and newline (a carriage return rewrites the line), DEL, and C1.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
 
 def terminal_text(text: object) -> str:
     """``str(text)`` without escape sequences and control characters (tabs and newlines stay): what a text
     from a file or a person may contain before it reaches a terminal."""
-    return _CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", str(text)))
+    return printable_text(text)
 
 
 def echo(message: object = "", err: bool = False, nl: bool = True) -> None:

@@ -28,11 +28,13 @@ from typing import NoReturn
 import sqlite_utils
 import tenacity
 
-from assistant.errors import StoreBusyError, StoreError
+from assistant import paths
+from assistant.errors import ConfigError, StoreBusyError, StoreError
 from models.errors import CheckpointError
 from models.files import atomic_write
+from models.locks import held_by
 
-BUSY_MESSAGE = "the knowledge base is busy (an import is running); retrying"
+BUSY_MESSAGE = "the knowledge base is busy (another program is writing to it); retrying"
 BUSY_TIMEOUT_MS = 1000  # SQLite's own wait per attempt; then ``on_busy`` is told and the write retried
 WRITE_WAIT_SECONDS = 120.0  # how long a write waits for another program's transaction in all
 
@@ -202,6 +204,20 @@ def check_integrity(db: sqlite_utils.Database, path: Path, name: str) -> None:
     _remember_checked(path, stamp)
 
 
+def busy_message(path: Path) -> str:
+    """``BUSY_MESSAGE``, naming the program that holds the domain's lock when one does (it said "an import is
+    running" whatever ran: an update, a prepare, a second session)."""
+    try:
+        holder = held_by(paths.domain_lock_path(path.stem))
+    except ConfigError:  # a file that is no domain's (a test's, a backup)
+        holder = None
+    if holder is None:
+        return BUSY_MESSAGE
+    pid, doing = holder
+    who = f"process {pid}" if pid else "another program"
+    return f"the knowledge base is busy ({who} is {doing or 'working on it'}); retrying"
+
+
 def begin_immediate(
     conn: sqlite3.Connection, path: Path, on_busy: BusyListener | None, wait: float | None = None
 ) -> None:
@@ -211,7 +227,7 @@ def begin_immediate(
 
     def tell(state: tenacity.RetryCallState) -> None:
         if on_busy is not None and state.attempt_number == 1:
-            on_busy(BUSY_MESSAGE)
+            on_busy(busy_message(path))
 
     def give_up(state: tenacity.RetryCallState) -> NoReturn:
         busy = state.outcome.exception() if state.outcome is not None else None

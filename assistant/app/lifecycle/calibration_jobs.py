@@ -174,8 +174,17 @@ def fit_calibration_job(
     saved = fit_calibration(registry, seed, sharpen=sharpen)
     write_json_atomic(calibration_path(registry), saved)
     registry.forget_models(prior=False)
-    yield Progress(1, 1, f"prior calibrated: temperatures {saved['calibration']}")
+    yield Progress(1, 1, calibrated_line(saved["calibration"]))
     return saved
+
+
+def calibrated_line(calibration: dict) -> str:
+    """What a desk administrator reads of a fitted calibration: its temperature, not the whole dict (its
+    top_map alone is 64 numbers; issue 41)."""
+    temperature = calibration.get("temperature")
+    if not isinstance(temperature, int | float):
+        return "prior calibrated on held-out dev queries"
+    return f"prior calibrated on held-out dev queries (temperature {temperature:.3g})"
 
 
 def _saved(registry: ModelRegistry) -> dict | None:

@@ -38,7 +38,7 @@ _held: dict[tuple[str, int], list] = {}
 
 
 def domain_lock_path(name: str) -> Path:
-    return paths.domains_dir() / f".{paths.check_domain_name(name)}.lock"
+    return paths.domain_lock_path(name)
 
 
 def domain_lock(name: str, doing: str = "preparing") -> Generator[Progress, None, Callable[[], None]]:
