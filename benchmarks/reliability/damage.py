@@ -16,7 +16,6 @@ from pathlib import Path
 import torch
 
 from benchmarks.reliability.arguments import Case, Outcome, run_case
-from benchmarks.reliability.checkpoints import negative_stride_checkpoint, zip_bomb
 from benchmarks.reliability.environment import copy_home, served_policy
 
 
@@ -51,10 +50,10 @@ def _negative_mention_weight(home: Path, models: Path) -> None:
 
 
 # damages a first launch must repair (release models or training), so `clarify ask` must answer; issue 41's
-# hostile checkpoints (SIGSEGV, 6.6 GB for a bomb) and damaged caches (a traceback in every ask) among them
+# damaged caches (a traceback in every ask) among them (its hostile checkpoints: benchmarks.reliability.hostile,
+# in processes of their own, where a native crash is counted)
 MUST_ANSWER = ("policy weights NaN", "encoder weights NaN", "encoder temperature NaN", "prior.json beta -5",
-               "policy .pt stride -(1 << 40)", "encoder .pt zip bomb", "text-embeddings.npz truncated",
-               "text-embeddings.npz random after PK")  # fmt: skip
+               "text-embeddings.npz truncated", "text-embeddings.npz random after PK")  # fmt: skip
 
 
 def damages(domain: str) -> dict[str, Callable[[Path], object]]:  # each damages a copied home
@@ -84,8 +83,6 @@ def damages(domain: str) -> dict[str, Callable[[Path], object]]:  # each damages
             home / models / "encoder.json", lambda d: d["config"].update(temperature=float("nan"))
         ),
         "prior.json beta -5": lambda home: _negative_mention_weight(home, models),
-        "policy .pt stride -(1 << 40)": write(models / f"{policy}.pt", negative_stride_checkpoint()),
-        "encoder .pt zip bomb": write(models / "encoder.pt", zip_bomb(1 << 30)),
         "text-embeddings.npz truncated": lambda home: _truncate(home / models / "text-embeddings.npz"),
         "text-embeddings.npz random after PK": write(models / "text-embeddings.npz", b"PK\x03\x04" + os.urandom(4096)),
         "knowledge base pages damaged": lambda home: _pages(home / db),
