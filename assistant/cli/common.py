@@ -6,7 +6,8 @@ window, clear the screen, write the clipboard with OSC 52). ``terminal_text`` re
 
 A job's progress is a tqdm bar with an ETA when stderr is a terminal; otherwise (a log file, a pipe, CI) it
 is one line per stage, and a line with the step, the elapsed time and an ETA at most every
-``LOG_EVERY_SECONDS``, so that long work is never silent; work that ends within ``LOG_AFTER_SECONDS``
+``LOG_EVERY_SECONDS`` (also when a stage yields nothing meanwhile: ``ProgressLog.beat`` from a thread), so
+that long work is never silent; work that ends within ``LOG_AFTER_SECONDS``
 prints nothing (a quick command's output stays its answer).
 """
 
@@ -16,6 +17,7 @@ import json
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -67,22 +69,54 @@ class ProgressLog:
         self.after = after
         self.start = time.monotonic()
         self.last_line = -float("inf")
+        self.last: Progress | None = None
+        self._lock = threading.Lock()  # the heartbeat's thread prints too (``beat``)
         self.eta = Eta()  # the one ETA (assistant.progress), as the GUI's progress panel shows it
 
     def __call__(self, p: Progress) -> None:
-        now = time.monotonic()
-        left = self.eta.seconds_left(p, now)
-        new_stage = self.eta.new_stage
-        if now - self.start < self.after:
-            return
-        if not new_stage and now - self.last_line < self.every and not (p.total and p.step >= p.total):
-            return
+        with self._lock:
+            now = time.monotonic()
+            left = self.eta.seconds_left(p, now)
+            new_stage = self.eta.new_stage
+            self.last = p
+            if now - self.start < self.after:
+                return
+            if not new_stage and now - self.last_line < self.every and not (p.total and p.step >= p.total):
+                return
+            eta = "" if left is None else f", {eta_text(left)}"
+            self._print(now, p, eta)
+
+    def beat(self) -> None:
+        """A line when the job has said nothing for ``every`` seconds (a stage that yields no progress while it
+        works: preparing 5,000 articles printed nothing for minutes; issue 41)."""
+        with self._lock:
+            now = time.monotonic()
+            if self.last is None or now - self.start < self.after or now - self.last_line < self.every:
+                return
+            self._print(now, self.last, "", " (still working)")
+
+    def _print(self, now: float, p: Progress, eta: str, still: str = "") -> None:
         self.last_line = now
-        elapsed = now - self.start
         where = f"{p.step}/{p.total}" if p.total > 0 else f"{p.step}"
-        eta = "" if left is None else f", {eta_text(left)}"
-        line = f"{self.label}: {p.message} [{where}, {elapsed:.0f} s{eta}] {_metrics(p)}".rstrip()
+        line = f"{self.label}: {p.message}{still} [{where}, {now - self.start:.0f} s{eta}] {_metrics(p)}".rstrip()
         print(terminal_text(line), file=self.stream, flush=True)
+
+
+def _with_heartbeat(job: Generator[Progress, None, T], log: ProgressLog) -> T:
+    """``run_job(job, log)`` with ``log.beat()`` from a thread of its own every second meanwhile."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(1.0):
+            log.beat()
+
+    thread = threading.Thread(target=beat, name="progress-heartbeat", daemon=True)
+    thread.start()
+    try:
+        return run_job(job, log)
+    finally:
+        stop.set()
+        thread.join()
 
 
 def run_with_progress(job: Generator[Progress, None, T], label: str, quiet: bool = False) -> T:
@@ -91,7 +125,7 @@ def run_with_progress(job: Generator[Progress, None, T], label: str, quiet: bool
     if quiet:
         return run_job(job)
     if not sys.stderr.isatty():
-        return run_job(job, ProgressLog(label, sys.stderr))
+        return _with_heartbeat(job, ProgressLog(label, sys.stderr))
     bar = tqdm(desc=label, total=None, file=sys.stderr, leave=False, dynamic_ncols=True)
 
     def show(p: Progress) -> None:
