@@ -33,6 +33,10 @@ class DamagedCheckpoint(Exception):
     never handed to torch: the caller treats the model as damaged and replaces it."""
 
 
+# What zipfile raises for a damaged archive: besides BadZipFile, a flipped byte in a header asks for a "zip
+# file version 8.4" or strong encryption (NotImplementedError), or a password (RuntimeError): the fuzz test.
+ZIP_ERRORS: tuple[type[Exception], ...] = (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError, RuntimeError)
+
 # torch.save stores every entry uncompressed; the pickle of a state dict is small (names and headers).
 _MOST_PICKLE_BYTES = 64 << 20
 _MOST_DIMENSIONS = 32
@@ -158,7 +162,7 @@ def read_state_arrays(path: str | Path) -> dict[str, np.ndarray]:
                 raise DamagedCheckpoint(f"{info.filename} declares {info.file_size} bytes")
             with archive.open(info) as handle:
                 state = _Unpickler(handle, archive, folder, byteorder).load()
-    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError, KeyError, ValueError, TypeError) as exc:
+    except (*ZIP_ERRORS, pickle.UnpicklingError, KeyError, TypeError) as exc:
         raise UnknownLayout(f"{type(exc).__name__}: {exc}") from exc
     except (MemoryError, RecursionError, OverflowError, IndexError, AttributeError) as exc:  # a hostile pickle
         raise DamagedCheckpoint(f"{type(exc).__name__} while reading it") from exc
@@ -184,7 +188,7 @@ def check_checkpoint_file(path: str | Path) -> None:
     try:
         with zipfile.ZipFile(path) as archive:
             check_entries(archive, os.path.getsize(path))
-    except (zipfile.BadZipFile, ValueError, EOFError):
+    except ZIP_ERRORS:
         return
 
 

@@ -19,7 +19,7 @@ from assistant.text.encoder import TextEncoder
 from models.checkpoint import write_npz_atomic
 from models.pretrained import EMBEDDING_DIM, SentenceEncoder
 from models.pretrained import SentenceEncoder as MiniLMSentenceEncoder  # the model itself, whatever replaces the name
-from models.state_arrays import DamagedCheckpoint, check_entries
+from models.state_arrays import ZIP_ERRORS, DamagedCheckpoint, check_entries
 
 
 @contextmanager
@@ -67,7 +67,7 @@ class CachingSentenceEncoder:
                         f"keys {keys.shape} of {keys.dtype} for vectors {vectors.shape} of {vectors.dtype}"
                     )
                 return dict(zip(keys.tolist(), vectors.astype(np.float32)))
-        except (OSError, ValueError, KeyError, EOFError, MemoryError, zipfile.BadZipFile, DamagedCheckpoint) as exc:
+        except (*ZIP_ERRORS, OSError, KeyError, MemoryError, DamagedCheckpoint) as exc:
             self.note = f"{self.path.name} was damaged ({type(exc).__name__}): it is rebuilt"
             return {}
 

@@ -12,6 +12,8 @@ import zipfile
 
 import torch
 
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the same bytes for the same tensors (the fuzz test's examples replay)
+
 
 class _Storage:
     """Pickled as torch's persistent id of a FloatStorage (``key``, ``numel`` as declared, not as stored)."""
@@ -50,10 +52,9 @@ def crafted_checkpoint(tensors: dict[str, tuple[int, object, object, object]], s
     """A checkpoint zip (torch's entries, stored) whose tensors are ``tensors`` over the bytes ``storage``."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        archive.writestr("archive/data.pkl", header_pickle(tensors))
-        archive.writestr("archive/byteorder", byteorder)
-        archive.writestr("archive/data/0", storage)
-        archive.writestr("archive/version", b"3\n")
+        for name, data in (("data.pkl", header_pickle(tensors)), ("byteorder", byteorder), ("data/0", storage),
+                           ("version", b"3\n")):  # fmt: skip
+            archive.writestr(zipfile.ZipInfo(f"archive/{name}", date_time=_FIXED_TIME), data)
     return buffer.getvalue()
 
 
