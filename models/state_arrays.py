@@ -36,6 +36,7 @@ class DamagedCheckpoint(Exception):
 # What zipfile raises for a damaged archive: besides BadZipFile, a flipped byte in a header asks for a "zip
 # file version 8.4" or strong encryption (NotImplementedError), or a password (RuntimeError): the fuzz test.
 ZIP_ERRORS: tuple[type[Exception], ...] = (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError, RuntimeError)
+_LAYOUT_ERRORS: tuple[type[Exception], ...] = (*ZIP_ERRORS, pickle.UnpicklingError, KeyError, TypeError)
 
 # torch.save stores every entry uncompressed; the pickle of a state dict is small (names and headers).
 _MOST_PICKLE_BYTES = 64 << 20
@@ -162,7 +163,7 @@ def read_state_arrays(path: str | Path) -> dict[str, np.ndarray]:
                 raise DamagedCheckpoint(f"{info.filename} declares {info.file_size} bytes")
             with archive.open(info) as handle:
                 state = _Unpickler(handle, archive, folder, byteorder).load()
-    except (*ZIP_ERRORS, pickle.UnpicklingError, KeyError, TypeError) as exc:
+    except _LAYOUT_ERRORS as exc:
         raise UnknownLayout(f"{type(exc).__name__}: {exc}") from exc
     except (MemoryError, RecursionError, OverflowError, IndexError, AttributeError) as exc:  # a hostile pickle
         raise DamagedCheckpoint(f"{type(exc).__name__} while reading it") from exc

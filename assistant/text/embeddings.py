@@ -21,6 +21,9 @@ from models.pretrained import EMBEDDING_DIM, SentenceEncoder
 from models.pretrained import SentenceEncoder as MiniLMSentenceEncoder  # the model itself, whatever replaces the name
 from models.state_arrays import ZIP_ERRORS, DamagedCheckpoint, check_entries
 
+# what reading a damaged cache raises (a cache that is not there: it is rebuilt)
+_DAMAGE: tuple[type[Exception], ...] = (*ZIP_ERRORS, OSError, KeyError, MemoryError, DamagedCheckpoint)
+
 
 @contextmanager
 def _folder_lock(folder: Path) -> Iterator[None]:
@@ -67,7 +70,7 @@ class CachingSentenceEncoder:
                         f"keys {keys.shape} of {keys.dtype} for vectors {vectors.shape} of {vectors.dtype}"
                     )
                 return dict(zip(keys.tolist(), vectors.astype(np.float32)))
-        except (*ZIP_ERRORS, OSError, KeyError, MemoryError, DamagedCheckpoint) as exc:
+        except _DAMAGE as exc:
             self.note = f"{self.path.name} was damaged ({type(exc).__name__}): it is rebuilt"
             return {}
 
