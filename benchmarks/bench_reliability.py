@@ -37,7 +37,7 @@ TARGETS = ("crashes", "hangs", "partial_imports", "corrupted", "unresumable", "a
            "tracebacks", "wrong_exit_or_message", "mixed_sets", "wrong_encoders", "empty_built_domains",
            "unhealed_builds", "launch_failures", "raw_escapes", "outputs_replaced", "closed_pipe_errors",
            "added_words_stored", "native_crashes", "hostile_tracebacks", "writes_outside", "silent_losses",
-           "hostile_wrong")  # fmt: skip
+           "hostile_wrong", "hostile_hangs")  # fmt: skip
 
 
 # issue 27's parts at full size: each first build or launch takes 10-30 s, each learn update about 25 s
@@ -147,7 +147,8 @@ def headline(result: dict) -> dict:
 
 
 def hostile_headline(hostile: dict) -> dict:
-    keys = ("hostile_cases", "native_crashes", "hostile_tracebacks", "writes_outside", "silent_losses", "hostile_wrong")
+    keys = ("hostile_cases", "native_crashes", "hostile_tracebacks", "writes_outside", "silent_losses", "hostile_hangs",
+            "hostile_wrong")  # fmt: skip
     return {k: hostile[k] for k in keys}
 
 
@@ -155,7 +156,7 @@ def hostile_line(h: dict) -> str:
     return (
         f"hostile cases {h['hostile_cases']} / native crashes {h['native_crashes']} / tracebacks "
         f"{h['hostile_tracebacks']} / writes outside the home {h['writes_outside']} / silent losses "
-        f"{h['silent_losses']} / wrong exit or message {h['hostile_wrong']}"
+        f"{h['silent_losses']} / hangs {h['hostile_hangs']} / wrong exit or message {h['hostile_wrong']}"
     )
 
 
@@ -187,6 +188,7 @@ def summary_line(h: dict) -> str:
 @click.option("--launch-pairs", type=int, default=SIZES["launch_pairs"], help="pairs of first launches")
 @click.option("--hostile-only", is_flag=True, help="only issue 41's part: two creates, planted links, hostile files")
 @click.option("--pairs", type=int, default=2, help="pairs of concurrent creates (--hostile-only)")
+@click.option("--ask-timeout", type=float, default=900.0, help="seconds an ask may take (--hostile-only)")
 @click.option("--seed", type=int, default=0)
 @click.option("--domain", default="faq")
 @click.option("--trained-home", default=lambda: os.environ.get("CLARIFY_HOME"), help="default: $CLARIFY_HOME")
@@ -202,6 +204,7 @@ def command(
     launch_pairs: int,
     hostile_only: bool,
     pairs: int,
+    ask_timeout: float,
     seed: int,
     domain: str,
     trained_home: str | None,
@@ -213,7 +216,7 @@ def command(
     trained = Path(trained_home).resolve() if trained_home else None
     scratch = Path(work) if work else Path(tempfile.mkdtemp(prefix="clarify-reliability-"))
     if hostile_only:
-        return _hostile_only(scratch, trained, domain, pairs)
+        return _hostile_only(scratch, trained, domain, pairs, ask_timeout)
     old_home = os.environ.get("CLARIFY_HOME")
     try:
         sizes = {"set_kills": set_kills, "update_kills": update_kills, "build_kills": build_kills,
@@ -236,12 +239,12 @@ def command(
     return result
 
 
-def _hostile_only(work: Path, trained: Path | None, domain: str, pairs: int) -> dict:
+def _hostile_only(work: Path, trained: Path | None, domain: str, pairs: int, timeout: float) -> dict:
     from benchmarks.reliability import hostile
 
     usable = trained if trained is not None and _trained(trained, domain) else None
     start = time.perf_counter()
-    result = hostile.probe_hostile(work / "hostile", usable, domain, pairs).summary()
+    result = hostile.probe_hostile(work / "hostile", usable, domain, pairs, timeout).summary()
     h = hostile_headline(result)
     result = {**result, "headline": h, "seconds": round(time.perf_counter() - start, 1), "work": str(work),
               "skipped": {} if usable else {"checkpoints": f"no trained {domain!r} in {trained}"}}  # fmt: skip

@@ -36,11 +36,19 @@ class Figures:
     tracebacks: int = 0
     writes_outside: int = 0
     silent_losses: int = 0
+    hangs: int = 0
     failures: list[str] = field(default_factory=list)
 
-    def check(self, name: str, done: subprocess.CompletedProcess, codes: tuple[int, ...], says: str = "") -> bool:
-        """Count one command's outcome; True when it exited as expected, without a traceback, saying ``says``."""
+    def check(
+        self, name: str, done: subprocess.CompletedProcess | None, codes: tuple[int, ...], says: str = ""
+    ) -> bool:
+        """Count one command's outcome (None: it ran past its time, a hang); True when it exited as expected,
+        without a traceback, saying ``says``."""
         self.cases += 1
+        if done is None:
+            self.hangs += 1
+            self.failures.append(f"{name}: still running at its time limit")
+            return False
         text = done.stdout + done.stderr
         if done.returncode < 0:
             self.native_crashes += 1
@@ -56,11 +64,19 @@ class Figures:
         return True
 
     def summary(self) -> dict:
-        wrong = len(self.failures) - self.native_crashes - self.tracebacks - self.writes_outside - self.silent_losses
+        counted = self.native_crashes + self.tracebacks + self.writes_outside + self.silent_losses + self.hangs
         return {"hostile_cases": self.cases, "native_crashes": self.native_crashes,
                 "hostile_tracebacks": self.tracebacks, "writes_outside": self.writes_outside,
-                "silent_losses": self.silent_losses, "hostile_wrong": max(wrong, 0),
-                "failures": self.failures[:20]}  # fmt: skip
+                "silent_losses": self.silent_losses, "hostile_hangs": self.hangs,
+                "hostile_wrong": max(len(self.failures) - counted, 0), "failures": self.failures[:20]}  # fmt: skip
+
+
+def _clarify(home: Path, *args: str, input: str = "", timeout: float = 300.0) -> subprocess.CompletedProcess | None:
+    """`clarify ARGS` run to its end in ``home``; None when it is still running after ``timeout`` (a hang)."""
+    try:
+        return run_clarify(home, *args, input=input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def _snapshot(folder: Path) -> dict[str, str]:
@@ -86,7 +102,9 @@ def _faqs(work: Path) -> tuple[Path, Path]:
 
 
 def _entries(home: Path, name: str) -> int | None:
-    done = run_clarify(home, "domain", "stats", name, "--json")
+    done = _clarify(home, "domain", "stats", name, "--json")
+    if done is None:
+        return None
     try:
         import json
 
@@ -105,7 +123,14 @@ def probe_two_creates(work: Path, pairs: int, figures: Figures) -> None:
                              cwd=home, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for faq in (first, second)
         ]  # fmt: skip
-        results = [subprocess.CompletedProcess(p.args, p.wait(600), *p.communicate()) for p in procs]
+        results = []
+        for p in procs:
+            try:
+                out, err = p.communicate(timeout=600)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, err = p.communicate()
+            results.append(subprocess.CompletedProcess(p.args, p.returncode, out, err))
         created = [r for r in results if r.returncode == 0]
         for n, r in enumerate(results):
             figures.check(f"two creates {i}: create {n + 1}", r, (0, 2))
@@ -127,7 +152,7 @@ def probe_planted_links(work: Path, figures: Figures) -> None:
     home.mkdir(parents=True)
     outside.mkdir(parents=True)
     first, second = _faqs(work)
-    figures.check("links: create", run_clarify(home, "domain", "create", "desk", "--from", str(first)), (0,))
+    figures.check("links: create", _clarify(home, "domain", "create", "desk", "--from", str(first)), (0,))
     for name in ("lock-target.txt", "stamp-target.txt"):
         (outside / name).write_text("precious\n")
     domains = home / "domains"
@@ -136,10 +161,10 @@ def probe_planted_links(work: Path, figures: Figures) -> None:
         (domains / planted).unlink(missing_ok=True)
         os.symlink(outside / target, domains / planted)
     before = _snapshot(outside)
-    figures.check("links: stats", run_clarify(home, "domain", "stats", "desk"), (0,))
-    update = run_clarify(home, "domain", "update", "desk", "--from", str(second), timeout=600)
+    figures.check("links: stats", _clarify(home, "domain", "stats", "desk"), (0,))
+    update = _clarify(home, "domain", "update", "desk", "--from", str(second), timeout=600)
     figures.check("links: update", update, (2,), "symbolic link")
-    figures.check("links: sessions", run_clarify(home, "sessions", "desk"), (0,))
+    figures.check("links: sessions", _clarify(home, "sessions", "desk"), (0,))
     if _snapshot(outside) != before:
         figures.writes_outside += 1
         figures.failures.append("links: a file outside the home changed")
@@ -151,16 +176,18 @@ def probe_refused_inputs(work: Path, figures: Figures) -> None:
     fence = work / "fence.md"
     fence.write_text(UNCLOSED_FENCE, encoding="utf-8")
     first, _ = _faqs(work)
-    figures.check("unclosed fence", run_clarify(home, "domain", "create", "fence", "--from", str(fence)), (2,),
+    figures.check("unclosed fence", _clarify(home, "domain", "create", "fence", "--from", str(fence)), (2,),
                   "never closed")  # fmt: skip
-    figures.check("newline name", run_clarify(home, "domain", "create", "desk\n", "--from", str(first)), (2,),
+    figures.check("newline name", _clarify(home, "domain", "create", "desk\n", "--from", str(first)), (2,),
                   "invalid domain name")  # fmt: skip
     written = sorted(p.name for p in (home / "domains").glob("*")) if (home / "domains").exists() else []
     if any(not name.startswith(".") for name in written):
         figures.failures.append(f"refused inputs wrote {written}")
 
 
-def probe_hostile_checkpoints(trained_home: Path, domain: str, work: Path, figures: Figures) -> None:
+def probe_hostile_checkpoints(
+    trained_home: Path, domain: str, work: Path, figures: Figures, timeout: float = 900.0
+) -> None:
     damages = {
         "crafted policy (stride -(1 << 40))": (f"{served_policy(domain)}.pt", negative_stride_checkpoint),
         "encoder zip bomb (1 GiB deflated)": ("encoder.pt", lambda: zip_bomb(1 << 30)),
@@ -168,18 +195,20 @@ def probe_hostile_checkpoints(trained_home: Path, domain: str, work: Path, figur
     for i, (name, (file, content)) in enumerate(damages.items()):
         home = copy_home(trained_home, work / f"checkpoint-{i}", domain)
         (home / "models" / domain / file).write_bytes(content())
-        done = run_clarify(home, "ask", domain, "my card has not arrived", input="q\n", timeout=900)
+        done = _clarify(home, "ask", domain, "my card has not arrived", input="q\n", timeout=timeout)
         figures.check(f"{name}: ask", done, (0,), "Q1:")
 
 
-def probe_hostile(work: Path, trained_home: Path | None, domain: str, pairs: int = 2) -> Figures:
-    """Every case above in scratch folders under ``work``."""
+def probe_hostile(
+    work: Path, trained_home: Path | None, domain: str, pairs: int = 2, timeout: float = 900.0
+) -> Figures:
+    """Every case above in scratch folders under ``work`` (``timeout``: the most seconds an `ask` may take)."""
     work.mkdir(parents=True, exist_ok=True)
     figures = Figures()
     probe_refused_inputs(work, figures)
     probe_planted_links(work, figures)
     probe_two_creates(work, pairs, figures)
     if trained_home is not None:
-        probe_hostile_checkpoints(trained_home, domain, work, figures)
+        probe_hostile_checkpoints(trained_home, domain, work, figures, timeout)
     shutil.rmtree(work / "outside", ignore_errors=True)
     return figures
