@@ -59,8 +59,12 @@ bench: $(STAMP)
 
 # The reliability probe at full size (issue 12): 1,500 damaged import files, 100 kill -9 of `clarify ask`, a
 # second writer, damaged models and knowledge bases, bad arguments. Kills need DOMAIN trained in CLARIFY_HOME.
+# Then the checkpoint reader's fuzz test at full size (issue 41; `make test` runs it with 80 examples).
+FUZZ_EXAMPLES ?= 20000
 soak: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_reliability --domain $(DOMAIN)
+	CLARIFY_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -p no:cacheprovider \
+	tests/models/test_state_arrays_fuzz.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

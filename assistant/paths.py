@@ -38,7 +38,7 @@ from models.errors import CheckpointError
 from models.files import atomic_write
 
 APP_NAME = "clarify"
-_DOMAIN_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+_DOMAIN_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")  # fullmatched: with "$", "desk\n" passed (issue 41)
 
 
 # <repository>/../shared/data holds the evaluation-only data sets on a development machine
@@ -92,12 +92,17 @@ def _check_folder(root: Path, what: str) -> None:
 
 def check_domain_name(name: str) -> str:
     """Return ``name`` if it is a valid domain name, else raise ConfigError saying what is allowed."""
-    if not isinstance(name, str) or not _DOMAIN_NAME.match(name):
+    if not isinstance(name, str) or not _DOMAIN_NAME.fullmatch(name):
         raise ConfigError(
             f"invalid domain name {name!r}: use 1-64 characters, lowercase letters, digits, '_' or '-', "
             "starting with a letter (e.g. 'faq' or 'my_helpdesk')"
         )
     return name
+
+
+def domain_lock_path(name: str) -> Path:
+    """The lock a program holds while it prepares, creates or updates domain ``name`` (``models.locks``)."""
+    return domains_dir() / f".{check_domain_name(name)}.lock"
 
 
 def _subfolder(path: Path) -> Path:

@@ -6,6 +6,7 @@ the way to a terminal, output files that must not be replaced, a closed pipe and
     python -m benchmarks.bench_reliability [--quick] [--files 1500] [--kills 100] [--rounds 10]
         [--set-kills 30] [--update-kills 3] [--build-kills 10] [--launch-pairs 2]
         [--trained-home DIR] [--domain faq]            (also `make soak`)
+    python -m benchmarks.bench_reliability --hostile-only [--pairs 2] [--trained-home DIR]   (issue 41 alone)
 
 The kill, session-writer and damage parts need a domain with trained models: ``--trained-home`` (default
 $CLARIFY_HOME) must hold DOMAIN's encoder and policy (`clarify prepare DOMAIN`, or `clarify train policy
@@ -35,7 +36,8 @@ from benchmarks.reliability.environment import build_crowd_domain, copy_home, se
 TARGETS = ("crashes", "hangs", "partial_imports", "corrupted", "unresumable", "answers_lost", "writer_failures",
            "tracebacks", "wrong_exit_or_message", "mixed_sets", "wrong_encoders", "empty_built_domains",
            "unhealed_builds", "launch_failures", "raw_escapes", "outputs_replaced", "closed_pipe_errors",
-           "added_words_stored")  # fmt: skip
+           "added_words_stored", "native_crashes", "hostile_tracebacks", "writes_outside", "silent_losses",
+           "hostile_wrong", "hostile_hangs")  # fmt: skip
 
 
 # issue 27's parts at full size: each first build or launch takes 10-30 s, each learn update about 25 s
@@ -50,7 +52,7 @@ def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Pat
               seed: int = 0, log=print, sizes: dict | None = None) -> dict:  # fmt: skip
     """Every part of the probe in scratch folders under ``work``; returns the figures. ``sizes``: how many
     model-set kills, learn-update kills, first-build kills and pairs of first launches (issue 27)."""
-    from benchmarks.reliability import arguments, damage, outputs, swaps, writers
+    from benchmarks.reliability import arguments, damage, hostile, outputs, swaps, writers
     from benchmarks.reliability import files as files_part
     from benchmarks.reliability import kills as kills_part
 
@@ -106,6 +108,8 @@ def run_probe(work: Path, files: int, kills: int, rounds: int, trained_home: Pat
         result["skipped"] = {"kills": reason, "damage": reason, "session_writers": reason, "learn_update": reason}
         sessions = writers.Figures()
         result["kills"] = kills_part.Figures().summary()
+    log("hostile: two creates at once, planted links, refused inputs, crafted checkpoints (issue 41)")
+    result["hostile"] = hostile.probe_hostile(work / "hostile", trained_home if trained else None, domain).summary()
     result["writers"] = {
         "concurrent_writers": imports.concurrent_writers + sessions.concurrent_writers,
         "failures": len(imports.failures) + len(sessions.failures),
@@ -138,7 +142,22 @@ def headline(result: dict) -> dict:
         "added_words_stored": o["added_words_stored"],
         "output_targets": o["output_targets"], "outputs_replaced": o["outputs_replaced"],
         "closed_pipe_errors": o["closed_pipe_errors"], "wide_header_seconds": o["wide_header_seconds"],
+        **hostile_headline(result["hostile"]),
     }  # fmt: skip
+
+
+def hostile_headline(hostile: dict) -> dict:
+    keys = ("hostile_cases", "native_crashes", "hostile_tracebacks", "writes_outside", "silent_losses", "hostile_hangs",
+            "hostile_wrong")  # fmt: skip
+    return {k: hostile[k] for k in keys}
+
+
+def hostile_line(h: dict) -> str:
+    return (
+        f"hostile cases {h['hostile_cases']} / native crashes {h['native_crashes']} / tracebacks "
+        f"{h['hostile_tracebacks']} / writes outside the home {h['writes_outside']} / silent losses "
+        f"{h['silent_losses']} / hangs {h['hostile_hangs']} / wrong exit or message {h['hostile_wrong']}"
+    )
 
 
 def summary_line(h: dict) -> str:
@@ -154,7 +173,7 @@ def summary_line(h: dict) -> str:
         f"{h['concurrent_first_launches']} at once / failures {h['launch_failures']}; terminal checks "
         f"{h['terminal_checks']} / raw escapes {h['raw_escapes']}; output targets {h['output_targets']} / replaced "
         f"{h['outputs_replaced']}; closed pipe errors {h['closed_pipe_errors']}; 200,000-column header refused in "
-        f"{h['wide_header_seconds']} s"
+        f"{h['wide_header_seconds']} s; {hostile_line(h)}"
     )
 
 
@@ -167,6 +186,9 @@ def summary_line(h: dict) -> str:
 @click.option("--update-kills", type=int, default=SIZES["update_kills"], help="kills of learn update")
 @click.option("--build-kills", type=int, default=SIZES["build_kills"], help="kills of first builds")
 @click.option("--launch-pairs", type=int, default=SIZES["launch_pairs"], help="pairs of first launches")
+@click.option("--hostile-only", is_flag=True, help="only issue 41's part: two creates, planted links, hostile files")
+@click.option("--pairs", type=int, default=2, help="pairs of concurrent creates (--hostile-only)")
+@click.option("--ask-timeout", type=float, default=900.0, help="seconds an ask may take (--hostile-only)")
 @click.option("--seed", type=int, default=0)
 @click.option("--domain", default="faq")
 @click.option("--trained-home", default=lambda: os.environ.get("CLARIFY_HOME"), help="default: $CLARIFY_HOME")
@@ -180,6 +202,9 @@ def command(
     update_kills: int,
     build_kills: int,
     launch_pairs: int,
+    hostile_only: bool,
+    pairs: int,
+    ask_timeout: float,
     seed: int,
     domain: str,
     trained_home: str | None,
@@ -190,6 +215,8 @@ def command(
         set_kills, update_kills, build_kills, launch_pairs = 6, 1, 2, 1
     trained = Path(trained_home).resolve() if trained_home else None
     scratch = Path(work) if work else Path(tempfile.mkdtemp(prefix="clarify-reliability-"))
+    if hostile_only:
+        return _hostile_only(scratch, trained, domain, pairs, ask_timeout)
     old_home = os.environ.get("CLARIFY_HOME")
     try:
         sizes = {"set_kills": set_kills, "update_kills": update_kills, "build_kills": build_kills,
@@ -209,6 +236,21 @@ def command(
     result["targets_met"] = all(h[k] == 0 for k in h if k in TARGETS) and not result["skipped"]
     print(json.dumps(result, indent=2))
     print(summary_line(h))
+    return result
+
+
+def _hostile_only(work: Path, trained: Path | None, domain: str, pairs: int, timeout: float) -> dict:
+    from benchmarks.reliability import hostile
+
+    usable = trained if trained is not None and _trained(trained, domain) else None
+    start = time.perf_counter()
+    result = hostile.probe_hostile(work / "hostile", usable, domain, pairs, timeout).summary()
+    h = hostile_headline(result)
+    result = {**result, "headline": h, "seconds": round(time.perf_counter() - start, 1), "work": str(work),
+              "skipped": {} if usable else {"checkpoints": f"no trained {domain!r} in {trained}"}}  # fmt: skip
+    result["targets_met"] = all(h[k] == 0 for k in h if k in TARGETS) and not result["skipped"]
+    print(json.dumps(result, indent=2))
+    print(hostile_line(h))
     return result
 
 

@@ -34,6 +34,7 @@ import numpy as np
 from assistant.errors import ConfigError, UnknownLabelError
 from assistant.paths import write_output_file
 from assistant.store import Domain
+from assistant.text.printable import printable_text
 from crowdsourcing.importers.base import NONE_OF_THE_ABOVE, NOT_APPLICABLE, SEPARATOR, TAG_SLOTS, neutralise_formula
 from crowdsourcing.scoring import BM25Scorer, RelevanceScorer, label_queries_text, rank
 
@@ -174,6 +175,7 @@ def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str |
 
     A cell a spreadsheet would run as a formula (see ``neutralise_formula``) gets a
     leading apostrophe, as OWASP recommends; ``crowdsourcing.importers`` removes it when the results come back.
+    Escape sequences and control characters are removed (``assistant.text.printable``; issue 41).
     """
     out = Path(out)
     if not out.parent.exists():
@@ -183,7 +185,8 @@ def write_csv(rows: Sequence[dict[str, str]], columns: Sequence[str], out: str |
         with tmp.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(columns), quoting=csv.QUOTE_MINIMAL)
             writer.writeheader()
-            writer.writerows({k: neutralise_formula(str(v)) for k, v in row.items()} for row in rows)
+            # a query's ESC and OSC sequences act on the terminal that shows the file (`cat`, a preview)
+            writer.writerows({k: neutralise_formula(printable_text(v)) for k, v in row.items()} for row in rows)
 
     # a new file or a regular one (never a FIFO, a device or through a symbolic link), keeping its mode
     return write_output_file(out, write, "--out")

@@ -21,7 +21,7 @@ import numpy as np
 
 from models.errors import CheckpointError
 from models.files import atomic_write
-from models.state_arrays import UnknownLayout, read_state_arrays
+from models.state_arrays import DamagedCheckpoint, UnknownLayout, check_checkpoint_file, read_state_arrays
 
 FORMAT_VERSION = 1
 
@@ -151,7 +151,10 @@ def load_checkpoint(path: str | Path, expected_data: str | None = None) -> tuple
     sidecar = _checked_sidecar(path, expected_data)
     weights = path.with_suffix(".pt")
     try:
+        check_checkpoint_file(weights)  # a compressed entry (a zip bomb) is refused before torch inflates it
         state = torch.load(weights, map_location="cpu", weights_only=True)
+    except DamagedCheckpoint as exc:
+        raise CheckpointError(f"{weights} is damaged ({exc}): delete it and retrain") from exc
     except Exception as exc:  # torch raises several types for damaged files
         raise CheckpointError(f"cannot read {weights} ({_short(exc)}): delete it and retrain") from exc
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
@@ -169,6 +172,8 @@ def load_checkpoint_arrays(path: str | Path, expected_data: str | None = None) -
     weights = path.with_suffix(".pt")
     try:
         state = read_state_arrays(weights)
+    except DamagedCheckpoint as exc:  # never handed to torch: the registry replaces it like a missing model
+        raise CheckpointError(f"{weights} is damaged ({exc}): delete it and retrain") from exc
     except UnknownLayout:  # an older or unusual layout: torch reads it (and says what is wrong with it)
         tensors, _ = load_checkpoint(path, expected_data)
         state = {k: v.detach().cpu().numpy() for k, v in tensors.items()}

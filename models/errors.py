@@ -17,3 +17,7 @@ class CheckpointError(ModelError):
 
 class ModelConfigError(ModelError, ValueError):
     """A model configuration value is invalid."""
+
+
+class UnsafeFileError(ModelError):
+    """A file Clarify writes for itself (a lock, a stamp) is a link or not a plain file: something planted."""

@@ -22,6 +22,7 @@ from assistant.settings import (
 from assistant.sources.adapters import BUNDLED_DOMAINS
 from assistant.sources.own_faq import FORMATS
 from assistant.store import SessionStatus
+from assistant.text.printable import printable_text
 from crowdsourcing.importers.base import TAG_SLOTS
 
 __all__ = [
@@ -39,4 +40,5 @@ __all__ = [
     "TEXT_PRIORS",
     "VARIANTS",
     "SessionStatus",
+    "printable_text",
 ]

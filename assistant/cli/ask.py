@@ -14,6 +14,15 @@ from assistant.cli.common import CANDIDATES_OPTION, PACE_OPTION, PRIOR_OPTION, S
 from assistant.errors import ClarifyError, ConfigError
 
 
+def stale_note(name: str, stale: list[str]) -> str:
+    """The one line `ask` gives when it answers with models older than the domain's data."""
+    what = "its text encoder and policies" if "encoder" in stale else "its policies"
+    return (
+        f"{name} changed since {what} were trained: answering with them as they are; "
+        f"`clarify prepare {name}` brings them up to date"
+    )
+
+
 def clarify_keys(not_visible: bool = False) -> str:
     """The answer keys of a question: "v = not visible" only where the question allows it (birds' parts)."""
     extra = ", v = not visible" if not_visible else ""
@@ -73,6 +82,9 @@ def ask_command(
         sys.stdin.reconfigure(errors="replace")
     # a fresh home: build the domain and install (or train) its models first, with progress on stderr
     registry = run_with_progress(ready_registry(name, candidates, text_prior), f"preparing {name}")
+    stale = registry.stale((candidates,)) if hasattr(registry, "stale") else []  # a test's stand-in: none
+    if stale:  # after an import or an update: the models it has answer now, `prepare` trains (issue 41)
+        echo(f"note: {stale_note(name, stale)}", err=True)
     kb = open_knowledge_base(name)
     # another program (an import) may hold the write lock: each answer then waits for it, and says so
     kb.on_busy = lambda message: echo(f"note: {message}", err=True)
@@ -87,6 +99,9 @@ def ask_command(
         echo(json.dumps(event) if json_lines else _render(event))
 
     emit({"type": "session", "id": session.id, "query": session.query})
+    damaged_cache = getattr(registry.text_encoder, "note", "")  # a test's stand-in encoder caches nothing
+    if damaged_cache:  # the answers' vectors on disk were damaged: read as empty, rebuilt
+        emit({"type": "note", "message": damaged_cache})
     for repair in session.repaired:  # a log two programs once wrote at the same time
         emit({"type": "note", "message": f"{repair} (written by two programs at once)"})
     _converse(session, name, no_compare, json_lines, top, emit)

@@ -6,7 +6,8 @@ window, clear the screen, write the clipboard with OSC 52). ``terminal_text`` re
 
 A job's progress is a tqdm bar with an ETA when stderr is a terminal; otherwise (a log file, a pipe, CI) it
 is one line per stage, and a line with the step, the elapsed time and an ETA at most every
-``LOG_EVERY_SECONDS``, so that long work is never silent; work that ends within ``LOG_AFTER_SECONDS``
+``LOG_EVERY_SECONDS`` (also when a stage yields nothing meanwhile: ``ProgressLog.beat`` from a thread), so
+that long work is never silent; work that ends within ``LOG_AFTER_SECONDS``
 prints nothing (a quick command's output stays its answer).
 """
 
@@ -15,8 +16,8 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import sys
+import threading
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import TextIO, TypeVar
 import click
 from tqdm import tqdm
 
+from assistant.app.choices import printable_text
 from assistant.errors import ConfigError
 from assistant.paths import check_output_file, write_output_file
 from assistant.progress import Eta, Progress, eta_text, run_job
@@ -35,24 +37,11 @@ T = TypeVar("T")
 LOG_EVERY_SECONDS = 10.0
 LOG_AFTER_SECONDS = 2.0
 
-# Escape sequences (ECMA-48), 7-bit and 8-bit: CSI (ESC [ or 0x9b) with its parameters and final byte; the
-# string commands OSC, DCS, SOS, PM and APC up to their terminator (BEL, ESC \\ or ST 0x9c; without one, up to
-# the end of the line: one hostile label must not hide the lines after it); any other ESC with its
-# intermediate and final bytes.
-_ESCAPE_SEQUENCE = re.compile(
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
-    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c|(?=\n)|\Z)"
-    r"|\x1b[ -/]*[0-~]?",
-    re.DOTALL,
-)
-# What is left of the C0 controls but tab and newline (a carriage return rewrites the line), DEL, and C1.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
 
 def terminal_text(text: object) -> str:
     """``str(text)`` without escape sequences and control characters (tabs and newlines stay): what a text
     from a file or a person may contain before it reaches a terminal."""
-    return _CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", str(text)))
+    return printable_text(text)
 
 
 def echo(message: object = "", err: bool = False, nl: bool = True) -> None:
@@ -80,22 +69,54 @@ class ProgressLog:
         self.after = after
         self.start = time.monotonic()
         self.last_line = -float("inf")
+        self.last: Progress | None = None
+        self._lock = threading.Lock()  # the heartbeat's thread prints too (``beat``)
         self.eta = Eta()  # the one ETA (assistant.progress), as the GUI's progress panel shows it
 
     def __call__(self, p: Progress) -> None:
-        now = time.monotonic()
-        left = self.eta.seconds_left(p, now)
-        new_stage = self.eta.new_stage
-        if now - self.start < self.after:
-            return
-        if not new_stage and now - self.last_line < self.every and not (p.total and p.step >= p.total):
-            return
+        with self._lock:
+            now = time.monotonic()
+            left = self.eta.seconds_left(p, now)
+            new_stage = self.eta.new_stage
+            self.last = p
+            if now - self.start < self.after:
+                return
+            if not new_stage and now - self.last_line < self.every and not (p.total and p.step >= p.total):
+                return
+            eta = "" if left is None else f", {eta_text(left)}"
+            self._print(now, p, eta)
+
+    def beat(self) -> None:
+        """A line when the job has said nothing for ``every`` seconds (a stage that yields no progress while it
+        works: preparing 5,000 articles printed nothing for minutes; issue 41)."""
+        with self._lock:
+            now = time.monotonic()
+            if self.last is None or now - self.start < self.after or now - self.last_line < self.every:
+                return
+            self._print(now, self.last, "", " (still working)")
+
+    def _print(self, now: float, p: Progress, eta: str, still: str = "") -> None:
         self.last_line = now
-        elapsed = now - self.start
         where = f"{p.step}/{p.total}" if p.total > 0 else f"{p.step}"
-        eta = "" if left is None else f", {eta_text(left)}"
-        line = f"{self.label}: {p.message} [{where}, {elapsed:.0f} s{eta}] {_metrics(p)}".rstrip()
+        line = f"{self.label}: {p.message}{still} [{where}, {now - self.start:.0f} s{eta}] {_metrics(p)}".rstrip()
         print(terminal_text(line), file=self.stream, flush=True)
+
+
+def _with_heartbeat(job: Generator[Progress, None, T], log: ProgressLog) -> T:
+    """``run_job(job, log)`` with ``log.beat()`` from a thread of its own every second meanwhile."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(1.0):
+            log.beat()
+
+    thread = threading.Thread(target=beat, name="progress-heartbeat", daemon=True)
+    thread.start()
+    try:
+        return run_job(job, log)
+    finally:
+        stop.set()
+        thread.join()
 
 
 def run_with_progress(job: Generator[Progress, None, T], label: str, quiet: bool = False) -> T:
@@ -104,7 +125,7 @@ def run_with_progress(job: Generator[Progress, None, T], label: str, quiet: bool
     if quiet:
         return run_job(job)
     if not sys.stderr.isatty():
-        return run_job(job, ProgressLog(label, sys.stderr))
+        return _with_heartbeat(job, ProgressLog(label, sys.stderr))
     bar = tqdm(desc=label, total=None, file=sys.stderr, leave=False, dynamic_ncols=True)
 
     def show(p: Progress) -> None:

@@ -222,7 +222,7 @@ def evaluate_command(
     if plot_file:
         write_output_file(plot_file, lambda tmp: plot_accuracy_vs_turns(report, tmp), "--plot")
     if oos_cli.wants_out_of_scope(registry, out_of_scope):
-        oos_cli.run_out_of_scope(registry, pace, seed, oos_user_error, json_file, alone=False)
+        oos_cli.run_out_of_scope(registry, pace, seed, oos_user_error, json_file, alone=False, beside=report.to_dict())
 
 
 def _noise_levels(text: str) -> list[float]:

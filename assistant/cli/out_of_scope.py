@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,10 +70,11 @@ def run_out_of_scope(
     json_file: str | None,
     alone: bool,
     queries: str | None = None,
+    beside: dict | None = None,
 ) -> None:
-    """Print the table; write its rows to ``json_file`` (alone, or beside the IC report under "out_of_scope")."""
+    """Print the table; write its rows to ``json_file`` (alone, or under "out_of_scope" beside ``beside``, the
+    IC report: from memory, never read back from the file, where a link may have been swapped in meanwhile)."""
     result = out_of_scope_table(registry, pace, seed, user_error, queries)
     if json_file:
-        path = Path(json_file)
-        data = result if alone or not path.is_file() else {**json.loads(path.read_text()), "out_of_scope": result}
-        write_json_file(path, data)
+        data = result if alone or beside is None else {**beside, "out_of_scope": result}
+        write_json_file(Path(json_file), data)

@@ -32,18 +32,26 @@ BUILDING = ".building-"  # <name>.db.building-<pid>: a first build in progress (
 SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 
+class CreatedMeanwhileError(ConfigError):
+    """Another program created the domain between the check that it was new and its creation here."""
+
+
 @contextlib.contextmanager
-def new_knowledge_base(name: str) -> Iterator[KnowledgeBase]:
+def new_knowledge_base(name: str, exclusive: bool = False) -> Iterator[KnowledgeBase]:
     """The knowledge base to build domain ``name`` into.
 
     A domain that exists is opened as it is (a rebuild is one transaction inside it). A new one is written
     under a temporary name beside where it belongs and linked into place only when the block ends without
     an error: a kill, a full disk or a failed check leaves no domain file at all, so the next launch builds
     again, instead of an empty knowledge base that looks built. If another program built the domain
-    meanwhile, its file stays and this one is dropped.
+    meanwhile, its file stays and this one is dropped; ``exclusive`` (a desk's own FAQ, whose contents are
+    not the other program's) then raises CreatedMeanwhileError instead: the link that fails when the file
+    exists is the one decision of which program created it.
     """
     final = paths.domain_db_path(name)
     if final.exists():
+        if exclusive:
+            raise _created_meanwhile(name)
         with KnowledgeBase.create(name) as kb:
             yield kb
         return
@@ -55,11 +63,21 @@ def new_knowledge_base(name: str) -> Iterator[KnowledgeBase]:
             yield kb
         # closed: SQLite has moved the write-ahead log into the file and removed it
         paths.fault_point("domain-build:before-rename")
-        with contextlib.suppress(FileExistsError):  # built by another program meanwhile: theirs stays
+        try:
             os.link(tmp, final)
+        except FileExistsError:  # built by another program meanwhile: theirs stays
+            if exclusive:
+                raise _created_meanwhile(name) from None
         fsync_folder(final.parent)
     finally:
         _remove(tmp)
+
+
+def _created_meanwhile(name: str) -> CreatedMeanwhileError:
+    return CreatedMeanwhileError(
+        f"{name} was created by another program meanwhile; nothing written (see it with "
+        f"`clarify domain stats {name}`, or choose another name)"
+    )
 
 
 def _remove(db: Path) -> None:

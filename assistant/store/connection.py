@@ -18,6 +18,7 @@ with a message for the person.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -28,9 +29,13 @@ from typing import NoReturn
 import sqlite_utils
 import tenacity
 
-from assistant.errors import StoreBusyError, StoreError
+from assistant import paths
+from assistant.errors import ConfigError, StoreBusyError, StoreError
+from models.errors import CheckpointError
+from models.files import atomic_write
+from models.locks import held_by
 
-BUSY_MESSAGE = "the knowledge base is busy (an import is running); retrying"
+BUSY_MESSAGE = "the knowledge base is busy (another program is writing to it); retrying"
 BUSY_TIMEOUT_MS = 1000  # SQLite's own wait per attempt; then ``on_busy`` is told and the write retried
 WRITE_WAIT_SECONDS = 120.0  # how long a write waits for another program's transaction in all
 
@@ -173,17 +178,26 @@ def _checked_path(path: Path) -> Path:
 
 
 def _checked_before(path: Path, stamp: tuple[int, int, int, int]) -> bool:
+    try:  # never through a link planted in the stamp's place (issue 41)
+        fd = os.open(_checked_path(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return False
     try:
-        return _checked_path(path).read_text(encoding="ascii").split() == [str(v) for v in stamp]
+        return os.read(fd, 200).decode("ascii").split() == [str(v) for v in stamp]
     except (OSError, UnicodeDecodeError):
         return False
+    finally:
+        os.close(fd)
 
 
 def _remember_checked(path: Path, stamp: tuple[int, int, int, int]) -> None:
     if time.time_ns() - stamp[3] < SETTLED_NS:
         return
-    with contextlib.suppress(OSError):  # only a shortcut: when it cannot be written, the next process checks again
-        _checked_path(path).write_text(" ".join(map(str, stamp)), encoding="ascii")
+    text = " ".join(map(str, stamp))
+    # only a shortcut: when it cannot be written, the next process checks again. Through the atomic writer:
+    # its rename replaces whatever was planted at the stamp's name (a link) instead of writing through it
+    with contextlib.suppress(OSError, CheckpointError):
+        atomic_write(_checked_path(path), lambda tmp: Path(tmp).write_text(text, encoding="ascii"))
 
 
 def check_integrity(db: sqlite_utils.Database, path: Path, name: str, left_out: tuple[str, ...] = ()) -> None:
@@ -223,6 +237,20 @@ def _check_tables(
     _partly_checked[key] = stamp
 
 
+def busy_message(path: Path) -> str:
+    """``BUSY_MESSAGE``, naming the program that holds the domain's lock when one does (it said "an import is
+    running" whatever ran: an update, a prepare, a second session)."""
+    try:
+        holder = held_by(paths.domain_lock_path(path.stem))
+    except ConfigError:  # a file that is no domain's (a test's, a backup)
+        holder = None
+    if holder is None:
+        return BUSY_MESSAGE
+    pid, doing = holder
+    who = f"process {pid}" if pid else "another program"
+    return f"the knowledge base is busy ({who} is {doing or 'working on it'}); retrying"
+
+
 def begin_immediate(
     conn: sqlite3.Connection, path: Path, on_busy: BusyListener | None, wait: float | None = None
 ) -> None:
@@ -232,7 +260,7 @@ def begin_immediate(
 
     def tell(state: tenacity.RetryCallState) -> None:
         if on_busy is not None and state.attempt_number == 1:
-            on_busy(BUSY_MESSAGE)
+            on_busy(busy_message(path))
 
     def give_up(state: tenacity.RetryCallState) -> NoReturn:
         busy = state.outcome.exception() if state.outcome is not None else None

@@ -39,6 +39,7 @@ class SessionStatus(StrEnum):
     FINISHED = "finished"
     FAILED = "failed"
     OUT_OF_SCOPE = "out_of_scope"
+    ABANDONED = "abandoned"  # allowed by the schema's CHECK since its first version; nothing writes it now
 
     @property
     def words(self) -> str:
@@ -51,6 +52,7 @@ _STATUS_WORDS = {
     SessionStatus.FINISHED: "answered",
     SessionStatus.FAILED: "no answer",
     SessionStatus.OUT_OF_SCOPE: "nothing fits",
+    SessionStatus.ABANDONED: "abandoned",
 }
 
 

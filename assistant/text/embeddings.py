@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import zipfile
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -18,6 +19,10 @@ from assistant.text.encoder import TextEncoder
 from models.checkpoint import write_npz_atomic
 from models.pretrained import EMBEDDING_DIM, SentenceEncoder
 from models.pretrained import SentenceEncoder as MiniLMSentenceEncoder  # the model itself, whatever replaces the name
+from models.state_arrays import ZIP_ERRORS, DamagedCheckpoint, check_entries
+
+# what reading a damaged cache raises (a cache that is not there: it is rebuilt)
+_DAMAGE: tuple[type[Exception], ...] = (*ZIP_ERRORS, OSError, KeyError, MemoryError, DamagedCheckpoint)
 
 
 @contextmanager
@@ -45,19 +50,29 @@ class CachingSentenceEncoder:
         self.path = Path(path)
         self.encoder: TextEncoder = encoder or SentenceEncoder()
         self.dim = getattr(self.encoder, "dim", EMBEDDING_DIM)
+        self.note = ""  # one line when the cache on disk was damaged (``_read``)
         self._vectors: dict[str, np.ndarray] = self._read()
 
     def _read(self) -> dict[str, np.ndarray]:
+        """The cached vectors; {} for an absent, older or damaged cache (it holds nothing that cannot be
+        recomputed), a damaged one also noted in ``note`` (one line) and rebuilt by the next ``save``."""
         if not self.path.is_file():
             return {}
         try:
+            with zipfile.ZipFile(self.path) as archive:  # numpy writes every entry stored: no bomb is inflated
+                check_entries(archive, self.path.stat().st_size)
             with np.load(self.path, allow_pickle=False) as data:
-                vectors = data["vectors"]
+                keys, vectors = data["keys"], data["vectors"]
                 if vectors.ndim != 2 or vectors.shape[1] != self.dim:
-                    return {}
-                return dict(zip(data["keys"].tolist(), vectors))
-        except (OSError, ValueError, KeyError, EOFError):
-            return {}  # a damaged or older cache is rebuilt: it holds nothing that cannot be recomputed
+                    return {}  # another encoder's (an older Clarify): not damaged, only of no use
+                if keys.shape != (len(vectors),) or (len(keys) and keys.dtype.kind != "U") or vectors.dtype.kind != "f":
+                    raise ValueError(
+                        f"keys {keys.shape} of {keys.dtype} for vectors {vectors.shape} of {vectors.dtype}"
+                    )
+                return dict(zip(keys.tolist(), vectors.astype(np.float32)))
+        except _DAMAGE as exc:
+            self.note = f"{self.path.name} was damaged ({type(exc).__name__}): it is rebuilt"
+            return {}
 
     @staticmethod
     def _key(text: str) -> str:

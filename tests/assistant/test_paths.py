@@ -125,3 +125,13 @@ def test_a_symbolic_link_put_in_place_during_the_work_is_not_followed(tmp_path):
     with pytest.raises(ConfigError):
         write_output_file(out, swap_in_a_link, "--json")
     assert out.is_symlink() and secret.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("name", ["desk\n", "desk\r\n", "\ndesk", "desk\n.db", "Desk"])
+def test_a_domain_name_with_a_newline_is_refused(name):
+    """Issue 41: "$" matched before a trailing newline, so `domain create 'desk\\n'` wrote domains/desk\\n.db."""
+    from assistant.errors import ConfigError
+    from assistant.paths import check_domain_name
+
+    with pytest.raises(ConfigError, match="invalid domain name"):
+        check_domain_name(name)

@@ -130,3 +130,17 @@ def test_export_import_round_trip_for_choices_and_queries(bank, tmp_path):
     report = run_job(import_file(results, bank, "mturk"))
     assert report.kind == "queries" and report.added["queries"] == 4
     assert 'name="query"' in mturk_layout("queries") and 'name="choice"' in mturk_layout("choices")
+
+
+def test_escape_sequences_from_a_query_never_reach_an_exported_csv(tmp_path):
+    """Issue 41: a query's raw ESC and OSC (a title change, a hyperlink, colours) reached the CSV of handed-on
+    queries, and from there any terminal that shows it."""
+    from crowdsourcing.export import write_csv
+
+    hostile = (
+        "card \x1b]0;owned\x07lost \x1b]8;;https://evil.example\x1b\\here\x1b]8;;\x1b\\ \x1b[31mred\x1b[0m\x9b2J\r!"
+    )
+    out = write_csv([{"query": hostile, "note": "tab\tand\nnewline"}], ["query", "note"], tmp_path / "queries.csv")
+    text = out.read_text(encoding="utf-8")
+    assert not any(c in text for c in "\x1b\x07\x9b\r")
+    assert "card lost here red!" in text and '"tab\tand\nnewline"' in text

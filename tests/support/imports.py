@@ -30,7 +30,7 @@ print(json.dumps({{"code": code, "heavy": heavy}}), file=sys.stderr)
 def heavy_imports(
     args: list[str], heavy: tuple[str, ...], home: Path | None = None, lines: str = ""
 ) -> tuple[dict, str]:
-    """({"code", "heavy"}, what it printed) of `clarify ARGS` with ``lines`` on stdin (``home``: CLARIFY_HOME)."""
+    """({"code", "heavy", "stderr"}, what it printed) of `clarify ARGS` with ``lines`` on stdin (``home``: CLARIFY_HOME)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if home is not None:
         env["CLARIFY_HOME"] = str(home)
@@ -43,4 +43,5 @@ def heavy_imports(
         text=True,
         timeout=120,
     )
-    return json.loads(done.stderr.strip().splitlines()[-1]), done.stdout
+    *said, last = done.stderr.strip().splitlines()
+    return {**json.loads(last), "stderr": "\n".join(said)}, done.stdout

@@ -75,9 +75,21 @@ def prepare(
     short (an empty knowledge base from a Clarify before builds were renamed into place) is built again."""
     release = yield from domain_lock(name)
     try:
-        return (yield from _prepare(name, candidate_settings, seed, text_prior, use_release, release_dir))
+        done = yield from _prepare(name, candidate_settings, seed, text_prior, use_release, release_dir)
+        return done + (yield from _rebuild_a_damaged_cache(name, text_prior))
     finally:
         release()
+
+
+def _rebuild_a_damaged_cache(name: str, text_prior: str | None) -> Generator[Progress, None, list[str]]:
+    """The answers' vectors embedded again when their cache on disk is damaged (a truncated file): `ask` would
+    read it as empty and embed them itself; ``prepare`` is where that waiting belongs, and it says so."""
+    registry = ModelRegistry(name, text_prior=text_prior)
+    if not registry.text_encoder.note:
+        return []
+    yield Progress(0, 0, registry.text_encoder.note)
+    yield from registry.warm_up()
+    return ["answer embeddings"]
 
 
 def _prepare(
@@ -122,7 +134,11 @@ def _prepare(
             yield Progress(0, 0, why if usable else f"training: {why}")
         if usable:
             # a model the registry could not use (damaged, stale) is replaced by the release's, not retrained
-            install_release(name, release_dir, replace=[t for t in todo if t == "encoder" or t.startswith("policy-")])
+            replace = [t for t in todo if t == "encoder" or t.startswith("policy-")]
+            unusable = [t for t in replace if (paths.models_dir(name) / f"{t}.pt").exists()]
+            install_release(name, release_dir, replace=replace)
+            if unusable:  # one line for what was there and could not be used, not for a fresh home's install
+                yield Progress(0, 0, f"replaced by the release's (damaged or stale): {', '.join(unusable)}")
             registry = ModelRegistry(name, text_prior=text_prior)
             trained.append("release models")
             todo = registry.missing(candidate_settings)

@@ -98,6 +98,12 @@ def new_entry_job(
     with KnowledgeBase.open(name) as kb:
         item, same = _open_item(kb, session_id)
         title = " ".join((title or item.query).split())
+        for label in kb.labels():
+            if " ".join(label.name.split()).casefold() == title.casefold():  # two entries no one can tell apart
+                raise ConfigError(
+                    f"the FAQ already has an entry titled {title!r} ({label.key}): give the question to it with "
+                    f"--assign {label.key}, or choose another title"
+                )
         existing = kb.label_ids()
         key = key or derive_key(title)
         base, n = key, 2

@@ -21,7 +21,7 @@ from assistant.progress import Progress
 from assistant.settings import MAX_TITLE_CHARS
 from assistant.sources.adapters import BUNDLED_DOMAINS
 from assistant.sources.own_faq import FORMATS, FaqEntry, ParsedFaq, check_source, faq_format, parse_faq
-from assistant.store import KnowledgeBase, write_domain
+from assistant.store import KnowledgeBase, new_knowledge_base, write_domain
 
 __all__ = [
     "FORMATS",
@@ -192,6 +192,21 @@ def _check_target(name: str, update: bool) -> None:
         )
 
 
+def _write_under_the_domain_lock(name: str, data, update: bool) -> Generator[Progress, None, dict]:
+    """Write the domain while holding its lock: an update waits for a running `prepare` (and the reverse),
+    and a new domain is linked into place only if no other program created it meanwhile (one decision)."""
+    from assistant.app.lifecycle.model_sets import domain_lock
+
+    release = yield from domain_lock(name, "updating" if update else "creating")
+    try:
+        with KnowledgeBase.create(name) if update else new_knowledge_base(name, exclusive=True) as kb:
+            write_domain(kb, data)
+            kb.load_domain()  # fails loudly if what was written is inconsistent
+            return kb.stats()
+    finally:
+        release()
+
+
 def create_domain_job(
     name: str,
     source: str | Path,
@@ -231,18 +246,7 @@ def create_domain_job(
         meta=meta,
     )
     yield Progress(2, 4, f"writing {len(data.labels)} entries and {len(data.questions)} questions")
-    created = not paths.domain_db_path(name).exists()
-    try:
-        with KnowledgeBase.create(name) as kb:
-            write_domain(kb, data)
-            kb.load_domain()  # fails loudly if what was written is inconsistent
-            stats = kb.stats()
-    except BaseException:
-        if created:  # a new domain that could not be written: leave no half-made file behind
-            for suffix in ("", "-wal", "-shm"):
-                path = paths.domain_db_path(name)
-                path.with_name(path.name + suffix).unlink(missing_ok=True)
-        raise
+    stats = yield from _write_under_the_domain_lock(name, data, update)
     yield Progress(4, 4, f"{'updated' if update else 'created'} {name}")
     import json
 

@@ -148,7 +148,7 @@ def fit_calibration(
     }
 
 
-def desk_calibration(registry: ModelRegistry, settings: DeskSettings) -> dict:
+def desk_calibration(registry: ModelContext, settings: DeskSettings) -> dict:
     """A desk prior's calibration (issue 39): its temperature and shortlist were fitted on other desks' people
     (``assistant.priors.desk``), so nothing is fitted on the desk's own synthesized queries: the temperatures
     stay 1 (the prior carries its own) and the shortlist's threshold is the development desks'."""
@@ -191,9 +191,17 @@ def fit_calibration_job(
     saved = fit_calibration(registry, seed, sharpen=sharpen)
     write_json_atomic(calibration_path(registry), saved)
     registry.forget_models(prior=False)
-    temperatures = {k: saved["calibration"].get(k) for k in ("temperature", "short_temperature")}
-    yield Progress(1, 1, f"prior calibrated: temperatures {temperatures}")
+    yield Progress(1, 1, calibrated_line(saved["calibration"]))
     return saved
+
+
+def calibrated_line(calibration: dict) -> str:
+    """What a desk administrator reads of a fitted calibration: its temperature, not the whole dict (its
+    top_map alone is 64 numbers; issue 41)."""
+    temperature = calibration.get("temperature")
+    if not isinstance(temperature, int | float):
+        return "prior calibrated on held-out dev queries"
+    return f"prior calibrated on held-out dev queries (temperature {temperature:.3g})"
 
 
 def _saved(registry: ModelContext) -> dict | None:

@@ -38,22 +38,24 @@ _held: dict[tuple[str, int], list] = {}
 
 
 def domain_lock_path(name: str) -> Path:
-    return paths.domains_dir() / f".{paths.check_domain_name(name)}.lock"
+    return paths.domain_lock_path(name)
 
 
-def domain_lock(name: str) -> Generator[Progress, None, Callable[[], None]]:
-    """Wait until this thread holds the lock of domain ``name`` (saying whom it waits for); returns the function
-    that releases it. Closing the job while it waits gives up waiting."""
+def domain_lock(name: str, doing: str = "preparing") -> Generator[Progress, None, Callable[[], None]]:
+    """Wait until this thread holds the lock of domain ``name`` (saying whom it waits for, and what that one
+    is doing: preparing, creating or updating it); returns the function that releases it. Closing the job
+    while it waits gives up waiting."""
     key = (name, threading.get_ident())
     if key in _held:
         _held[key][1] += 1
         return lambda: _release(key)
     lock = PidLock(domain_lock_path(name))
     try:
-        while not lock.try_acquire():
+        while not lock.try_acquire(f"{doing} {name}"):
             owner = lock.owner()
             who = f"process {owner}" if owner and pid_alive(owner) else "another program"
-            yield Progress(0, 0, f"waiting for another Clarify ({who}) to finish preparing {name}")
+            what = lock.doing() or f"preparing {name}"
+            yield Progress(0, 0, f"waiting for another Clarify ({who}) to finish {what}")
             time.sleep(POLL_SECONDS)
     except BaseException:
         lock.release()

@@ -110,6 +110,13 @@ class ModelRegistry:
         self.allow_stale = allow_stale  # serve models older than the data (research jobs refuse them)
         self._stale: set[str] = set()
 
+    def _prepares_minilm(self) -> bool:
+        """Whether a plain `clarify prepare NAME` prepares the MiniLM prior: the domain's chosen prior, or a
+        desk's FAQ whose cold start has not chosen yet (a cold start cut short by an update was told
+        `--prior minilm` for a domain whose prior became sru; issue 41)."""
+        chosen = chosen_text_prior(self.name)
+        return chosen == "minilm" or (chosen is None and self.domain.meta.get("own_faq") == "true")
+
     @property
     def agent_domain(self) -> Domain:
         """What the models were trained on: the agent's view of the domain (``assistant.store.agent_view``;
@@ -153,17 +160,15 @@ class ModelRegistry:
                 from assistant.priors.desk import minilm_prior_from_settings
 
                 saved = self._prior_settings()
+                fix = f"clarify prepare {self.name}" + ("" if self._prepares_minilm() else " --prior minilm")
                 if saved.get("data") != self._minilm_data_stamp() or not isinstance(saved.get("calibration"), dict):
                     raise ModelMissingError(
-                        f"the pooled MiniLM prior of domain {self.name!r} is not calibrated on its data: run "
-                        f"`clarify prepare {self.name} --prior minilm`"
+                        f"the pooled MiniLM prior of domain {self.name!r} is not calibrated on its data: run `{fix}`"
                     )
                 try:
                     prior = minilm_prior_from_settings(self.agent_domain, saved["calibration"])
                 except (KeyError, TypeError, ValueError) as exc:
-                    raise ModelMissingError(
-                        f"{self.prior_settings_path()} is damaged ({exc}): run `clarify prepare {self.name} --prior minilm`"
-                    ) from exc
+                    raise ModelMissingError(f"{self.prior_settings_path()} is damaged ({exc}): run `{fix}`") from exc
                 import models.pretrained
                 from assistant.text.embeddings import MiniLMSentenceEncoder
                 from models.numpy_forward import minilm_sentence_vectors
@@ -355,8 +360,14 @@ class ModelRegistry:
         self._clarifiers.clear()
 
     def stop_key(self, candidates: str, pace: str) -> str:
-        """The key of a learned policy's tuned rules in stop.json: they belong to that policy's data."""
-        _, data = self.policy_checkpoint(candidates, "learned", pace)
+        """The key of a learned policy's tuned rules in stop.json: they belong to that policy's data. A stale
+        policy that serves (``allow_stale``) keeps the rules tuned for it: after an import of two queries its
+        rules counted as missing, so `ask` retuned them in the foreground before its first question, and
+        `prepare` tuned them twice (for the stale policy, then for the updated one; issue 41)."""
+        path, data = self.policy_checkpoint(candidates, "learned", pace)
+        trained_on = (read_sidecar(path) or {}).get("data_hash")
+        if self.allow_stale and isinstance(trained_on, str) and trained_on != data:
+            data = trained_on
         return f"{candidates}/{pace}/{data}"
 
     def _stop_settings_path(self) -> Path:

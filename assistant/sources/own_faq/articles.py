@@ -59,6 +59,10 @@ def parse_articles(folder: Path) -> ParsedFaq:
             problems.append(Problem(str(relative), None, None, "a link: copy the article into the folder instead"))
         elif path.is_dir():
             continue
+        elif path.lstat().st_nlink > 1:  # a second name of a file anywhere on the disk: read like a link
+            problems.append(
+                Problem(str(relative), None, None, "a hard link (the file has another name): copy the article instead")
+            )
         elif path.suffix.casefold() in ARTICLE_SUFFIXES:
             files.append(path)
         else:

@@ -33,6 +33,7 @@ class _Section:
     title: str
     line: int
     key: str = ""
+    underlined: bool = False  # a setext heading: its text on one line, ``===`` or ``---`` on the next
     blocks: list[tuple[str, str]] = field(default_factory=list)  # (kind: text|quote|break|heading, text)
 
 
@@ -105,7 +106,8 @@ def sections(text: str) -> tuple[list[_Section], list[str]]:
         token = tokens[i]
         if token.type == "heading_open" and quote_depth == 0 and list_depth == 0:
             title, key = _split_key(inline_text(tokens[i + 1]))
-            found.append(_Section(int(token.tag[1:]), title, (token.map or [0])[0] + 1, key))
+            line = (token.map or [0])[0] + 1
+            found.append(_Section(int(token.tag[1:]), title, line, key, token.markup in ("=", "-")))
             i += 3
             continue
         if token.type == "blockquote_open":
@@ -143,6 +145,51 @@ def _block(token: Token, quote_depth: int, list_depth: int) -> tuple[str, str] |
     return None
 
 
+def unclosed_fences(text: str) -> list[int]:
+    """The lines of code fences (```) that are never closed: CommonMark reads everything after one, headings
+    too, as its code, so that the entries below it silently became one answer."""
+    lines = text.split("\n")
+    unclosed = []
+    for token in _tokens(text):
+        if token.type != "fence" or not token.map:
+            continue
+        start, end = token.map
+        last = lines[end - 1].strip().lstrip(">").strip() if end - 1 > start and end - 1 < len(lines) else ""
+        marker = token.markup[:1]
+        if not (marker and len(last) >= len(token.markup) and set(last) == {marker}):
+            unclosed.append(start + 1)
+    return unclosed
+
+
+def folding_problems(found: list[_Section], level: int) -> list[tuple[int, str]]:
+    """(line, message) for the headings a person reads as entries that the question level folds into the
+    previous answer: a deeper heading that asks a question, and an underlined (setext) heading in a FAQ
+    whose other headings are written with # (a line of --- meant as a break under a paragraph)."""
+    found_problems = []
+    marked = any(not s.underlined for s in found)
+    for section in found:
+        mark = "#" * section.level
+        if section.level > level and section.title.rstrip().endswith("?"):
+            found_problems.append(
+                (
+                    section.line,
+                    f"the level-{section.level} heading {section.title!r} is read as part of the answer "
+                    f"above it (the questions are level-{level} headings): write it as {'#' * level} to make it an "
+                    "entry of its own",
+                )
+            )
+        elif section.underlined and marked:
+            found_problems.append(
+                (
+                    section.line,
+                    f"{section.title!r} is underlined with {'=' if section.level == 1 else '-'}, which "
+                    f"makes it a level-{section.level} heading: leave a blank line before a --- that separates "
+                    f"answers, or write the heading as {mark} {section.title}",
+                )
+            )
+    return found_problems
+
+
 def question_level(found: list[_Section]) -> int | None:
     """The heading level that most often has text right under it (ties: the deeper one)."""
     counts = Counter(s.level for s in found if any(kind != "break" for kind, _ in s.blocks))
@@ -158,6 +205,11 @@ def parse_markdown(text: str, path: Path, problems: Problems) -> ParsedFaq:
     if deep is not None:
         problems.add(deep[0], None, nesting_message(deep[1]))
         return parsed
+    for line in unclosed_fences(text):
+        problems.add(
+            line, None, "a code block opened with ``` is never closed: everything after it, headings too, is read "
+            "as its code; close it with a line ```"
+        )  # fmt: skip
     found, _intro = sections(text)
     level = question_level(found)
     if level is None:
@@ -173,6 +225,8 @@ def parse_markdown(text: str, path: Path, problems: Problems) -> ParsedFaq:
     if title_section is not None:
         parsed.title = title_section.title
     parsed.columns = {"title": f"level-{level} headings", "answers": "the text under them"}
+    for line, message in folding_problems(found, level):
+        problems.add(line, None, message)
     category = ""
     current: _Section | None = None
     answer_blocks: list[tuple[str, str]] = []

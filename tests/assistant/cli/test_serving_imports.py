@@ -46,3 +46,28 @@ def test_the_probe_sees_the_training_stack(prepared_faq_home):
     """The check can fail: a command that trains imports torch (a refused `train` still loads its jobs)."""
     seen, _ = _run(prepared_faq_home, ["train", "encoder", "no-such-domain"], "")
     assert seen["code"] == 2 and "torch" in seen["heavy"]
+
+
+def test_after_an_import_ask_answers_with_the_models_it_has_and_leaves_training_to_prepare(prepared_faq_home, tmp_path):
+    """Issue 41: after an import of two queries `ask` retuned the coverage and out-of-scope rules, fine-tuned
+    the encoder and three policies in the foreground, and asked its first question after 72 s."""
+    import shutil
+
+    from assistant.progress import run_job
+    from crowdsourcing.importing import import_file
+    from tests.support import clarify_home
+
+    home = tmp_path / "home"
+    shutil.copytree(prepared_faq_home, home)
+    queries = tmp_path / "queries.csv"
+    queries.write_text("label,query\nfaq-001,my archived mail is gone\nfaq-002,how to back up my gmail\n")
+    with clarify_home(home):
+        run_job(import_file(queries, "faq", "csv", "queries"))
+    models = sorted((p.name, p.stat().st_mtime_ns) for p in (home / "models" / "faq").iterdir())
+    seen, printed = _run(home, ["ask", "faq", "my archived mail is gone"], "q\n")
+    assert seen["code"] == 0, printed
+    assert "Q1:" in printed and seen["heavy"] == []  # nothing trained: no torch
+    notes = [line for line in seen["stderr"].splitlines() if line.startswith("note: faq changed since")]
+    assert len(notes) == 1 and notes[0].endswith("`clarify prepare faq` brings them up to date")
+    after = sorted((p.name, p.stat().st_mtime_ns) for p in (home / "models" / "faq").iterdir())
+    assert after == models  # not a model rewritten

@@ -3,6 +3,8 @@ it and says so, instead of failing with 'database is locked'."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from assistant import paths
@@ -29,10 +31,26 @@ def test_an_answer_waits_for_another_writer_and_says_so(agents):
     with write_lock_held(paths.domain_db_path("tiny"), seconds=2.0):
         session.answer(0)  # before: sqlite3.OperationalError: database is locked
     assert notes == [connection.BUSY_MESSAGE]
-    assert notes[0] == "the knowledge base is busy (an import is running); retrying"
+    assert notes[0] == "the knowledge base is busy (another program is writing to it); retrying"
     with KnowledgeBase.open("tiny") as other:
         kinds = [entry.kind for entry in Session.resume(agents, session.id, other).transcript()]
     assert kinds[:2] == ["query", "answer"]
+
+
+def test_the_busy_note_says_what_is_running(agents):
+    """Issue 41: it always said "(an import is running)"; a program holding the domain's lock says what it does."""
+    from assistant.app.lifecycle.model_sets import domain_lock
+    from assistant.progress import run_job
+
+    notes: list[str] = []
+    session = Session.start(agents, "red breast", CONFIG, KnowledgeBase.open("tiny", on_busy=notes.append))
+    release = run_job(domain_lock("tiny", "updating"))
+    try:
+        with write_lock_held(paths.domain_db_path("tiny"), seconds=2.0):
+            session.answer(0)
+    finally:
+        release()
+    assert notes == [f"the knowledge base is busy (process {os.getpid()} is updating tiny); retrying"]
 
 
 @pytest.mark.slow

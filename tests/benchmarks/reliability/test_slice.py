@@ -51,3 +51,14 @@ def test_printed_texts_written_files_a_closed_pipe_and_a_wide_header(tmp_path, f
     summary = figures.summary()
     assert summary["terminal_checks"] >= 5 and summary["output_targets"] >= 13 and summary["wide_header_refused"]
     assert (summary["raw_escapes"], summary["outputs_replaced"], summary["closed_pipe_errors"]) == (0, 0, 0), summary
+
+
+def test_planted_links_and_refused_inputs_write_nothing_outside_the_home(tmp_path):
+    """Issue 41's probe part without its two-creates race and trained models (those run in `make soak`)."""
+    from benchmarks.reliability import hostile
+
+    figures = hostile.Figures()
+    hostile.probe_refused_inputs(tmp_path, figures)
+    hostile.probe_planted_links(tmp_path, figures)
+    assert figures.cases == 6 and figures.failures == []
+    assert figures.summary()["writes_outside"] == 0

@@ -137,3 +137,27 @@ def test_readiness_counts_entries_without_a_description_and_the_open_inbox(libra
     assert figures["entries"] == 33 and figures["inbox"] == len(inbox_items("library")) == 6
     assert 0 <= figures["without_description"] < 33
     assert figures["acc1"] is None  # not prepared here: no held-out figure to promise
+
+
+def test_a_new_entry_with_a_title_the_faq_has_is_refused(library):
+    """Issue 41: a second entry titled like one the FAQ has was accepted (two entries no one can tell apart)."""
+    with pytest.raises(
+        ConfigError, match=r"already has an entry titled .* \(ebooks\): give the question to it with --assign ebooks"
+    ):
+        run_job(
+            new_entry_job("library", library["museum"], "Ask at the desk.", "how do I borrow  e-books and audiobooks?")
+        )
+    with KnowledgeBase.open("library") as kb:
+        assert len(kb.label_ids()) == 33
+    assert library["museum"] in {i.session_id for i in inbox_items("library")}  # still to resolve
+
+
+def test_sessions_lists_a_status_the_schema_allows(library):
+    """Issue 41: 'abandoned' (allowed by the sessions table's CHECK) crashed `clarify sessions` with a traceback."""
+    with KnowledgeBase.open("library") as kb, kb.transaction():
+        kb.db.execute("UPDATE sessions SET status = 'abandoned' WHERE id = ?", [library["rejected"]])
+    listed = CliRunner().invoke(main, ["sessions", "library"])
+    assert listed.exit_code == 0, listed.output
+    assert any("abandoned" in line and "kindle wont sync" in line for line in listed.stdout.splitlines())
+    only = CliRunner().invoke(main, ["sessions", "library", "--status", "abandoned", "--json"])
+    assert only.exit_code == 0 and '"kindle wont sync"' in only.stdout

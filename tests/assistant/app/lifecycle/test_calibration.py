@@ -60,3 +60,12 @@ def test_only_an_own_faqs_cold_start_calibrates_sharper_and_its_policies_learn_o
     assert min(calibration.temperature, calibration.short_temperature) >= MIN_TEMPERATURE
     run_job(calibrate_if_missing(registry))
     assert policy_prior(registry) is registry.combined_prior()
+
+
+def test_the_calibration_line_gives_the_temperature_not_the_whole_fit():
+    """Issue 41: the prepare line printed the calibration dict, a top_map of 64 floats, to a desk administrator."""
+    from assistant.app.lifecycle.calibration_jobs import calibrated_line
+
+    fitted = {"temperature": 1.11936056928417, "short_temperature": 1.1, "floor": 0.0001, "top_map": [[0.1] * 32] * 2}
+    assert calibrated_line(fitted) == "prior calibrated on held-out dev queries (temperature 1.12)"
+    assert calibrated_line({}) == "prior calibrated on held-out dev queries"

@@ -89,3 +89,39 @@ def test_a_mention_weight_below_zero_is_refitted_like_a_damaged_file(prepared_fa
     registry = ModelRegistry("faq")
     assert registry.mention_weight() >= 0 and json.loads(prior.read_text())["beta"] >= 0
     assert registry.clarifier().start("my email disappeared").turn == 0
+
+
+@pytest.mark.slow
+def test_hostile_checkpoints_are_replaced_from_the_release_without_a_crash(prepared_faq):
+    """Issue 41: the crafted file (a stride of -(1 << 40) over a storage of 1 element) over every policy, and a
+    zip bomb over the encoder, are damaged models like any other: `prepare` replaces them, nothing is inflated."""
+    from benchmarks.reliability.checkpoints import negative_stride_checkpoint, zip_bomb
+
+    models = prepared_faq / "models" / "faq"
+    policies = sorted(models.glob("policy-*.pt"))
+    for policy in policies:
+        policy.write_bytes(negative_stride_checkpoint())
+    (models / "encoder.pt").write_bytes(zip_bomb(64 << 20))
+    missing = ModelRegistry("faq").missing()
+    assert "encoder" in missing and all(p.stem in missing for p in policies)
+
+    assert run_job(prepare("faq")) == ["release models"]
+
+    for policy in policies:
+        assert policy.read_bytes() == (RELEASE_DIR / "faq" / policy.name).read_bytes()
+    assert ModelRegistry("faq").missing() == []
+
+
+@pytest.mark.slow
+def test_prepare_rebuilds_a_damaged_embedding_cache_instead_of_nothing_to_train(prepared_faq):
+    """Issue 41: a truncated text-embeddings.npz broke every `ask` while `prepare` found nothing to train."""
+    from assistant.text.embeddings import CachingSentenceEncoder
+    from tests.support import HashingEncoder
+
+    cache = prepared_faq / "models" / "faq" / "text-embeddings.npz"
+    cache.write_bytes(cache.read_bytes()[:3000])
+
+    assert run_job(prepare("faq")) == ["answer embeddings"]
+
+    assert CachingSentenceEncoder(cache, HashingEncoder()).note == ""
+    assert ModelRegistry("faq").text_encoder.note == ""

@@ -264,6 +264,87 @@ def test_article_problems_name_the_file(tmp_path):
     assert parsed.ignored == ["logo.png"] and [e.key for e in parsed.entries] == ["ok"]
 
 
+def test_a_hard_link_in_an_articles_folder_is_refused_like_a_symbolic_one(tmp_path):
+    """Issue 41: a hard link to an outside file (a secret) was read as an article, a symbolic one refused."""
+    import os
+
+    folder = tmp_path / "help"
+    folder.mkdir()
+    write(folder, "ok.md", "# Printing\n\nUse the station.\n")
+    secret = write(tmp_path, "secret.md", "# Password\n\nhunter2\n")
+    os.link(secret, folder / "planted.md")
+    parsed = parse_faq(folder)
+    assert [(p.file, p.message) for p in parsed.problems] == [
+        ("planted.md", "a hard link (the file has another name): copy the article instead")
+    ]
+    assert [e.key for e in parsed.entries] == ["ok"]
+
+
+UNCLOSED_FENCE = """# Library FAQ
+
+## How do I borrow?
+
+Use the desk:
+
+```
+borrow --card 1234
+
+## How do I print?
+
+Use the station.
+
+## Can I eat here?
+
+No.
+"""
+
+FOLDED = """## How do I borrow?
+
+Use the desk.
+
+### How do I print?
+
+Use the station.
+
+### Steps
+
+Press start.
+
+## Where is the desk?
+
+Downstairs.
+
+## Can I eat here?
+
+No food
+---
+Drinks are fine.
+"""
+
+
+def test_an_unclosed_code_fence_is_a_problem_at_its_line(tmp_path):
+    """Issue 41: the fence read the two entries below it as its code: three entries became one, silently."""
+    parsed = parse_faq(write(tmp_path, "faq.md", UNCLOSED_FENCE))
+    assert [(p.line, p.message.split(":")[0]) for p in parsed.problems] == [
+        (7, "a code block opened with ``` is never closed")
+    ]
+    closed = parse_faq(write(tmp_path, "closed.md", UNCLOSED_FENCE.replace("1234\n", "1234\n```\n")))
+    assert closed.problems == [] and [e.title for e in closed.entries][1:] == ["How do I print?", "Can I eat here?"]
+
+
+def test_headings_folded_into_an_answer_are_problems_at_their_line(tmp_path):
+    """Issue 41: a question one level too deep, and a --- right under a paragraph (a setext heading), were
+    read into the answer above or as an entry of their own without a word."""
+    parsed = parse_faq(write(tmp_path, "faq.md", FOLDED))
+    found = [(p.line, p.message) for p in parsed.problems]
+    assert found[0][0] == 5 and found[0][1].startswith("the level-3 heading 'How do I print?' is read as part of")
+    assert found[0][1].endswith("write it as ## to make it an entry of its own")
+    assert found[1][0] == 19 and found[1][1].startswith("'No food' is underlined with -")
+    assert all("Steps" not in message for _, message in found)  # a sub-heading that asks nothing is the answer's
+    underlined_only = "Borrowing?\n==========\n\nUse the desk.\n\nPrinting?\n=========\n\nThe station.\n"
+    assert parse_faq(write(tmp_path, "setext.md", underlined_only)).problems == []  # one style throughout
+
+
 def test_the_example_faq_reads_the_same_from_csv_and_markdown():
     csv_entries = parse_faq(EXAMPLES / "library-faq.csv").entries
     md_entries = parse_faq(EXAMPLES / "library-faq.md").entries
