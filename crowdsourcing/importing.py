@@ -41,6 +41,9 @@ from crowdsourcing.planning import ImportPlan, PreviewRow, plan_import, resolve_
 from crowdsourcing.report import DEFAULT_ALPHA, ImportReport, answer_distributions, build_report
 
 FIX_HINT = "fix the listed rows and import the file again"
+# One import holds at most this many records (issue 41): an accepted 1.6M-query file took 2.4 GB to import and
+# its models minutes to update; a desk's crowd batches are thousands of rows. Larger files go in parts.
+MAX_IMPORT_RECORDS = 200_000
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -156,13 +159,31 @@ def preview_import(
     paths.check_domain_name(domain)
     _check_split(default_split)
     template_set = _templates(templates)
-    parsed = parse_file(path, fmt, kind)
+    parsed = parse_capped(path, fmt, kind)
     kb = _open_checked(domain, parsed)
     try:
         return plan_import(parsed, kb, template_set, default_split, domain)
     finally:
         if kb is not None:
             kb.close()
+
+
+def parse_capped(path: str | Path, fmt: str, kind: str | None) -> ParsedFile:
+    """``parse_file``, with a file of more than ``MAX_IMPORT_RECORDS`` records refused as a problem that says
+    what to do instead (nothing of it is imported)."""
+    parsed = parse_file(path, fmt, kind)
+    if len(parsed.records) > MAX_IMPORT_RECORDS:
+        parsed.problems.append(
+            Problem(
+                parsed.filename,
+                None,
+                None,
+                f"the file holds {len(parsed.records):,} records; one import takes at most {MAX_IMPORT_RECORDS:,}: "
+                f"split it into files of at most {MAX_IMPORT_RECORDS:,} rows and import them one after another "
+                "(each is all-or-nothing)",
+            )
+        )
+    return parsed
 
 
 def _open_checked(domain: str, parsed: ParsedFile) -> KnowledgeBase | None:
@@ -198,7 +219,7 @@ def import_file(
     template_set = _templates(templates)
     name = Path(path).name
     yield Progress(0, 3, f"reading {name}")
-    parsed = parse_file(path, fmt, kind)
+    parsed = parse_capped(path, fmt, kind)
     yield Progress(1, 3, f"checking {len(parsed.records)} records against domain {domain!r}")
     kb = _open_checked(domain, parsed)
     try:

@@ -171,3 +171,21 @@ def test_bad_jsonl_lines(domain, tmp_path, line, value):
     error = assert_rejected(domain, path, "csv")
     assert isinstance(error, ValidationError)
     assert [p.line for p in error.problems] == [line + 1]
+
+
+def test_a_file_over_the_import_cap_is_refused_with_what_to_do_instead(domain, tmp_path, monkeypatch):
+    """Issue 41: one import holds at most ``MAX_IMPORT_RECORDS`` records; a larger file is a problem that says to
+    split it, and nothing of it is written."""
+    import crowdsourcing.importing
+
+    monkeypatch.setattr(crowdsourcing.importing, "MAX_IMPORT_RECORDS", 3)
+    path = tmp_path / "queries.csv"
+    rows = "".join(f"card_arrival,where is my card {i}\n" for i in range(4))
+    path.write_text("label,text\n" + rows, encoding="utf-8")
+    error = assert_rejected(domain, path, "csv", kind="queries")
+    assert [p.message for p in error.problems if "split it" in p.message] == [
+        "the file holds 4 records; one import takes at most 3: split it into files of at most 3 rows and import "
+        "them one after another (each is all-or-nothing)"
+    ]
+    monkeypatch.setattr(crowdsourcing.importing, "MAX_IMPORT_RECORDS", 4)  # at the cap: imported
+    run_job(import_file(path, domain[0], "csv", kind="queries"))
