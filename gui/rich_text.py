@@ -51,7 +51,10 @@ def explanation_html(explanation: QuestionExplanation | None) -> str:
         f"<p>Expected information gain <b>{gain:.2f} bits</b>{best}; the current uncertainty is "
         f"{entropy:.2f} bits.</p>",
         "<table cellspacing='0' cellpadding='3' width='100%'>",
-        "<tr><th align='left'>If you answer</th><th align='right'>chance</th><th align='left'>likeliest entries then</th></tr>",
+        # the chance that a person gives this answer, not an entry's share: it also holds the answers people give
+        # by mistake, so it differs from the entry's row in "Most likely answers" and is named apart (issue 39)
+        "<tr><th align='left'>If you answer</th><th align='right'>how likely you answer it</th>"
+        "<th align='left'>likeliest entries then</th></tr>",
     ]
     for outcome in explanation["outcomes"]:
         tops = ", ".join(f"{html.escape(str(name), quote=False)} {percent(p)}" for name, p in outcome["top"][:3])
