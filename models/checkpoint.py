@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,9 +37,10 @@ def clarify_version() -> str:
         return "unknown"
 
 
-def data_hash(parts: Iterable[object]) -> str:
-    """A short stable hash of training inputs (strings, numbers, numpy arrays)."""
-    digest = hashlib.sha256()
+def hash_state(parts: Iterable[object], start: Any = None) -> Any:
+    """The sha256 state of ``data_hash`` after ``parts``, continued from a copy of ``start`` (a state this
+    returned): a caller that hashes the same large arrays before different settings hashes them once."""
+    digest = start.copy() if start is not None else hashlib.sha256()
     for part in parts:
         if isinstance(part, np.ndarray):
             digest.update(str(part.shape).encode())
@@ -46,7 +48,12 @@ def data_hash(parts: Iterable[object]) -> str:
         else:
             digest.update(repr(part).encode())
         digest.update(b"\x00")
-    return digest.hexdigest()[:16]
+    return digest
+
+
+def data_hash(parts: Iterable[object], start: Any = None) -> str:
+    """A short stable hash of training inputs (strings, numbers, numpy arrays), after ``start``'s (``hash_state``)."""
+    return hash_state(parts, start).hexdigest()[:16]
 
 
 def write_json_atomic(path: str | Path, data: object) -> None:

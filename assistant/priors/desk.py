@@ -22,6 +22,8 @@ entry's share P(in scope) x P(entry | in scope) mean what they say on a desk nev
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -32,12 +34,16 @@ from pathlib import Path
 
 import numpy as np
 
+from assistant import paths
 from assistant.errors import ConfigError
 from assistant.priors.base import check_texts
 from assistant.priors.minilm import MiniLMPrior, domain_sentence_embeddings
 from assistant.store import Domain
 from assistant.text.bm25 import BM25Index, bm25_tokens
 from assistant.text.sentences import split_sentences
+from models.errors import CheckpointError
+from models.files import atomic_write
+from models.state_arrays import ZIP_ERRORS
 
 RECIPE = "desk"
 PARTS = ("document", "answers", "sentence", "query", "bm25")
@@ -132,13 +138,7 @@ class DeskTexts:
     def of(cls, agent: Domain) -> DeskTexts:
         documents = [entry_document(label) for label in agent.labels]
         answers = [" ".join(label.answers) or label.name for label in agent.labels]
-        sentences: list[str] = []
-        sentence_entry: list[int] = []
-        for y, label in enumerate(agent.labels):
-            for answer in label.answers:
-                for sentence in split_sentences(answer):
-                    sentences.append(sentence)
-                    sentence_entry.append(y)
+        sentences, sentence_entry = answer_sentences(agent)
         queries: list[str] = []
         query_entry: list[int] = []
         for split in ("train", "dev"):
@@ -149,10 +149,42 @@ class DeskTexts:
             documents,
             answers,
             sentences,
-            np.asarray(sentence_entry, dtype=np.int64),
+            sentence_entry,
             queries,
             np.asarray(query_entry, dtype=np.int64),
         )
+
+
+SENTENCES_FILE = "desk-sentences.npz"
+_UNREADABLE: tuple[type[Exception], ...] = (OSError, KeyError, *ZIP_ERRORS)
+
+
+def answer_sentences(agent: Domain) -> tuple[list[str], np.ndarray]:
+    """The sentences of every entry's answers [S] and their entries [S], split once per FAQ and kept in the
+    domain's model folder (``SENTENCES_FILE``, keyed by the answers' hash): splitting is pysbd's rules, about
+    5 ms per long answer, 10 s of CPU for a 981-entry FAQ's first question if it were done per process."""
+    answers = [label.answers for label in agent.labels]
+    key = hashlib.sha1(json.dumps(answers).encode("utf-8")).hexdigest()
+    path = paths.models_dir(agent.name) / SENTENCES_FILE
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            if str(saved["key"]) == key:
+                return saved["sentences"].tolist(), saved["entry"].astype(np.int64)
+    except _UNREADABLE:
+        pass  # missing, damaged or another FAQ's: split again
+    sentences: list[str] = []
+    entry: list[int] = []
+    for y, texts in enumerate(answers):
+        for answer in texts:
+            for sentence in split_sentences(answer):
+                sentences.append(sentence)
+                entry.append(y)
+    entries = np.asarray(entry, dtype=np.int64)
+    with contextlib.suppress(OSError, CheckpointError):  # only a shortcut: the next process splits again
+        path.parent.mkdir(parents=True, exist_ok=True)
+        kept = np.array(sentences, dtype=str)
+        atomic_write(path, lambda tmp: np.savez(tmp, key=np.array(key), sentences=kept, entry=entries))
+    return sentences, entries
 
 
 def best_per_entry(similarity: np.ndarray, entry: np.ndarray, num_entries: int) -> np.ndarray:

@@ -93,3 +93,24 @@ def test_broken_settings_are_refused_with_a_reason():
         DeskSettings.from_dict({"weights": {}})
     with pytest.raises(ConfigError, match="invalid"):
         DeskSettings({"nonsense": 1.0}, 0.1, (0.0, 0.0, 0.0), 0.0, 0.1)
+
+
+def test_answer_sentences_are_split_once_per_faq_and_a_damaged_cache_is_split_again(monkeypatch):
+    import assistant.priors.desk as desk
+    from assistant import paths
+
+    domain = tiny_desk()
+    sentences, entries = desk.answer_sentences(domain)
+    assert sentences[:2] == ["Bring a photo ID to any branch.", "Choose the network Guest."] and entries[
+        :2
+    ].tolist() == [0, 1]
+
+    def unused(text):
+        raise AssertionError("split again although the FAQ's answers did not change")
+
+    monkeypatch.setattr(desk, "split_sentences", unused)
+    again, again_entries = desk.answer_sentences(domain)
+    assert again == sentences and again_entries.tolist() == entries.tolist()
+    monkeypatch.undo()
+    (paths.models_dir(domain.name) / desk.SENTENCES_FILE).write_bytes(b"PK\x03\x04 damaged")
+    assert desk.answer_sentences(domain)[0] == sentences
