@@ -36,7 +36,6 @@ import numpy as np
 
 from assistant import paths
 from assistant.errors import ConfigError
-from assistant.priors.base import check_texts
 from assistant.priors.minilm import MiniLMPrior, domain_sentence_embeddings
 from assistant.store import Domain
 from assistant.text.bm25 import BM25Index, bm25_tokens
@@ -255,14 +254,8 @@ class DeskPrior(MiniLMPrior):
             "bm25": normalised_bm25(bm25) if bm25 is not None else np.zeros((0, y)),
         }
 
-    def scores(self, texts: Sequence[str]) -> np.ndarray:
-        """[N, Y] float32 logits: the recipe's score over its temperature."""
-        texts = check_texts(texts)
-        emb = self.query_embeddings(texts)
-        total = recipe_scores(self.parts(texts, emb), self.settings.weights)
-        return (total / self.settings.temperature).astype(np.float32)
-
     def scores_from_embeddings(self, emb: np.ndarray, texts: Sequence[str] | None = None) -> np.ndarray:
+        """[N, Y] float32 logits: the recipe's score over its temperature (``MiniLMPrior.scores`` embeds)."""
         if texts is None:
             raise ConfigError("the desk prior needs the query texts too (its BM25 part reads words)")
         total = recipe_scores(self.parts(list(texts), emb), self.settings.weights)

@@ -216,7 +216,7 @@ def cold_start_prepare(
     done.insert(0, f"text prior: {chosen} (Acc@1 on held-out synthesized queries: {summary})")
     registry = minilm if chosen == "minilm" else ModelRegistry(name, text_prior=chosen)  # keeps its query cache
     # the prior is calibrated before the policies learn on it (issue 32): the belief they are trained and tuned
-    # on is the one a person is shown, so the calibration may make it sharper than the raw prior
+    # on is the one a person is shown (the desk prior's calibration is the development desks', issue 39)
     calibrating = fit_calibration_job(registry, seed, sharpen=True)
     yield from overall.run(calibrating, "calibration", "cold start: the calibration of the first guess")
     done.append("calibration")

@@ -247,6 +247,8 @@ def create_domain_job(
     )
     yield Progress(2, 4, f"writing {len(data.labels)} entries and {len(data.questions)} questions")
     stats = yield from _write_under_the_domain_lock(name, data, update)
+    # a new domain is written under a temporary name and linked into place: name the place it is in now
+    stats = {**stats, "path": str(paths.domain_db_path(name))}
     yield Progress(4, 4, f"{'updated' if update else 'created'} {name}")
     import json
 

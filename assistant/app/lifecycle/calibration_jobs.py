@@ -14,6 +14,8 @@ so that homes with release models get them without retraining.
   ``OWN_FAQ_MIN_TEMPERATURE`` (sharper than the raw prior where people's short queries say more than it
   believes) and no top map. Chosen on the library example's hand-written queries (issue 32): the hard mix
   made it too unsure (ECE 0.169 there, 0.072 with these).
+- A desk's own FAQ served by the desk prior (issue 39, ``assistant.priors.desk``): nothing is fitted on its
+  synthesized queries; its temperature and conformal threshold are the development desks' (``desk_calibration``).
 
 What is fitted lives in ``models/<domain>/calibration[-<text prior>].json`` with the identity of the prior it
 was fitted on; a stale or missing file leaves the raw prior (with the floor) in use until ``prepare`` runs.

@@ -42,6 +42,8 @@ def write_rows(path: Path, rows: list[dict[str, str]]) -> Path:
 def test_a_faq_becomes_a_domain_with_questions_queries_and_a_held_out_user():
     report = run_job(create_domain_job("library", FAQ))
     assert report.stats["labels"] == 33 and report.changes.added[0] == "get-card"
+    # the file it is in now, not the temporary one it was written under (issue 41's one decision)
+    assert report.stats["path"] == str(paths.domain_db_path("library")) and Path(report.stats["path"]).is_file()
     with KnowledgeBase.open("library") as kb:
         domain = kb.load_domain()
         sources = dict(kb.db.execute("SELECT source, COUNT(*) FROM queries GROUP BY source").fetchall())
