@@ -26,6 +26,7 @@ import contextlib
 import hashlib
 import json
 import os
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,7 +43,7 @@ from assistant.text.bm25 import BM25Index, bm25_tokens
 from assistant.text.sentences import split_sentences
 from models.errors import CheckpointError
 from models.files import atomic_write
-from models.state_arrays import ZIP_ERRORS
+from models.state_arrays import ZIP_ERRORS, DamagedCheckpoint, check_entries
 
 RECIPE = "desk"
 PARTS = ("document", "answers", "sentence", "query", "bm25")
@@ -155,7 +156,7 @@ class DeskTexts:
 
 
 SENTENCES_FILE = "desk-sentences.npz"
-_UNREADABLE: tuple[type[Exception], ...] = (OSError, KeyError, *ZIP_ERRORS)
+_UNREADABLE: tuple[type[Exception], ...] = (OSError, KeyError, DamagedCheckpoint, *ZIP_ERRORS)
 
 
 def answer_sentences(agent: Domain) -> tuple[list[str], np.ndarray]:
@@ -166,6 +167,8 @@ def answer_sentences(agent: Domain) -> tuple[list[str], np.ndarray]:
     key = hashlib.sha1(json.dumps(answers).encode("utf-8")).hexdigest()
     path = paths.models_dir(agent.name) / SENTENCES_FILE
     try:
+        with zipfile.ZipFile(path) as archive:  # the embedding cache's check: a bomb is refused before it inflates
+            check_entries(archive, path.stat().st_size)
         with np.load(path, allow_pickle=False) as saved:
             if str(saved["key"]) == key:
                 return saved["sentences"].tolist(), saved["entry"].astype(np.int64)

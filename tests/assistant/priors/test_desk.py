@@ -112,5 +112,11 @@ def test_answer_sentences_are_split_once_per_faq_and_a_damaged_cache_is_split_ag
     again, again_entries = desk.answer_sentences(domain)
     assert again == sentences and again_entries.tolist() == entries.tolist()
     monkeypatch.undo()
-    (paths.models_dir(domain.name) / desk.SENTENCES_FILE).write_bytes(b"PK\x03\x04 damaged")
+    cache = paths.models_dir(domain.name) / desk.SENTENCES_FILE
+    cache.write_bytes(b"PK\x03\x04 damaged")
     assert desk.answer_sentences(domain)[0] == sentences
+    import zipfile
+
+    with zipfile.ZipFile(cache, "w", compression=zipfile.ZIP_DEFLATED) as bomb:  # 64 MB of zeros in 64 KB
+        bomb.writestr("sentences.npy", b"\0" * (64 << 20))
+    assert desk.answer_sentences(domain)[0] == sentences  # refused from the directory, split again
